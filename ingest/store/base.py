@@ -13,7 +13,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Candidate", "GroupUpdate", "PutResult", "Store", "StoredDocument"]
+__all__ = [
+    "Candidate",
+    "GroupUpdate",
+    "PutResult",
+    "Store",
+    "StoplistEntry",
+    "StoredDocument",
+]
 
 
 @dataclass(slots=True)
@@ -34,7 +41,8 @@ class StoredDocument:
     contain: float | None = None
     status: str = "pending"  # pending | grouped | error
     error: str | None = None
-    ingested_at: str | None = None  # ISO-8601, set by the store on put
+    ingested_at: str | None = None  # ISO-8601, set by the store on put when missing
+    grouped_at: str | None = None  # ISO-8601, set by the store on update_group
     # Optimistic-concurrency token of the stored version: (seq_no, primary_term) for OpenSearch,
     # a counter for the embedded store. None for a document not read from a store.
     version: tuple[int, int] | None = field(default=None, compare=False)
@@ -57,6 +65,7 @@ class StoredDocument:
             "status": self.status,
             "error": self.error,
             "ingested_at": self.ingested_at,
+            "grouped_at": self.grouped_at,
         }
 
     @classmethod
@@ -80,9 +89,26 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class PutResult:
+    """What happened to one document of :meth:`Store.put`.
+
+    ``result`` is ``"created"``, ``"updated"`` (overwritten) or ``"noop"`` (it existed and
+    ``overwrite=False``); None when ``ok`` is False, and then ``error`` says why.
+    """
+
     id: str
     ok: bool
     error: str | None = None
+    result: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoplistEntry:
+    """One stoplisted fingerprint and why (see :mod:`ingest.stoplist`)."""
+
+    fingerprint: str
+    count: int | None = None  # documents containing it when the stoplist was computed
+    sites: int | None = None  # distinct sites among them
+    reason: str | None = None  # e.g. "frequent" or "concentrated"; None when set by hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,37 +128,55 @@ class Store(ABC):
     """Abstract store. Backends are picked by :func:`ingest.store.open_store`."""
 
     @abstractmethod
-    def install(self) -> None:
-        """Create the index template / tables and the stoplist storage (idempotent)."""
+    def install(self) -> dict[str, str]:
+        """Create the index templates / tables and the stoplist storage (idempotent).
+
+        Returns what was done, ``{thing: "installed" | "upgraded" | "unchanged" | ...}``."""
 
     @abstractmethod
-    def put(self, docs: Iterable[StoredDocument]) -> Iterator[PutResult]:
-        """Index documents (create or overwrite), yielding one result per document, in order."""
+    def put(self, docs: Iterable[StoredDocument], overwrite: bool = True) -> Iterator[PutResult]:
+        """Index documents, yielding one result per document, in input order.
+
+        ``overwrite=False`` leaves an existing document untouched (its group included) and
+        reports ``result="noop"``: re-ingesting a page then changes nothing. ``ingested_at`` is
+        set to the current UTC time when the document has none.
+        """
 
     @abstractmethod
     def get(self, doc_id: str) -> StoredDocument | None:
         """The stored document with its ``version``, or None."""
 
     @abstractmethod
-    def mget(self, ids: Iterable[str]) -> dict[str, StoredDocument]:
-        """Documents by id (missing ids are absent from the result)."""
+    def mget(self, ids: Iterable[str], with_fingerprints: bool = True) -> dict[str, StoredDocument]:
+        """Documents by id with their ``version`` (missing ids are absent from the result).
+
+        ``with_fingerprints=False`` leaves ``fingerprints`` empty and spares the transfer
+        (the verifier only needs the text).
+        """
 
     @abstractmethod
     def candidates(self, doc: StoredDocument, k: int = 20) -> list[Candidate]:
         """Top-``k`` documents sharing at least one non-stoplisted fingerprint with ``doc``.
 
-        Same ``fp_config`` only, ``doc`` itself excluded, ordered by shared count descending
-        then id ascending (deterministic).
+        Same ``fp_config`` only, ``doc`` itself (its ``id``) excluded, ordered by shared
+        count descending, then ``seq`` ascending (earliest ingest first), then ``id`` ascending:
+        deterministic, and identical between backends. ``shared`` counts distinct
+        fingerprints. A document with no usable fingerprint (none at all — very short text —
+        or all stoplisted) has no candidates: the result is ``[]``, never an error.
+        Searches see writes after :meth:`refresh` (OpenSearch is near-real-time).
         """
 
     @abstractmethod
     def update_group(self, update: GroupUpdate, version: tuple[int, int] | None = None) -> bool:
-        """Write a verdict back. With ``version``, only if the stored version still matches;
-        returns False on a version conflict (the caller re-reads and decides again)."""
+        """Write a verdict back (and ``grouped_at``). With ``version``, only if the stored
+        version still matches; returns False on a version conflict (the caller re-reads and
+        decides again). Raises :class:`ingest.store.errors.DocumentNotFound` when the
+        document does not exist."""
 
     @abstractmethod
     def group_members(self, group_id: str) -> list[StoredDocument]:
-        """Every document whose ``dup_group`` is ``group_id``, ordered by ``seq``."""
+        """Every document whose ``dup_group`` is ``group_id``, ordered by ``seq`` then ``id``
+        (near-real-time on OpenSearch, like :meth:`candidates`)."""
 
     @abstractmethod
     def fingerprint_frequencies(self, min_count: int) -> dict[str, tuple[int, int]]:
@@ -140,12 +184,18 @@ class Store(ABC):
         ``{fingerprint: (document count, distinct site count)}``."""
 
     @abstractmethod
-    def set_stoplist(self, fingerprints: Iterable[str]) -> None:
-        """Replace the stoplist (fingerprints never used for candidates)."""
+    def set_stoplist(self, fingerprints: Iterable[str | StoplistEntry]) -> None:
+        """Replace the stoplist (fingerprints never used for candidates).
+
+        Plain strings are stored without count/sites/reason."""
 
     @abstractmethod
     def stoplist(self) -> frozenset[str]:
-        """The current stoplist."""
+        """The current stoplist (OpenSearch caches it for a few seconds)."""
+
+    @abstractmethod
+    def stoplist_entries(self) -> list[StoplistEntry]:
+        """The current stoplist with its reasons, ordered by count descending then fingerprint."""
 
     def refresh(self) -> None:  # noqa: B027 - optional hook
         """Make recent writes visible to search (no-op where writes are immediately visible)."""

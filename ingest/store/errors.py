@@ -1,0 +1,40 @@
+"""Errors raised by the store layer.
+
+::
+
+    NeardupError (ingest.errors)
+    └── StoreError                    the store could not do what was asked
+        ├── StoreUnavailable          transient: node down, timeout, 429/502/503/504 — retry later
+        └── DocumentNotFound(KeyError) the document to update does not exist
+
+Transient transport failures of opensearch-py (``ConnectionError``, ``ConnectionTimeout``,
+``TransportError`` with status 429/502/503/504) are re-raised as :class:`StoreUnavailable`
+(the original is its ``__cause__``), so callers — Celery tasks with ``autoretry_for`` — retry
+on one type whatever the backend. Any other ``TransportError`` (a 400 from a bad mapping or
+query, say) is a bug, not a blip, and propagates unchanged.
+"""
+
+from __future__ import annotations
+
+from ingest.errors import NeardupError
+
+__all__ = ["DocumentNotFound", "StoreError", "StoreUnavailable"]
+
+
+class StoreError(NeardupError):
+    """Base class of store failures."""
+
+
+class StoreUnavailable(StoreError):
+    """The backend is unreachable or overloaded right now; the same call may succeed later."""
+
+
+class DocumentNotFound(StoreError, KeyError):
+    """No document with this id."""
+
+    def __init__(self, doc_id: str) -> None:
+        super().__init__(doc_id)
+        self.doc_id = doc_id
+
+    def __str__(self) -> str:
+        return f"document not found: {self.doc_id}"

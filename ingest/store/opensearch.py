@@ -1,0 +1,455 @@
+"""The OpenSearch store: pages in one index, fingerprints as a ``keyword`` array.
+
+- indexing with ``helpers.streaming_bulk`` (bounded retries with exponential backoff on 429);
+- candidates with the query of :func:`ingest.query.build_candidate_query` (score = number of
+  shared non-stoplisted fingerprints; ties by ``seq`` then ``id``);
+- group write-back with the update API under ``if_seq_no``/``if_primary_term``;
+- fingerprint frequencies with a partitioned ``terms`` aggregation on ``fingerprints`` and a
+  ``cardinality`` sub-aggregation on ``site``;
+- the stoplist in its own index, ``<index>-stoplist`` (one document per fingerprint), read
+  through a short-lived cache so a worker does not fetch it for every document.
+
+Transient transport failures surface as :class:`ingest.store.errors.StoreUnavailable`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from functools import wraps
+from typing import Any, TypeVar
+
+from opensearchpy import helpers
+from opensearchpy.exceptions import (
+    ConflictError,
+    NotFoundError,
+    RequestError,
+    TransportError,
+)
+from opensearchpy.exceptions import ConnectionError as OSConnectionError
+
+from ingest.mappings import install_templates
+from ingest.query import build_candidate_query, candidate_terms
+from ingest.store.base import (
+    Candidate,
+    GroupUpdate,
+    PutResult,
+    StoplistEntry,
+    Store,
+    StoredDocument,
+)
+from ingest.store.errors import DocumentNotFound, StoreUnavailable
+
+__all__ = ["OpenSearchStore", "translate_errors"]
+
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
+
+TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
+_PAGE = 1000  # search_after page size for group members and the stoplist
+_FREQ_PAGE = 10000  # terms buckets per partition of the frequency aggregation
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@contextmanager
+def translate_errors() -> Iterator[None]:
+    """Re-raise transient transport failures as :class:`StoreUnavailable`."""
+    try:
+        yield
+    except OSConnectionError as exc:  # includes ConnectionTimeout and SSLError
+        raise StoreUnavailable(f"OpenSearch unreachable: {exc}") from exc
+    except TransportError as exc:
+        if isinstance(exc.status_code, int) and exc.status_code in TRANSIENT_STATUS:
+            raise StoreUnavailable(f"OpenSearch busy ({exc.status_code}): {exc}") from exc
+        raise
+
+
+def _translated(func: F) -> F:
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with translate_errors():
+            return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class OpenSearchStore(Store):
+    """Pages in ``index`` on the cluster behind ``client`` (an ``opensearchpy.OpenSearch``).
+
+    ``refresh_writes`` is passed as ``refresh`` to bulk and update requests (``False``,
+    ``True`` or ``"wait_for"``); the default leaves visibility to the refresh interval and to
+    :meth:`refresh`. ``stoplist_ttl`` is how long (seconds) a read stoplist is reused.
+    ``shards``/``replicas`` apply to indices created from the templates :meth:`install` puts.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        index: str = "pages",
+        *,
+        stoplist_ttl: float = 30.0,
+        refresh_writes: bool | str = False,
+        chunk_size: int = 500,
+        max_retries: int = 5,
+        initial_backoff: float = 1.0,
+        max_backoff: float = 60.0,
+        shards: int | None = None,
+        replicas: int | None = None,
+    ) -> None:
+        self.client = client
+        self.index = index
+        self.stoplist_index = f"{index}-stoplist"
+        self.stoplist_ttl = stoplist_ttl
+        self.refresh_writes = refresh_writes
+        self.chunk_size = chunk_size
+        self.max_retries = max_retries
+        self.initial_backoff = initial_backoff
+        self.max_backoff = max_backoff
+        self.shards = shards
+        self.replicas = replicas
+        self._stoplist_cache: tuple[float, frozenset[str]] | None = None
+
+    def __repr__(self) -> str:
+        return f"OpenSearchStore(index={self.index!r})"
+
+    # -- setup -------------------------------------------------------------------------------
+
+    @_translated
+    def install(self) -> dict[str, str]:
+        """Install the templates (versioned) and create both indices when missing.
+
+        Returns what :func:`ingest.mappings.install_templates` did, plus
+        ``{index name: "created" | "exists"}``."""
+        done = install_templates(
+            self.client, self.index, shards=self.shards, replicas=self.replicas
+        )
+        for name in (self.index, self.stoplist_index):
+            done[f"index:{name}"] = self._create_index(name)
+        return done
+
+    def _create_index(self, name: str) -> str:
+        if self.client.indices.exists(index=name):
+            return "exists"
+        try:
+            self.client.indices.create(index=name)
+        except RequestError as exc:
+            if exc.error == "resource_already_exists_exception":  # lost a race: fine
+                return "exists"
+            raise
+        return "created"
+
+    @_translated
+    def refresh(self) -> None:
+        self.client.indices.refresh(index=self.index)
+
+    def close(self) -> None:
+        self.client.close()
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def put(self, docs: Iterable[StoredDocument], overwrite: bool = True) -> Iterator[PutResult]:
+        batch: list[StoredDocument] = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= self.chunk_size:
+                yield from self._put_batch(batch, overwrite)
+                batch = []
+        if batch:
+            yield from self._put_batch(batch, overwrite)
+
+    def _put_batch(self, batch: list[StoredDocument], overwrite: bool) -> list[PutResult]:
+        op = "index" if overwrite else "create"
+        now = _now()
+        actions = []
+        for doc in batch:
+            source = doc.to_source()
+            if source["ingested_at"] is None:
+                source["ingested_at"] = now
+            actions.append({"_op_type": op, "_index": self.index, "_id": doc.id, "_source": source})
+        extra: dict[str, Any] = {}
+        if self.refresh_writes:
+            extra["refresh"] = self.refresh_writes
+        by_id: dict[str, deque[PutResult]] = defaultdict(deque)
+        with translate_errors():
+            for ok, item in helpers.streaming_bulk(
+                self.client,
+                actions,
+                chunk_size=len(actions),
+                max_retries=self.max_retries,
+                initial_backoff=self.initial_backoff,
+                max_backoff=self.max_backoff,
+                raise_on_error=False,
+                **extra,
+            ):
+                info = item.get(op, next(iter(item.values())))
+                doc_id = str(info.get("_id"))
+                if ok:
+                    result = PutResult(doc_id, True, result=info.get("result"))
+                elif info.get("status") == 409 and not overwrite:
+                    result = PutResult(doc_id, True, result="noop")
+                else:
+                    result = PutResult(doc_id, False, error=_bulk_error(info))
+                by_id[doc_id].append(result)
+        out = []
+        for doc in batch:
+            queue = by_id.get(doc.id)
+            if queue:
+                out.append(queue.popleft())
+            else:  # not reported by the bulk helper (should not happen)
+                out.append(PutResult(doc.id, False, error="no bulk response for this document"))
+        failed = sum(not r.ok for r in out)
+        if failed:
+            log.warning("%d of %d documents failed to index into %s", failed, len(out), self.index)
+        return out
+
+    @_translated
+    def get(self, doc_id: str) -> StoredDocument | None:
+        try:
+            hit = self.client.get(index=self.index, id=doc_id)
+        except NotFoundError:
+            return None
+        if not hit.get("found"):
+            return None
+        return StoredDocument.from_source(hit["_source"], _version(hit))
+
+    @_translated
+    def mget(self, ids: Iterable[str], with_fingerprints: bool = True) -> dict[str, StoredDocument]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        params = {} if with_fingerprints else {"_source_excludes": "fingerprints"}
+        try:
+            res = self.client.mget(index=self.index, body={"ids": wanted}, params=params)
+        except NotFoundError:
+            return {}
+        found = {}
+        for hit in res["docs"]:
+            if hit.get("found"):
+                found[hit["_id"]] = StoredDocument.from_source(hit["_source"], _version(hit))
+        return found
+
+    # -- candidates --------------------------------------------------------------------------
+
+    @_translated
+    def candidates(self, doc: StoredDocument, k: int = 20) -> list[Candidate]:
+        terms = candidate_terms(doc.fingerprints, self.stoplist())
+        if not terms:
+            return []  # the documented rule: no usable fingerprint, no candidates
+        body = build_candidate_query(terms, (), k, doc.id, doc.fp_config)
+        res = self.client.search(index=self.index, body=body)
+        return [Candidate(hit["_id"], int(round(hit["sort"][0]))) for hit in res["hits"]["hits"]]
+
+    # -- groups ------------------------------------------------------------------------------
+
+    @_translated
+    def update_group(self, update: GroupUpdate, version: tuple[int, int] | None = None) -> bool:
+        fields = {
+            "dup_group": update.dup_group,
+            "dup_of": update.dup_of,
+            "resemble": update.resemble,
+            "contain": update.contain,
+            "status": update.status,
+            "error": update.error,
+            "grouped_at": _now(),
+        }
+        params: dict[str, Any] = {}
+        if version is not None:
+            params["if_seq_no"], params["if_primary_term"] = version
+        if self.refresh_writes:
+            params["refresh"] = self.refresh_writes
+        try:
+            self.client.update(index=self.index, id=update.id, body={"doc": fields}, params=params)
+        except ConflictError:
+            log.debug("version conflict writing the group of %s", update.id)
+            return False
+        except NotFoundError as exc:
+            raise DocumentNotFound(update.id) from exc
+        return True
+
+    @_translated
+    def group_members(self, group_id: str) -> list[StoredDocument]:
+        body: dict[str, Any] = {
+            "size": _PAGE,
+            "query": {"term": {"dup_group": group_id}},
+            "sort": [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}],
+            "seq_no_primary_term": True,
+            "track_total_hits": False,
+        }
+        members: list[StoredDocument] = []
+        while True:
+            hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            members.extend(StoredDocument.from_source(h["_source"], _version(h)) for h in hits)
+            if len(hits) < _PAGE:
+                return members
+            body["search_after"] = hits[-1]["sort"]
+
+    # -- fingerprint frequencies and the stoplist --------------------------------------------
+
+    @_translated
+    def fingerprint_frequencies(self, min_count: int) -> dict[str, tuple[int, int]]:
+        """Exact on a single shard (the default layout). With several shards a ``terms``
+        aggregation may undercount; a warning is logged when OpenSearch reports an error
+        bound."""
+        partitions = 1
+        while True:
+            result, complete = self._frequencies(min_count, partitions)
+            if complete:
+                return result
+            partitions *= 4  # a partition filled its page: split the term space finer
+            log.debug("fingerprint frequencies: retrying with %d partitions", partitions)
+
+    def _frequencies(
+        self, min_count: int, partitions: int
+    ) -> tuple[dict[str, tuple[int, int]], bool]:
+        result: dict[str, tuple[int, int]] = {}
+        for partition in range(partitions):
+            terms: dict[str, Any] = {
+                "field": "fingerprints",
+                "min_doc_count": max(1, min_count),
+                "size": _FREQ_PAGE,
+                "shard_size": _FREQ_PAGE * 2,
+            }
+            if partitions > 1:
+                terms["include"] = {"partition": partition, "num_partitions": partitions}
+            body = {
+                "size": 0,
+                "track_total_hits": False,
+                "aggs": {
+                    "fp": {
+                        "terms": terms,
+                        "aggs": {
+                            "sites": {"cardinality": {"field": "site", "precision_threshold": 3000}}
+                        },
+                    }
+                },
+            }
+            agg = self.client.search(index=self.index, body=body)["aggregations"]["fp"]
+            buckets = agg["buckets"]
+            if len(buckets) >= _FREQ_PAGE:
+                return {}, False
+            if agg.get("doc_count_error_upper_bound"):
+                log.warning(
+                    "fingerprint frequencies may undercount by up to %s (several shards)",
+                    agg["doc_count_error_upper_bound"],
+                )
+            for b in buckets:
+                result[b["key"]] = (int(b["doc_count"]), int(b["sites"]["value"]))
+        return result, True
+
+    @_translated
+    def set_stoplist(self, fingerprints: Iterable[str | StoplistEntry]) -> None:
+        """Replace the stoplist: write the new entries under a fresh generation, then delete
+        every other generation (readers meanwhile see a superset, never an empty list)."""
+        self._create_index(self.stoplist_index)
+        generation = uuid.uuid4().hex
+        computed_at = _now()
+
+        def actions() -> Iterator[dict[str, Any]]:
+            for item in fingerprints:
+                entry = item if isinstance(item, StoplistEntry) else StoplistEntry(item)
+                yield {
+                    "_op_type": "index",
+                    "_index": self.stoplist_index,
+                    "_id": entry.fingerprint,
+                    "_source": {
+                        "fingerprint": entry.fingerprint,
+                        "count": entry.count,
+                        "sites": entry.sites,
+                        "reason": entry.reason,
+                        "generation": generation,
+                        "computed_at": computed_at,
+                    },
+                }
+
+        for _ok, _item in helpers.streaming_bulk(
+            self.client,
+            actions(),
+            chunk_size=self.chunk_size,
+            max_retries=self.max_retries,
+            initial_backoff=self.initial_backoff,
+            max_backoff=self.max_backoff,
+            raise_on_error=True,
+        ):
+            pass
+        self.client.indices.refresh(index=self.stoplist_index)
+        # _delete_by_query lives in the reindex module, which minimal distributions lack:
+        # find the stale entries with search_after and delete them in bulk instead.
+        stale = self._read_stoplist(
+            with_source=False,
+            query={"bool": {"must_not": [{"term": {"generation": generation}}]}},
+        )
+        if stale:
+            helpers.bulk(
+                self.client,
+                (
+                    {"_op_type": "delete", "_index": self.stoplist_index, "_id": e.fingerprint}
+                    for e in stale
+                ),
+                chunk_size=self.chunk_size,
+                raise_on_error=False,
+            )
+        self.client.indices.refresh(index=self.stoplist_index)
+        self._stoplist_cache = None
+
+    def stoplist(self) -> frozenset[str]:
+        cached = self._stoplist_cache
+        now = time.monotonic()
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        with translate_errors():
+            fps = frozenset(e.fingerprint for e in self._read_stoplist(with_source=False))
+        self._stoplist_cache = (now + self.stoplist_ttl, fps)
+        return fps
+
+    @_translated
+    def stoplist_entries(self) -> list[StoplistEntry]:
+        entries = self._read_stoplist(with_source=True)
+        return sorted(entries, key=lambda e: (-(e.count or 0), e.fingerprint))
+
+    def _read_stoplist(
+        self, with_source: bool, query: dict[str, Any] | None = None
+    ) -> list[StoplistEntry]:
+        body: dict[str, Any] = {
+            "size": _PAGE,
+            "query": query or {"match_all": {}},
+            "sort": [{"fingerprint": {"order": "asc"}}],
+            "_source": ["count", "sites", "reason"] if with_source else False,
+            "track_total_hits": False,
+        }
+        entries: list[StoplistEntry] = []
+        while True:
+            try:
+                hits = self.client.search(index=self.stoplist_index, body=body)["hits"]["hits"]
+            except NotFoundError:
+                return []  # no stoplist index yet: nothing is stoplisted
+            for h in hits:
+                src = h.get("_source") or {}
+                entries.append(
+                    StoplistEntry(h["_id"], src.get("count"), src.get("sites"), src.get("reason"))
+                )
+            if len(hits) < _PAGE:
+                return entries
+            body["search_after"] = hits[-1]["sort"]
+
+
+def _version(hit: dict[str, Any]) -> tuple[int, int] | None:
+    if "_seq_no" in hit and "_primary_term" in hit:
+        return (int(hit["_seq_no"]), int(hit["_primary_term"]))
+    return None
+
+
+def _bulk_error(info: dict[str, Any]) -> str:
+    error = info.get("error")
+    if isinstance(error, dict):
+        return f"{info.get('status')} {error.get('type')}: {error.get('reason')}"
+    return f"{info.get('status')} {error}"
