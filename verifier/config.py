@@ -1,0 +1,146 @@
+"""Parameters of steps 2 and 3 of the method (skeleton, LCS, TLCS, verdict).
+
+Units (see :mod:`verifier.units`): the skeleton window ``window`` (the paper's S) is measured in
+GBK-equivalent width (CJK = 2, everything else = 1); block sizes, LCS lengths and rates are
+counted in code points of the whitespace-normalised text.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from verifier.errors import VerifierConfigError
+
+__all__ = ["PROFILES", "VerifyConfig"]
+
+# Positions are stored as C ints in the compiled implementation.
+_MAX_CHARS_LIMIT = 2**31 - 2
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyConfig:
+    """How two texts are verified; immutable and validated on creation.
+
+    Parameters
+    ----------
+    window
+        S, the skeleton window width in GBK-equivalent units (paper: 16 bytes).
+    theta
+        θ, the largest slope (SES operations per position of A) of a trustable region.
+    resemble, contain
+        Verdict thresholds: similar when resemble rate >= ``resemble`` or contain rate >=
+        ``contain``.
+    blocks
+        Target number k of TLCS blocks; the block size is ``ceil(len(A) / blocks)``.
+    min_block_size
+        Lower bound of the derived block size (code points), so short texts get fewer,
+        not tinier, blocks.
+    block_size
+        A fixed block size s (code points) instead of the derived one.
+    iterative
+        Look for further trustable regions after removing the first (reordered paragraphs).
+    max_iterations, min_iteration_tlcs
+        Iterative mode stops after ``max_iterations`` regions or when a region's TLCS is
+        shorter than ``min_iteration_tlcs`` code points.
+    max_d
+        Hard cap on D, the skeleton SES length; a pair needing more is rejected. Bounds the
+        O((N+M)D) time of pathological pairs.
+    max_chars
+        Longest text accepted (code points, before normalisation).
+    """
+
+    window: int = 16
+    theta: float = 0.10
+    resemble: float = 0.28
+    contain: float = 0.70
+    blocks: int = 20
+    min_block_size: int = 32
+    block_size: int | None = None
+    iterative: bool = False
+    max_iterations: int = 8
+    min_iteration_tlcs: int = 64
+    max_d: int = 20_000
+    max_chars: int = 10_000_000
+
+    def __post_init__(self) -> None:
+        def need(ok: bool, msg: str) -> None:
+            if not ok:
+                raise VerifierConfigError(f"VerifyConfig: {msg}")
+
+        for name in ("window", "blocks", "min_block_size", "max_iterations", "max_d", "max_chars"):
+            value = getattr(self, name)
+            need(
+                isinstance(value, int) and not isinstance(value, bool),
+                f"{name} must be an int, got {value!r}",
+            )
+        need(self.window >= 2, f"window (S) must be >= 2 width units, got {self.window}; the paper uses 16")
+        need(self.blocks >= 1, f"blocks (k) must be >= 1, got {self.blocks}; try 20 (web) or 5 (short)")
+        need(self.min_block_size >= 1, f"min_block_size must be >= 1, got {self.min_block_size}")
+        need(
+            self.block_size is None
+            or (isinstance(self.block_size, int) and not isinstance(self.block_size, bool) and self.block_size >= 1),
+            f"block_size must be None (derived from blocks) or an int >= 1, got {self.block_size!r}",
+        )
+        for name in ("theta", "resemble", "contain"):
+            value = getattr(self, name)
+            need(
+                isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value),
+                f"{name} must be a finite number, got {value!r}",
+            )
+        need(0.0 <= self.theta < 1.0, f"theta must be in [0, 1), got {self.theta}; the paper uses 0.10")
+        need(0.0 < self.resemble <= 1.0, f"resemble must be in (0, 1], got {self.resemble}; did you mean a rate like 0.28?")
+        need(0.0 < self.contain <= 1.0, f"contain must be in (0, 1], got {self.contain}; did you mean a rate like 0.70?")
+        need(isinstance(self.iterative, bool), f"iterative must be a bool, got {self.iterative!r}")
+        need(self.max_iterations >= 1, f"max_iterations must be >= 1, got {self.max_iterations}")
+        need(
+            isinstance(self.min_iteration_tlcs, int) and self.min_iteration_tlcs >= 1,
+            f"min_iteration_tlcs must be an int >= 1, got {self.min_iteration_tlcs!r}",
+        )
+        need(self.max_d >= 0, f"max_d must be >= 0, got {self.max_d}")
+        need(
+            1 <= self.max_chars <= _MAX_CHARS_LIMIT,
+            f"max_chars must be in [1, {_MAX_CHARS_LIMIT}], got {self.max_chars}",
+        )
+
+    def block_size_for(self, n: int) -> int:
+        """Block size s used for a text of ``n`` code points."""
+        if self.block_size is not None:
+            return self.block_size
+        return max(self.min_block_size, -(-n // self.blocks))
+
+    def replace(self, **changes: Any) -> VerifyConfig:
+        """A copy with ``changes`` applied (and validated)."""
+        return replace(self, **changes)
+
+    @classmethod
+    def profile(cls, name: str) -> VerifyConfig:
+        """The named profile: ``web`` (paper defaults) or ``short`` (microblogs)."""
+        try:
+            return PROFILES[name]
+        except KeyError:
+            raise VerifierConfigError(
+                f"unknown verifier profile {name!r}; choose one of {sorted(PROFILES)}"
+            ) from None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        s = "auto" if self.block_size is None else str(self.block_size)
+        return (
+            f"verify:S={self.window},theta={self.theta:g},resemble={self.resemble:g},"
+            f"contain={self.contain:g},k={self.blocks},smin={self.min_block_size},s={s},"
+            f"iterative={int(self.iterative)},iters={self.max_iterations},"
+            f"min_tlcs={self.min_iteration_tlcs},max_d={self.max_d}"
+        )
+
+
+PROFILES: dict[str, VerifyConfig] = {
+    # The paper's values, for article-length web pages.
+    "web": VerifyConfig(),
+    # Microblogs (~140 characters): design.md's k = 5; a shorter window so that a few edits
+    # in a 70-character Chinese post still leave a skeleton; small iteration floor.
+    "short": VerifyConfig(window=8, blocks=5, min_block_size=4, min_iteration_tlcs=16),
+}

@@ -1,0 +1,116 @@
+"""The public door to the LCS machinery: picks the compiled implementation.
+
+``verifier._lcs`` (Cython) is used when it is built; ``verifier._lcs_py`` is the pure-Python
+reference with the same API. ``NEARDUP_IMPL=python`` forces the reference;
+``NEARDUP_IMPL=cython`` forces the compiled module and makes its absence an error (what
+production wants: a silent 100x slowdown is worse than a failed start).
+
+Edit scripts are derived here, in one place, from :func:`matching_blocks`.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Literal
+
+from verifier import _lcs_py
+from verifier.errors import ImplementationUnavailable
+
+__all__ = [
+    "IMPLEMENTATION",
+    "EditOp",
+    "apply_edit_script",
+    "edit_script",
+    "format_edit_script",
+    "implementation",
+    "lcs_length",
+    "matching_blocks",
+    "normalize",
+    "skeleton",
+    "verify",
+]
+
+EditOp = tuple[Literal["delete", "insert"], int, int]
+
+
+def implementation(name: str | None = None) -> ModuleType:
+    """The implementation module: ``name`` or ``$NEARDUP_IMPL`` (``python``/``cython``)."""
+    choice = (name if name is not None else os.environ.get("NEARDUP_IMPL", "")).strip().lower()
+    if choice == "python":
+        return _lcs_py
+    if choice not in ("", "cython"):
+        raise ImplementationUnavailable(
+            f"NEARDUP_IMPL={choice!r} is not an implementation; use 'python' or 'cython'"
+        )
+    try:
+        from verifier import _lcs  # type: ignore[attr-defined]
+    except ImportError as exc:
+        if choice == "cython":
+            raise ImplementationUnavailable(
+                "NEARDUP_IMPL=cython but the extension verifier._lcs is not built; run "
+                "`pip install -e .` or `python setup.py build_ext --inplace`"
+            ) from exc
+        return _lcs_py
+    return _lcs
+
+
+_impl = implementation()
+IMPLEMENTATION: str = _impl.IMPLEMENTATION
+normalize = _impl.normalize
+skeleton = _impl.skeleton
+matching_blocks = _impl.matching_blocks
+lcs_length = _impl.lcs_length
+verify = _impl.verify
+
+
+def edit_script(a: str, b: str) -> list[EditOp]:
+    """A shortest edit script turning ``a`` into ``b``.
+
+    Each operation is ``("delete", i, j)`` (drop ``a[i]``) or ``("insert", i, j)`` (insert
+    ``b[j]`` before ``a[i]``), in increasing order; its length is D = len(a) + len(b) - 2|LCS|.
+
+    >>> edit_script("abcabba", "cbabac")[:2]
+    [('delete', 0, 0), ('insert', 1, 0)]
+    >>> len(edit_script("abcabba", "cbabac"))
+    5
+    """
+    blocks = matching_blocks(a, b)
+    assert blocks is not None  # no cap given
+    ops: list[EditOp] = []
+    i = j = 0
+    for bi, bj, n in [*blocks, (len(a), len(b), 0)]:
+        ops.extend(("delete", x, j) for x in range(i, bi))
+        ops.extend(("insert", bi, y) for y in range(j, bj))
+        i, j = bi + n, bj + n
+    return ops
+
+
+def apply_edit_script(ops: list[EditOp], a: str, b: str) -> str:
+    """Apply ``ops`` (from :func:`edit_script`) to ``a``; gives ``b``.
+
+    >>> a, b = "abcabba", "cbabac"
+    >>> apply_edit_script(edit_script(a, b), a, b)
+    'cbabac'
+    """
+    deleted = {i for op, i, _ in ops if op == "delete"}
+    inserts: dict[int, list[str]] = {}
+    for op, i, j in ops:
+        if op == "insert":
+            inserts.setdefault(i, []).append(b[j])
+    out: list[str] = []
+    for i in range(len(a) + 1):
+        out.extend(inserts.get(i, ()))
+        if i < len(a) and i not in deleted:
+            out.append(a[i])
+    return "".join(out)
+
+
+def format_edit_script(ops: list[EditOp], b: str) -> str:
+    """The paper's notation: ``"1D"`` deletes the 1st character of A, ``"3Ib"`` inserts
+    ``b`` after the 3rd (positions 1-based, as in Myers 1986).
+
+    >>> format_edit_script([("delete", 0, 0), ("insert", 3, 1)], "cbabac")
+    '1D 3Ib'
+    """
+    return " ".join(f"{i + 1}D" if op == "delete" else f"{i}I{b[j]}" for op, i, j in ops)
