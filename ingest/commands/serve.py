@@ -1,0 +1,127 @@
+"""``neardup serve``: the HTTP service (ingest, ``_bulk`` compatibility, the inspector).
+
+See docs/http.md. Configuration comes from the options or from the environment of the other
+commands (``OPENSEARCH_URL``, ``NEARDUP_INDEX``, ``CELERY_BROKER_URL``, ``NEARDUP_TOKEN``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+
+log = logging.getLogger(__name__)
+
+
+def _size(text: str) -> int:
+    """``32MiB``, ``500kb``, ``1048576`` → bytes."""
+    units = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2,
+             "mib": 1024**2, "g": 1024**3, "gb": 1024**3, "gib": 1024**3}  # fmt: skip
+    raw = text.strip().lower()
+    number = raw.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = raw[len(number) :].strip()
+    if unit not in units or not number:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (try 32MiB)")
+    try:
+        return int(float(number) * units[unit])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (try 32MiB)") from None
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from ingest.server import DEFAULT_MAX_BODY
+
+    parser = subparsers.add_parser(
+        "serve",
+        help="HTTP service: POST /documents, an OpenSearch-compatible /_bulk, the inspector",
+        description="Index pages sent over HTTP (JSON/JSONL or the OpenSearch bulk API), queue "
+        "them for verification, read groups back, and inspect duplicate groups in a browser at "
+        "/inspector. See docs/http.md.",
+    )
+    parser.add_argument(
+        "--host",
+        default=os.environ.get("NEARDUP_HOST", "127.0.0.1"),
+        help="address to listen on (default 127.0.0.1; 0.0.0.0 in a container)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("NEARDUP_PORT", "8080")),
+        help="port (default 8080)",
+    )
+    parser.add_argument(
+        "--index", default=None, help="pages index (default $NEARDUP_INDEX or pages)"
+    )
+    parser.add_argument(
+        "--opensearch-url",
+        default=None,
+        help="OpenSearch URL (default $OPENSEARCH_URL or http://127.0.0.1:9200)",
+    )
+    parser.add_argument(
+        "--broker-url",
+        default=None,
+        help="Celery broker URL (default $CELERY_BROKER_URL or redis://127.0.0.1:6379/0)",
+    )
+    parser.add_argument(
+        "--token",
+        default=None,
+        help="require 'Authorization: Bearer TOKEN' (default $NEARDUP_TOKEN; "
+        "prefer the variable: arguments show in ps)",
+    )
+    parser.add_argument(
+        "--max-body",
+        type=_size,
+        default=DEFAULT_MAX_BODY,
+        metavar="SIZE",
+        help="largest request body after decompression, e.g. 32MiB (default)",
+    )
+    parser.add_argument(
+        "--text-field",
+        default=None,
+        metavar="FIELD",
+        help="source field taken as the text when a document has neither text "
+        "nor html (e.g. message for Logstash, log for Fluent Bit)",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=("web", "short"),
+        default="web",
+        help="fingerprint and verifier profile (default web)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=("critical", "error", "warning", "info", "debug"),
+        help="uvicorn log level (default info)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.broker_url:
+        # verifier.celery_app reads the broker URL when first imported.
+        os.environ["CELERY_BROKER_URL"] = args.broker_url
+    import uvicorn
+
+    from ingest.server import ServerConfig, create_app
+    from ingest.server_backend import Backend
+    from ingest.store import open_store
+
+    token = args.token or os.environ.get("NEARDUP_TOKEN") or None
+    config = ServerConfig(token=token, max_body_bytes=args.max_body, text_field=args.text_field)
+    store = open_store("opensearch", url=args.opensearch_url, index=args.index)
+    backend = Backend(store, broker_url=os.environ.get("CELERY_BROKER_URL"), profile=args.profile)
+    app = create_app(backend, config)
+    if token is None and args.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning(
+            "serving on %s without a token: anyone who reaches it can write pages", args.host
+        )
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        proxy_headers=True,
+        server_header=False,
+    )
+    return 0
