@@ -1,0 +1,255 @@
+"""``neardup dedup INPUT.jsonl [-o OUT.jsonl] [--backend embedded|opensearch] [--profile web|short]``
+
+The whole method on a file (design.md CLI contract). Output: one JSON object per input line, in
+input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{"id", "error"}``
+for a bad document. Exit 0 when the run completed (even with per-document errors), 2 on usage
+errors.
+
+* ``embedded`` (default): no servers. Extraction and fingerprinting run in a process pool; the
+  candidates of each document are taken from an in-memory store *before* the document is added
+  (so exactly its earlier candidates); verification runs in a process pool too, each document
+  as soon as its earlier candidates are decided (:mod:`verifier.grouping`), so the groups are
+  the sequential ones whatever the parallelism.
+* ``opensearch``: through the real stack — the documents are ingested into a fresh index
+  (``--index``; deleted afterwards unless ``--keep-index``), verified by Celery workers, and
+  read back. Workers must be running on the queue (``neardup worker``), or pass
+  ``--start-workers N`` to start N worker processes for the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import multiprocessing
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ingest.pipeline import Prepared
+
+__all__ = ["add_parser", "dedup_embedded", "result_line"]
+
+DEFAULT_K = 20
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "dedup",
+        help="group the near-duplicates of a JSONL file",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("input", help="JSONL: id, html or text, optional url/site/title ('-' = stdin)")
+    p.add_argument("-o", "--output", default="-", help="output JSONL (default stdout)")
+    p.add_argument("--backend", choices=("embedded", "opensearch"), default="embedded")
+    p.add_argument("--profile", choices=("web", "short"), default="web")
+    p.add_argument("-k", "--candidates", type=int, default=DEFAULT_K, help="top-k candidates")
+    p.add_argument(
+        "-j", "--processes", type=int, default=os.cpu_count() or 1, help="embedded: processes"
+    )
+    p.add_argument("--index", help="opensearch: index to use (default: a fresh temporary one)")
+    p.add_argument("--keep-index", action="store_true", help="opensearch: keep the index")
+    p.add_argument(
+        "--start-workers", type=int, default=0, metavar="N",
+        help="opensearch: start N worker processes for this run",
+    )
+    p.add_argument("--timeout", type=float, default=3600, help="opensearch: max wait (s)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=run)
+
+
+def result_line(p: Prepared, groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The output object of one input line."""
+    if p.error is not None or p.id not in groups:
+        return {"id": p.id, "error": p.error or "not grouped"}
+    return {"id": p.id, **groups[p.id]}
+
+
+def run(args: argparse.Namespace) -> int:
+    from ingest.errors import ConfigError
+    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
+
+    if args.candidates < 1 or args.processes < 1:
+        print("neardup dedup: -k and -j must be >= 1", file=sys.stderr)
+        return 2
+    if args.input != "-" and not os.path.isfile(args.input):
+        print(f"neardup dedup: no such file: {args.input}", file=sys.stderr)
+        return 2
+    try:
+        config = fingerprint_config(args.profile)
+    except ConfigError as exc:
+        print(f"neardup dedup: {exc}", file=sys.stderr)
+        return 2
+    progress = _progress(args)
+    prepared = list(
+        progress(
+            prepare_lines(read_lines(args.input), config, processes=args.processes),
+            desc="fingerprint",
+        )
+    )
+    if args.backend == "embedded":
+        groups = dedup_embedded(
+            prepared, args.profile, k=args.candidates, processes=args.processes, progress=progress
+        )
+    else:
+        from ingest.commands.ingest import dedup_via_opensearch
+
+        groups = dedup_via_opensearch(prepared, args, progress)
+    out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
+    try:
+        for p in prepared:
+            out.write(json.dumps(result_line(p, groups), ensure_ascii=False) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    errors = sum(1 for p in prepared if not p.ok)
+    print(
+        json.dumps({"documents": len(prepared), "errors": errors, "groups": _n_groups(groups)}),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _n_groups(groups: dict[str, dict[str, Any]]) -> int:
+    return len({g["dup_group"] for g in groups.values()})
+
+
+def _progress(args: argparse.Namespace) -> Any:
+    quiet = getattr(args, "no_progress", False) or not sys.stderr.isatty()
+
+    def wrap(it: Any, desc: str, total: int | None = None) -> Any:
+        if quiet:
+            return it
+        from tqdm import tqdm
+
+        return tqdm(it, desc=desc, total=total, unit="doc", file=sys.stderr, leave=False)
+
+    return wrap
+
+
+# --- embedded backend ------------------------------------------------------------------------
+
+_TEXTS: dict[str, str] = {}  # inherited by forked verification workers
+_VCONFIG: Any = None
+
+
+def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, float, float]]:
+    from verifier.compare import compare
+
+    out = []
+    for r in rep_ids:
+        v = compare(_TEXTS[doc_id], _TEXTS[r], _VCONFIG)
+        out.append((bool(v.similar), float(v.resemble), float(v.contain)))
+    return out
+
+
+class _V:
+    __slots__ = ("similar", "resemble", "contain")
+
+    def __init__(self, similar: bool, resemble: float, contain: float) -> None:
+        self.similar, self.resemble, self.contain = similar, resemble, contain
+
+
+def dedup_embedded(
+    prepared: Sequence[Prepared],
+    profile: str = "web",
+    k: int = DEFAULT_K,
+    processes: int = 1,
+    progress: Any = None,
+) -> dict[str, dict[str, Any]]:
+    """Groups of the prepared documents, in-process: ``{id: {dup_group, dup_of, resemble,
+    contain}}`` (documents in error are absent)."""
+    global _VCONFIG
+    from ingest.store.embedded import EmbeddedStore
+    from verifier.config import VerifyConfig
+    from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
+
+    progress = progress or (lambda it, desc, total=None: it)
+    docs = [p.doc for p in prepared if p.doc is not None]
+    docs.sort(key=lambda d: (d.seq, d.id))
+    # Candidates: ask the store before adding each document = its top-k earlier candidates.
+    store = EmbeddedStore()
+    earlier: dict[str, list[str]] = {}
+    try:
+        for d in progress(docs, desc="candidates"):
+            earlier[d.id] = [c.id for c in store.candidates(d, k)]
+            for r in store.put([d]):
+                if not r.ok:
+                    raise RuntimeError(f"embedded store refused {d.id}: {r.error}")
+    finally:
+        store.close()
+    seq = {d.id: d.seq for d in docs}
+    _TEXTS.clear()
+    _TEXTS.update((d.id, d.body) for d in docs)
+    _VCONFIG = VerifyConfig.profile(profile)
+
+    decisions: dict[str, Decision] = {}
+    dependents: dict[str, list[str]] = {}
+    waiting_on: dict[str, int] = {}
+    for d in docs:
+        deps = earlier[d.id]
+        waiting_on[d.id] = len(deps)
+        for c in deps:
+            dependents.setdefault(c, []).append(d.id)
+
+    def peers_of(doc_id: str) -> list[Peer]:
+        out = []
+        for c in earlier[doc_id]:
+            dc = decisions[c]
+            out.append(Peer(c, seq[c], "grouped", dc.dup_of, seq.get(dc.dup_of or "", None)))
+        return out
+
+    ready = [d.id for d in docs if waiting_on[d.id] == 0]
+    bar = progress(iter(range(len(docs))), desc="verify", total=len(docs))
+    pool = None
+    if processes > 1 and len(docs) > 1:
+        ctx = multiprocessing.get_context("fork") if os.name == "posix" else None
+        pool = cf.ProcessPoolExecutor(processes, mp_context=ctx)
+    inflight: dict[cf.Future[Any], tuple[str, list[str]]] = {}
+
+    def finish(doc_id: str, decision: Decision) -> None:
+        decisions[doc_id] = decision
+        next(bar, None)
+        for dep in dependents.get(doc_id, ()):
+            waiting_on[dep] -= 1
+            if waiting_on[dep] == 0:
+                ready.append(dep)
+
+    def conclude(doc_id: str, rep_ids: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
+        by_rep = {r: _V(*v) for r, v in zip(rep_ids, verdicts, strict=True)}
+        finish(doc_id, decide(seq[doc_id], doc_id, peers_of(doc_id), by_rep.__getitem__))
+
+    try:
+        while ready or inflight:
+            while ready:
+                doc_id = ready.pop()
+                reps = [r for _, r in representatives(seq[doc_id], doc_id, peers_of(doc_id))]
+                if not reps:
+                    finish(doc_id, Decision())
+                elif pool is None:
+                    conclude(doc_id, reps, _compare_against(doc_id, reps))
+                else:
+                    inflight[pool.submit(_compare_against, doc_id, reps)] = (doc_id, reps)
+            if inflight:
+                done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
+                for fut in done:
+                    doc_id, reps = inflight.pop(fut)
+                    conclude(doc_id, reps, fut.result())
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+        _TEXTS.clear()
+    if len(decisions) != len(docs):  # a cycle is impossible: candidates are strictly earlier
+        raise RuntimeError("some documents were never decided")
+    groups = assign_groups([(d.id, d.seq) for d in docs], decisions)
+    return {
+        d.id: {
+            "dup_group": groups[d.id],
+            "dup_of": decisions[d.id].dup_of,
+            "resemble": decisions[d.id].resemble,
+            "contain": decisions[d.id].contain,
+        }
+        for d in docs
+    }

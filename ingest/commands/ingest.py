@@ -1,0 +1,331 @@
+"""``neardup ingest FILE.jsonl``: index pages with their fingerprints and queue their verification.
+
+Documents are validated and fingerprinted (:mod:`ingest.pipeline`), indexed in batches with the
+store's bulk helper, and — once a batch is indexed and refreshed, so the workers' candidate
+queries see it — queued as ``verify_batch`` messages. Summary on stdout (JSON):
+``{"indexed", "unchanged", "errors", "queued", ...}``; per-document errors as JSONL on
+``--errors FILE`` (default stderr). A document that already exists is left untouched and not
+queued again (re-ingest changes nothing).
+
+``seq`` (the order that decides groups) is ``run base + line number`` where the run base is the
+current time in microseconds: later runs sort after earlier ones as long as a line takes more
+than a microsecond to ingest, which it always does.
+
+``--wait`` waits until no document of this run is ``pending``; documents that stay pending
+without progress are queued again (their messages may have been lost with a broker restart:
+tasks are idempotent, a duplicate costs nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TextIO
+
+from ingest.pipeline import Prepared
+
+__all__ = ["add_parser", "dedup_via_opensearch", "ingest_prepared", "wait_for_groups"]
+
+BATCH = 500
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "ingest",
+        help="index pages into OpenSearch and queue their verification",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("input", help="JSONL: id, html or text, optional url/site/title ('-' = stdin)")
+    p.add_argument("--index", default=None, help="index (default $NEARDUP_INDEX or pages)")
+    p.add_argument("--profile", choices=("web", "short"), default="web")
+    p.add_argument("-k", "--candidates", type=int, default=20, help="top-k candidates")
+    p.add_argument("--no-queue", action="store_true", help="index only, queue nothing")
+    p.add_argument("--queue", default=None, help="Celery queue (default $NEARDUP_QUEUE)")
+    p.add_argument("--errors", default=None, help="per-document errors as JSONL (default stderr)")
+    p.add_argument("--wait", action="store_true", help="wait until every document is grouped")
+    p.add_argument("--timeout", type=float, default=3600, help="--wait: give up after (s)")
+    p.add_argument("-j", "--processes", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--batch", type=int, default=BATCH, help="documents per bulk request")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ingest.errors import ConfigError
+    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
+    from ingest.store import default_index, open_store
+
+    if args.input != "-" and not os.path.isfile(args.input):
+        print(f"neardup ingest: no such file: {args.input}", file=sys.stderr)
+        return 2
+    try:
+        config = fingerprint_config(args.profile)
+    except ConfigError as exc:
+        print(f"neardup ingest: {exc}", file=sys.stderr)
+        return 2
+    index = args.index or default_index()
+    store = open_store("opensearch", index=index)
+    store.install()
+    seq_base = time.time_ns() // 1000
+    errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
+    from ingest.commands.dedup import _progress
+
+    progress = _progress(args)
+    try:
+        prepared = progress(
+            prepare_lines(read_lines(args.input), config, seq_base, processes=args.processes),
+            desc="ingest",
+        )
+        summary = ingest_prepared(
+            store,
+            prepared,
+            profile=args.profile,
+            k=args.candidates,
+            queue=None if args.no_queue else (args.queue or _default_queue()),
+            batch=args.batch,
+            on_error=lambda p: errors_out.write(
+                json.dumps({"line": p.line_no, "id": p.id, "error": p.error}, ensure_ascii=False)
+                + "\n"
+            ),
+        )
+        if args.wait and not args.no_queue:
+            summary.update(
+                wait_for_groups(
+                    store,
+                    summary.pop("_ids"),
+                    profile=args.profile,
+                    k=args.candidates,
+                    queue=args.queue or _default_queue(),
+                    timeout=args.timeout,
+                )
+            )
+        summary.pop("_ids", None)
+    finally:
+        if errors_out is not sys.stderr:
+            errors_out.close()
+        store.close()
+    print(json.dumps(summary))
+    return 0 if not summary.get("timed_out") else 1
+
+
+def _default_queue() -> str:
+    from verifier.celery_app import queue_name
+
+    return queue_name()
+
+
+def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
+    batch: list[Prepared] = []
+    for it in items:
+        batch.append(it)
+        if len(batch) >= n:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _put_with_retry(store: Any, docs: list[Any], deadline_s: float = 600.0) -> list[Any]:
+    """Index a batch, waiting out an unreachable node (creates are idempotent: a retried batch
+    reports already-indexed documents as ``noop``, so their earlier ``created`` counts)."""
+    from ingest.store.errors import StoreUnavailable
+
+    start = time.monotonic()
+    delay = 0.5
+    while True:
+        try:
+            return list(store.put(docs, overwrite=False))
+        except StoreUnavailable:
+            if time.monotonic() - start > deadline_s:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 10.0)
+
+
+def _retry(call: Callable[[], Any], deadline_s: float = 600.0) -> Any:
+    from ingest.store.errors import StoreUnavailable
+
+    start, delay = time.monotonic(), 0.5
+    while True:
+        try:
+            return call()
+        except StoreUnavailable:
+            if time.monotonic() - start > deadline_s:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 10.0)
+
+
+def ingest_prepared(
+    store: Any,
+    prepared: Iterable[Prepared],
+    profile: str = "web",
+    k: int = 20,
+    queue: str | None = None,
+    batch: int = BATCH,
+    on_error: Callable[[Prepared], Any] | None = None,
+) -> dict[str, Any]:
+    """Index prepared documents and (with ``queue``) queue their verification."""
+    from verifier.tasks import enqueue
+
+    counts = {"indexed": 0, "unchanged": 0, "errors": 0, "queued": 0, "messages": 0}
+    ids: list[str] = []
+    for chunk in _batches(prepared, batch):
+        docs = []
+        for p in chunk:
+            if p.doc is None:
+                counts["errors"] += 1
+                if on_error:
+                    on_error(p)
+            else:
+                docs.append(p.doc)
+        if not docs:
+            continue
+        results = _put_with_retry(store, docs)
+        fresh = []
+        for doc, r in zip(docs, results, strict=True):
+            if not r.ok:
+                counts["errors"] += 1
+                if on_error:
+                    on_error(Prepared(0, doc.id, error=f"{doc.id}: {r.error}"))
+            elif r.result == "noop":
+                counts["unchanged"] += 1
+            else:
+                counts["indexed"] += 1
+                fresh.append(doc.id)
+        ids.extend(fresh)
+        if queue is not None and fresh:
+            _retry(store.refresh)  # the workers' candidate queries must see this batch
+            counts["messages"] += enqueue(fresh, store.index, profile, k, queue=queue)
+            counts["queued"] += len(fresh)
+    counts["_ids"] = ids  # type: ignore[assignment]
+    return counts
+
+
+def _pending(store: Any, ids: Sequence[str]) -> list[str]:
+    pending = []
+    for i in range(0, len(ids), 1000):
+        chunk = ids[i : i + 1000]
+        found = _mget_status(store, chunk)
+        pending.extend(d for d in chunk if found.get(d, "pending") == "pending")
+    return pending
+
+
+def _mget_status(store: Any, ids: Sequence[str]) -> dict[str, str]:
+    from ingest.store.opensearch import translate_errors
+
+    with translate_errors():
+        res = store.client.mget(
+            index=store.index, body={"ids": list(ids)}, params={"_source_includes": "status"}
+        )
+    return {h["_id"]: h["_source"].get("status") for h in res["docs"] if h.get("found")}
+
+
+def wait_for_groups(
+    store: Any,
+    ids: Sequence[str],
+    profile: str = "web",
+    k: int = 20,
+    queue: str | None = None,
+    timeout: float = 3600,
+    stall: float = 30.0,
+    poll: float = 0.5,
+) -> dict[str, Any]:
+    """Wait until none of ``ids`` is pending; re-queue the pending ones after ``stall``
+    seconds without progress. Returns ``{"waited_s", "requeued", "timed_out"}``."""
+    from ingest.store.errors import StoreUnavailable
+    from verifier.tasks import enqueue
+
+    start = time.monotonic()
+    last_change, last_left, requeued = start, None, 0
+    pending = list(ids)
+    while pending:
+        try:
+            pending = _pending(store, pending)
+        except StoreUnavailable:
+            pass
+        now = time.monotonic()
+        if len(pending) != last_left:
+            last_left, last_change = len(pending), now
+        if not pending:
+            break
+        if now - start > timeout:
+            return {"waited_s": round(now - start, 2), "requeued": requeued, "timed_out": True,
+                    "pending": len(pending)}
+        if now - last_change > stall and queue is not None:
+            try:
+                enqueue(pending, store.index, profile, k, queue=queue)
+                requeued += len(pending)
+            except Exception:  # the broker may be down right now: try again after the next stall
+                pass
+            last_change = now
+        time.sleep(poll)
+    return {"waited_s": round(time.monotonic() - start, 2), "requeued": requeued,
+            "timed_out": False}
+
+
+def dedup_via_opensearch(
+    prepared: Sequence[Prepared], args: argparse.Namespace, progress: Any
+) -> dict[str, dict[str, Any]]:
+    """``neardup dedup --backend opensearch``: ingest into an index, let workers group, read back."""
+    import uuid
+
+    from ingest.store import open_store
+
+    index = args.index or f"neardup-dedup-{uuid.uuid4().hex[:12]}"
+    store = open_store("opensearch", index=index)
+    store.install()
+    workers: list[Any] = []
+    queue = _default_queue() if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"
+    try:
+        if args.start_workers:
+            workers = start_workers(args.start_workers, queue)
+        summary = ingest_prepared(
+            store, prepared, profile=args.profile, k=args.candidates, queue=queue
+        )
+        ids = summary["_ids"]
+        waited = wait_for_groups(
+            store, ids, profile=args.profile, k=args.candidates, queue=queue, timeout=args.timeout
+        )
+        if waited["timed_out"]:
+            raise SystemExit(f"neardup dedup: workers did not finish within {args.timeout}s")
+        docs: dict[str, Any] = {}
+        for i in range(0, len(ids), 1000):
+            docs.update(store.mget(ids[i : i + 1000], with_fingerprints=False))
+        return {
+            d.id: {"dup_group": d.dup_group, "dup_of": d.dup_of, "resemble": d.resemble,
+                   "contain": d.contain}
+            for d in docs.values()
+            if d.status == "grouped"
+        }
+    finally:
+        for w in workers:
+            w.terminate()
+        for w in workers:
+            w.wait(30)
+        if not args.keep_index and not args.index:
+            store.client.indices.delete(index=f"{index},{index}-stoplist", ignore_unavailable=True)
+        store.close()
+
+
+def start_workers(n: int, queue: str) -> list[Any]:
+    """Start ``n`` single-process Celery workers on ``queue`` (for ``dedup --start-workers``)."""
+    import subprocess
+
+    env = dict(os.environ, NEARDUP_QUEUE=queue)
+    return [
+        subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "verifier.celery_app", "worker", "--pool=solo",
+             "-Q", queue, "-n", f"dedup{i}-{queue}@%h", "--loglevel=WARNING", "--without-gossip",
+             "--without-mingle", "--without-heartbeat"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for i in range(n)
+    ]

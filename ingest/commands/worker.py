@@ -1,0 +1,50 @@
+"""``neardup worker``: a Celery worker that verifies documents and writes ``dup_group`` back.
+
+Runs :data:`verifier.celery_app.app` with the project's configuration (broker from
+``CELERY_BROKER_URL``, queue from ``NEARDUP_QUEUE``, OpenSearch from ``OPENSEARCH_URL``).
+Extra arguments after ``--`` go to ``celery worker`` unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_parser", "worker_argv"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "worker",
+        help="run a Celery verification worker",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("-c", "--concurrency", type=int, default=None, help="worker processes")
+    p.add_argument("-Q", "--queues", default=None, help="comma-separated queues to consume")
+    p.add_argument("-n", "--hostname", default=None, help="node name (default neardup@%%h)")
+    p.add_argument("-l", "--loglevel", default="INFO")
+    p.add_argument("--pool", default=None, help="prefork (default), solo, threads")
+    p.add_argument("celery_args", nargs=argparse.REMAINDER, help="more `celery worker` options")
+    p.set_defaults(func=run)
+
+
+def worker_argv(args: argparse.Namespace) -> list[str]:
+    from verifier.celery_app import queue_name
+
+    argv = ["worker", f"--loglevel={args.loglevel}", "-Q", args.queues or queue_name()]
+    if args.concurrency:
+        argv += ["--concurrency", str(args.concurrency)]
+    if args.hostname:
+        argv += ["-n", args.hostname]
+    if args.pool:
+        argv += ["--pool", args.pool]
+    extra = [a for a in (args.celery_args or []) if a != "--"]
+    return argv + extra
+
+
+def run(args: argparse.Namespace) -> int:
+    from verifier.celery_app import app
+
+    app.worker_main(worker_argv(args))
+    return 0
