@@ -133,9 +133,14 @@ class OpenSearchStore(Store):
         done = install_templates(
             self.client, self.index, shards=self.shards, replicas=self.replicas
         )
-        for name in (self.index, self.stoplist_index):
-            done[f"index:{name}"] = self._create_index(name)
+        done.update(self.create_indices())
         return done
+
+    @_translated
+    def create_indices(self) -> dict[str, str]:
+        """Create the pages and stoplist indices (from the templates) when missing:
+        ``{"index:<name>": "created" | "exists"}``."""
+        return {f"index:{n}": self._create_index(n) for n in (self.index, self.stoplist_index)}
 
     def _create_index(self, name: str) -> str:
         if self.client.indices.exists(index=name):

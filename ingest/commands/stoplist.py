@@ -1,0 +1,76 @@
+"""``neardup stoplist``: compute the fingerprint stoplist from the index, or show it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ingest.stoplist import StoplistConfig, refresh_stoplist
+from ingest.store import BACKENDS, open_store
+
+_DEFAULTS = StoplistConfig()
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "stoplist",
+        help="compute or show the fingerprint stoplist",
+        description="Fingerprints occurring in more than --max-count documents, or in more "
+        "than --concentrated-count documents of at most --max-sites sites, are never used to "
+        "look up candidates (the paper's template/spam rule).",
+    )
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    sub.required = True
+    compute = sub.add_parser("compute", help="recompute from the stored documents and store it")
+    show = sub.add_parser("show", help="print the stored stoplist as JSON lines")
+    for p in (compute, show):
+        p.add_argument("--backend", choices=BACKENDS, default="opensearch")
+        p.add_argument("--index", default=None, help="index (default $NEARDUP_INDEX or pages)")
+        p.add_argument("--path", default=None, help="SQLite file of the embedded backend")
+    compute.add_argument("--max-count", type=int, default=_DEFAULTS.max_count)
+    compute.add_argument("--concentrated-count", type=int, default=_DEFAULTS.concentrated_count)
+    compute.add_argument("--max-sites", type=int, default=_DEFAULTS.max_sites)
+    compute.add_argument(
+        "--dry-run", action="store_true", help="print the entries without storing them"
+    )
+    show.add_argument("--limit", type=int, default=None, help="at most this many entries")
+    parser.set_defaults(func=run)
+
+
+def _store(args: argparse.Namespace):
+    if args.backend == "embedded":
+        if not args.path:
+            raise SystemExit("neardup stoplist: --backend embedded needs --path (an SQLite file)")
+        return open_store("embedded", path=args.path)
+    return open_store("opensearch", index=args.index)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        if args.action == "compute":
+            config = StoplistConfig(args.max_count, args.concentrated_count, args.max_sites)
+            entries = refresh_stoplist(store, config, dry_run=args.dry_run)
+            if args.dry_run:
+                _write(entries)
+            by_reason: dict[str, int] = {}
+            for e in entries:
+                by_reason[e.reason or "?"] = by_reason.get(e.reason or "?", 0) + 1
+            print(
+                f"stoplist: {len(entries)} fingerprints {by_reason} ({config})"
+                + (" [dry run]" if args.dry_run else ""),
+                file=sys.stderr,
+            )
+        else:
+            entries = store.stoplist_entries()
+            _write(entries[: args.limit] if args.limit is not None else entries)
+    finally:
+        store.close()
+    return 0
+
+
+def _write(entries) -> None:
+    for e in entries:
+        row = {"fingerprint": e.fingerprint, "count": e.count, "sites": e.sites, "reason": e.reason}
+        sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -1,0 +1,60 @@
+"""``neardup templates``: install or print the index templates (mappings/*.json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ingest.mappings import TEMPLATE_FILES, install_templates, render, template_names
+from ingest.store import client_from_env, default_index
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "templates",
+        help="install the pages and stoplist index templates on OpenSearch",
+        description="Versioned index templates: installed when missing or older than the "
+        "files in mappings/ (see docs/opensearch.md).",
+    )
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    sub.required = True
+    for name, helptext in (
+        ("install", "install the templates (and create the indices with --create-indices)"),
+        ("show", "print the templates as they would be installed"),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--index", default=None, help="index name (default $NEARDUP_INDEX or pages)")
+        p.add_argument("--shards", type=int, default=None, help="primary shards (default 1)")
+        p.add_argument("--replicas", type=int, default=None, help="replicas (default 0)")
+        if name == "install":
+            p.add_argument("--url", default=None, help="OpenSearch URL (default $OPENSEARCH_URL)")
+            p.add_argument("--force", action="store_true", help="put even if not newer")
+            p.add_argument(
+                "--create-indices", action="store_true", help="also create the indices if missing"
+            )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    index = args.index or default_index()
+    if args.action == "show":
+        names = template_names(index)
+        out = {
+            names[stem]: render(stem, index, shards=args.shards, replicas=args.replicas)
+            for stem in TEMPLATE_FILES
+        }
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+        return 0
+    client = client_from_env(args.url)
+    done = install_templates(
+        client, index, shards=args.shards, replicas=args.replicas, force=args.force
+    )
+    if args.create_indices:
+        from ingest.store.opensearch import OpenSearchStore
+
+        done.update(OpenSearchStore(client, index).create_indices())
+    for name, what in done.items():
+        print(f"{name}\t{what}")
+    return 0

@@ -1,0 +1,203 @@
+"""Fixtures for tests against the real OpenSearch node (scripts/opensearch.sh).
+
+- ``os_client``: an ``opensearchpy.OpenSearch`` client for the session;
+- ``index_name``: a fresh, unique index name per test (``neardup-test-<hex>``). Everything
+  the test creates under that name — the index, ``<name>-*`` indices (the stoplist index),
+  and index/component templates named ``<name>`` or ``<name>-*`` — is deleted afterwards, by
+  exact name; nothing else on the node is touched;
+- ``os_store``: an installed :class:`~ingest.store.opensearch.OpenSearchStore` on
+  ``index_name`` (stoplist cache disabled, so a test sees its own stoplist at once).
+
+Every test under tests/integration is marked ``integration``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+INDEX_PREFIX = "neardup-test-"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def os_client(opensearch_url: str) -> Iterator[Any]:
+    """A client of the development node (skips, or fails under CI, when it is not there)."""
+    from opensearchpy import OpenSearch
+
+    client = OpenSearch(opensearch_url, timeout=60, max_retries=2, retry_on_timeout=True)
+    client.cluster.health(wait_for_status="yellow")
+    yield client
+    client.close()
+
+
+def _owned(names: Any, name: str) -> list[str]:
+    return sorted(n for n in names if n == name or n.startswith(f"{name}-"))
+
+
+def wipe(client: Any, name: str) -> None:
+    """Delete the indices and templates of test index ``name`` (exact names only)."""
+    from opensearchpy.exceptions import NotFoundError
+
+    try:
+        indices = client.indices.get(index=f"{name},{name}-*", expand_wildcards="open,closed")
+    except NotFoundError:
+        indices = {}
+    for index in _owned(indices, name):
+        client.indices.delete(index=index, ignore_unavailable=True)
+    try:
+        found = client.indices.get_index_template(name=f"{name}*")["index_templates"]
+    except NotFoundError:
+        found = []
+    for template in _owned((t["name"] for t in found), name):
+        client.indices.delete_index_template(name=template)
+    try:
+        found = client.cluster.get_component_template(name=f"{name}*")["component_templates"]
+    except NotFoundError:
+        found = []
+    for template in _owned((t["name"] for t in found), name):
+        client.cluster.delete_component_template(name=template)
+
+
+@pytest.fixture
+def index_name(os_client: Any) -> Iterator[str]:
+    """A unique index name for this test; its indices and templates are wiped afterwards."""
+    name = f"{INDEX_PREFIX}{uuid.uuid4().hex[:12]}"
+    wipe(os_client, name)
+    yield name
+    wipe(os_client, name)
+
+
+@pytest.fixture
+def os_store(os_client: Any, index_name: str) -> Iterator[Any]:
+    """An installed OpenSearchStore on ``index_name``."""
+    from ingest.store.opensearch import OpenSearchStore
+
+    store = OpenSearchStore(os_client, index_name, stoplist_ttl=0.0)
+    store.install()
+    yield store
+
+
+# --- a small labelled corpus with near-duplicates -------------------------------------------
+
+BOILERPLATE = "".join(
+    f"本网站第{n}条声明：未经书面授权，任何单位和个人不得转载、摘编或以其他方式使用本网站内容。"
+    for n in range(1, 13)
+)
+
+
+def people_daily_corpus(data_dir: Path, articles: int = 160, seed: int = 7) -> list[dict[str, Any]]:
+    """Documents built from People's Daily (January 1998, one paragraph per line).
+
+    ``articles`` originals of 6 consecutive paragraphs, then near-duplicate variants of most
+    of them (a paragraph dropped, characters edited, a paragraph appended), copies shifted by
+    three paragraphs (partial overlap), a site-template footer on a third of the originals
+    (fingerprints concentrated on two sites: stoplist material) and a few one-paragraph
+    documents (no fingerprints). Each dict: ``id``, ``text``, ``site``, ``seq``, and
+    ``twin_of`` (the original of a variant, else None). Deterministic for a given ``seed``.
+    """
+    import gzip
+    import random
+
+    rng = random.Random(seed)
+    with gzip.open(data_dir / "people_daily_199801.plain.txt.gz", "rt", encoding="utf-8") as fh:
+        paragraphs = []
+        for line in fh:
+            line = line.strip()
+            if len(line) >= 40:
+                paragraphs.append(line)
+            if len(paragraphs) >= articles * 6 + 40:
+                break
+    docs: list[dict[str, Any]] = []
+
+    def add(doc_id: str, paras: list[str], site: str, twin_of: str | None = None) -> None:
+        docs.append(
+            {
+                "id": doc_id,
+                "text": "\n".join(paras),
+                "site": site,
+                "seq": len(docs),
+                "twin_of": twin_of,
+            }
+        )
+
+    originals = []
+    for a in range(articles):
+        paras = paragraphs[a * 6 : a * 6 + 6]
+        if a % 3 == 0:
+            paras = [*paras, BOILERPLATE]
+            site = f"portal{a % 2}.example.cn"
+        else:
+            site = f"site{a % 11}.example.cn"
+        originals.append(paras)
+        add(f"a{a:03d}", paras, site)
+    for a, paras in enumerate(originals):
+        kind = a % 4
+        if kind == 3:
+            continue
+        variant = list(paras)
+        if kind == 0:
+            del variant[rng.randrange(len(variant))]
+        elif kind == 1:
+            i = rng.randrange(len(variant))
+            chars = list(variant[i])
+            for _ in range(3):
+                chars[rng.randrange(len(chars))] = "某"
+            variant[i] = "".join(chars)
+        else:
+            variant.append(paragraphs[-1 - a % 40])
+        add(f"a{a:03d}-v", variant, f"mirror{a % 5}.example.com", twin_of=f"a{a:03d}")
+    for a in range(0, articles - 1, 6):
+        add(f"s{a:03d}", paragraphs[a * 6 + 3 : a * 6 + 9], "shifted.example.org")
+    for i in range(5):
+        add(f"short{i}", [paragraphs[i * 7][:30]], "short.example.org")
+    return docs
+
+
+@pytest.fixture(scope="session")
+def corpus(shared_data: Path) -> list[dict[str, Any]]:
+    """:func:`people_daily_corpus` on the shared development data (~310 documents)."""
+    return people_daily_corpus(shared_data)
+
+
+def to_stored(docs: list[dict[str, Any]]) -> list[Any]:
+    """StoredDocuments with the real fingerprints (web profile) of the corpus texts."""
+    from ingest.fingerprint import PROFILES, fingerprints
+    from ingest.store.base import StoredDocument
+
+    config = PROFILES["web"]
+    return [
+        StoredDocument(
+            id=d["id"],
+            body=d["text"],
+            fingerprints=fingerprints(d["text"], config),
+            fp_config=config.identity,
+            seq=d["seq"],
+            site=d["site"],
+            url=f"http://{d['site']}/{d['id']}.html",
+            title=d["text"][:20],
+        )
+        for d in docs
+    ]
+
+
+@pytest.fixture(scope="session")
+def stored_corpus(corpus: list[dict[str, Any]]) -> list[Any]:
+    """The corpus as StoredDocuments with real fingerprints (same order, ``seq`` = position)."""
+    return to_stored(corpus)
+
+
+@pytest.fixture(scope="session")
+def fingerprinted() -> Any:
+    """:func:`to_stored`, for tests that build their own documents."""
+    return to_stored

@@ -1,0 +1,303 @@
+"""The OpenSearch store on the real node: templates, round trip, candidates, stoplist,
+write-back, collapse search."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ingest import mappings
+from ingest.query import build_collapse_search
+from ingest.stoplist import StoplistConfig, refresh_stoplist
+from ingest.store import open_store
+from ingest.store.base import GroupUpdate, StoplistEntry, StoredDocument
+from ingest.store.errors import DocumentNotFound, StoreUnavailable
+from ingest.store.opensearch import OpenSearchStore
+
+
+def _by_id(docs: list[StoredDocument]) -> dict[str, StoredDocument]:
+    return {d.id: d for d in docs}
+
+
+# --- templates --------------------------------------------------------------------------------
+
+
+def test_templates_install_once_and_upgrade_on_version_bump(
+    os_client: Any, index_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = mappings.install_templates(os_client, index_name)
+    assert set(first.values()) == {"installed"}
+    assert set(first) == {
+        index_name,
+        f"{index_name}-settings",
+        f"{index_name}-mappings",
+        f"{index_name}-stoplist",
+    }
+    again = mappings.install_templates(os_client, index_name)
+    assert set(again.values()) == {"unchanged"}
+
+    # A newer mappings file is installed; the others stay.
+    shutil.copytree(mappings.mappings_dir(), tmp_path / "m")
+    path = tmp_path / "m" / "pages-mappings.json"
+    body = json.loads(path.read_text(encoding="utf-8"))
+    body["_meta"]["version"] += 1
+    path.write_text(json.dumps(body), encoding="utf-8")
+    monkeypatch.setenv("NEARDUP_MAPPINGS_DIR", str(tmp_path / "m"))
+    bumped = mappings.install_templates(os_client, index_name)
+    assert bumped[f"{index_name}-mappings"] == "upgraded"
+    assert bumped[index_name] == "unchanged"
+    stored = os_client.cluster.get_component_template(name=f"{index_name}-mappings")
+    assert (
+        stored["component_templates"][0]["component_template"]["_meta"]["version"]
+        == (body["_meta"]["version"])
+    )
+
+
+def test_indices_created_from_the_templates(os_client: Any, os_store: OpenSearchStore) -> None:
+    index = os_store.index
+    got = os_client.indices.get(index=index)[index]
+    props = got["mappings"]["properties"]
+    assert got["mappings"]["dynamic"] == "strict"
+    # keyword defaults (no norms, docs-only postings, doc values) are elided by GET _mapping
+    fp = os_client.indices.get_field_mapping(
+        index=index, fields="fingerprints", params={"include_defaults": "true"}
+    )[index]["mappings"]["fingerprints"]["mapping"]["fingerprints"]
+    assert fp["type"] == "keyword" and fp["index_options"] == "docs"
+    assert fp["norms"] is False and fp["doc_values"] is True
+    assert props["dup_group"]["type"] == "keyword"
+    assert props["body"]["type"] == "text"
+    assert props["seq"]["type"] == "long"
+    assert got["settings"]["index"]["number_of_shards"] == "1"
+    assert got["settings"]["index"]["number_of_replicas"] == "0"
+    # Every field a StoredDocument writes is mapped (dynamic=strict would reject it otherwise).
+    example = StoredDocument("x", "b", [], "c", 0).to_source()
+    assert set(example) <= set(props)
+    stop = os_client.indices.get(index=os_store.stoplist_index)[os_store.stoplist_index]
+    assert stop["mappings"]["properties"]["fingerprint"]["type"] == "keyword"
+    assert "fingerprints" not in stop["mappings"]["properties"]  # not the pages template
+
+
+def test_unknown_field_is_rejected(os_client: Any, os_store: OpenSearchStore) -> None:
+    from opensearchpy.exceptions import RequestError
+
+    with pytest.raises(RequestError):
+        os_client.index(index=os_store.index, id="bad", body={"id": "bad", "no_such_field": 1})
+
+
+# --- documents --------------------------------------------------------------------------------
+
+
+def test_document_round_trips_with_its_fingerprints(
+    os_store: OpenSearchStore, stored_corpus: list[StoredDocument]
+) -> None:
+    doc = stored_corpus[0]
+    assert len(doc.fingerprints) > 10
+    [result] = os_store.put([doc])
+    assert result.ok and result.result == "created"
+    got = os_store.get(doc.id)
+    assert got is not None and got.version is not None
+    assert got.fingerprints == doc.fingerprints
+    assert got.body == doc.body and got.fp_config == doc.fp_config and got.seq == doc.seq
+    assert got.ingested_at is not None
+    assert os_store.get("missing") is None
+
+    many = os_store.mget([doc.id, "missing"], with_fingerprints=False)
+    assert list(many) == [doc.id]
+    assert many[doc.id].fingerprints == [] and many[doc.id].body == doc.body
+    assert many[doc.id].version == got.version
+
+
+def test_put_reports_each_document_in_order(os_store: OpenSearchStore) -> None:
+    docs = [
+        StoredDocument("p1", "one", ["f1"], "c", 1),
+        StoredDocument("p2", "two", ["f2"], "c", "not a number"),  # type: ignore[arg-type]
+        StoredDocument("p3", "three", ["f3"], "c", 3),
+    ]
+    results = list(os_store.put(docs))
+    assert [r.id for r in results] == ["p1", "p2", "p3"]
+    assert [r.ok for r in results] == [True, False, True]
+    assert "seq" in (results[1].error or "")
+    # overwrite=False keeps what is stored (a re-ingest changes nothing)
+    os_store.update_group(GroupUpdate("p1", "p1", None, None, None))
+    again = list(os_store.put([StoredDocument("p1", "changed", ["f9"], "c", 1)], overwrite=False))
+    assert again[0].ok and again[0].result == "noop"
+    kept = os_store.get("p1")
+    assert kept is not None and kept.body == "one" and kept.dup_group == "p1"
+    replaced = list(os_store.put([StoredDocument("p1", "changed", ["f9"], "c", 1)]))
+    assert replaced[0].result == "updated"
+
+
+# --- candidates -------------------------------------------------------------------------------
+
+
+def test_candidates_of_a_near_duplicate_include_its_twin(
+    os_store: OpenSearchStore, corpus: list[dict[str, Any]], stored_corpus: list[StoredDocument]
+) -> None:
+    list(os_store.put(stored_corpus))
+    os_store.refresh()
+    docs = _by_id(stored_corpus)
+    pairs = [(d["id"], d["twin_of"]) for d in corpus if d["twin_of"]]
+    found = 0
+    for variant, original in pairs:
+        ids = [c.id for c in os_store.candidates(docs[variant], k=20)]
+        assert variant not in ids  # never itself
+        found += original in ids
+    assert found >= 0.95 * len(pairs)
+
+    # The edited copy of a0001 ranks its original first, by shared fingerprints.
+    variant = docs["a001-v"]
+    top = os_store.candidates(variant, k=5)
+    assert top[0].id == "a001"
+    shared = len(set(variant.fingerprints) & set(docs["a001"].fingerprints))
+    assert top[0].shared == shared
+    assert [c.shared for c in top] == sorted((c.shared for c in top), reverse=True)
+
+    # Fingerprints of another configuration never meet.
+    other = StoredDocument(
+        "other-config", variant.body, variant.fingerprints, "s1-x0-y1-z0-m1-r1", 0
+    )
+    assert os_store.candidates(other) == []
+
+
+def test_stoplisted_fingerprints_are_not_used(
+    os_store: OpenSearchStore, stored_corpus: list[StoredDocument]
+) -> None:
+    docs = _by_id(stored_corpus)
+    list(os_store.put([docs["a001"], docs["a001-v"], docs["a002"]]))
+    os_store.refresh()
+    shared = sorted(set(docs["a001"].fingerprints) & set(docs["a001-v"].fingerprints))
+    assert len(shared) >= 2
+    os_store.set_stoplist(shared[1:])
+    [only] = os_store.candidates(docs["a001-v"])
+    assert (only.id, only.shared) == ("a001", 1)
+    os_store.set_stoplist(shared)
+    assert os_store.candidates(docs["a001-v"]) == []
+    os_store.set_stoplist([])
+    assert os_store.candidates(docs["a001-v"])[0].shared == len(shared)
+
+
+def test_document_without_fingerprints_has_no_candidates(os_store: OpenSearchStore) -> None:
+    empty = StoredDocument("short", "太短了。", [], "s1-x10-y4-z100-m7-r16", 0)
+    list(os_store.put([empty, StoredDocument("other", "x", ["f"], empty.fp_config, 1)]))
+    os_store.refresh()
+    assert os_store.candidates(empty) == []
+    got = os_store.get("short")
+    assert got is not None and got.fingerprints == []
+
+
+# --- write-back -------------------------------------------------------------------------------
+
+
+def test_update_group_with_a_stale_version_returns_false(os_store: OpenSearchStore) -> None:
+    list(os_store.put([StoredDocument("g1", "one", ["f"], "c", 1)]))
+    seen = os_store.get("g1")
+    assert seen is not None and seen.version is not None
+    assert os_store.update_group(GroupUpdate("g1", "g0", "g0", 0.5, 0.9), seen.version)
+    assert not os_store.update_group(GroupUpdate("g1", "g1", None, None, None), seen.version)
+    now = os_store.get("g1")
+    assert now is not None and now.dup_group == "g0" and now.resemble == 0.5
+    assert now.status == "grouped" and now.grouped_at is not None
+    assert now.version != seen.version
+    assert os_store.update_group(GroupUpdate("g1", "g1", None, None, None))  # unconditional
+    with pytest.raises(DocumentNotFound):
+        os_store.update_group(GroupUpdate("nope", "nope", None, None, None))
+
+
+def test_group_members_by_seq(os_store: OpenSearchStore) -> None:
+    docs = [StoredDocument(f"m{i}", f"t{i}", [], "c", seq) for i, seq in enumerate([5, 3, 9, 3])]
+    list(os_store.put(docs))
+    for d in docs[:3]:
+        os_store.update_group(GroupUpdate(d.id, "m1", "m1", 1.0, 1.0))
+    os_store.refresh()
+    assert [d.id for d in os_store.group_members("m1")] == ["m1", "m0", "m2"]
+    assert all(d.version is not None for d in os_store.group_members("m1"))
+    assert os_store.group_members("none") == []
+
+
+# --- stoplist from frequencies ------------------------------------------------------------------
+
+
+def test_frequencies_and_refresh_stoplist(os_store: OpenSearchStore) -> None:
+    docs = []
+    for i in range(30):
+        fps = [f"own{i}", "everywhere"]
+        if i < 12:
+            fps.append("template")  # 12 documents on 2 sites
+        docs.append(StoredDocument(f"d{i}", "b", fps, "c", i, site=f"s{i % 2 if i < 12 else i}"))
+    list(os_store.put(docs))
+    os_store.refresh()
+    freqs = os_store.fingerprint_frequencies(2)
+    assert freqs == {"everywhere": (30, 20), "template": (12, 2)}
+    entries = refresh_stoplist(
+        os_store, StoplistConfig(max_count=20, concentrated_count=10, max_sites=2)
+    )
+    assert entries == [
+        StoplistEntry("everywhere", 30, 20, "frequent"),
+        StoplistEntry("template", 12, 2, "concentrated"),
+    ]
+    assert os_store.stoplist() == {"everywhere", "template"}
+    assert os_store.stoplist_entries() == entries
+    assert os_store.candidates(docs[0]) == []
+
+
+def test_stoplist_is_cached_for_its_ttl(os_client: Any, os_store: OpenSearchStore) -> None:
+    cached = OpenSearchStore(os_client, os_store.index, stoplist_ttl=3600)
+    assert cached.stoplist() == frozenset()
+    os_store.set_stoplist(["x"])
+    assert cached.stoplist() == frozenset()  # still the cached value
+    assert os_store.stoplist() == {"x"}
+
+
+# --- collapse search --------------------------------------------------------------------------
+
+
+def test_collapse_search_returns_one_hit_per_group(
+    os_client: Any, os_store: OpenSearchStore
+) -> None:
+    groups = {"r1": ["r1", "r1a", "r1b"], "r2": ["r2", "r2a"], "r3": ["r3"]}
+    docs = []
+    for group, members in groups.items():
+        for j, member in enumerate(members):
+            docs.append(
+                StoredDocument(member, f"人民日报 新年讲话 {group} {j}", [], "c", len(docs))
+            )
+    list(os_store.put(docs))
+    for group, members in groups.items():
+        for member in members:
+            dup_of = None if member == group else group
+            os_store.update_group(GroupUpdate(member, group, dup_of, 0.9, 0.9))
+    list(os_store.put([StoredDocument("pending", "新年讲话", [], "c", 99)]))
+    os_store.refresh()
+    body = build_collapse_search("新年讲话", size=10, inner_hits_size=5)
+    hits = os_client.search(index=os_store.index, body=body)["hits"]["hits"]
+    assert sorted(h["fields"]["dup_group"][0] for h in hits) == ["r1", "r2", "r3"]
+    for hit in hits:
+        group = hit["fields"]["dup_group"][0]
+        inner = hit["inner_hits"]["members"]["hits"]
+        assert [m["_id"] for m in inner["hits"]] == groups[group]  # by seq
+        assert inner["total"]["value"] == len(groups[group])
+
+
+# --- errors and configuration -----------------------------------------------------------------
+
+
+def test_unreachable_node_raises_store_unavailable() -> None:
+    store = open_store("opensearch", url="http://127.0.0.1:9", index="pages")
+    store.client.transport.max_retries = 0
+    with pytest.raises(StoreUnavailable):
+        store.get("x")
+
+
+def test_open_store_reads_the_environment(
+    opensearch_url: str, index_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENSEARCH_URL", opensearch_url)
+    monkeypatch.setenv("NEARDUP_INDEX", index_name)
+    store = open_store("opensearch")
+    assert isinstance(store, OpenSearchStore) and store.index == index_name
+    assert store.install()[f"index:{index_name}"] == "created"
+    store.close()
