@@ -284,12 +284,8 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
             if isinstance(entry, ItemError):
                 items.append(entry)
                 continue
-            raw = dict(entry)
-            if raw.get("id") is None or str(raw.get("id")) == "":
-                items.append(ItemError(400, "illegal_argument_exception", "document has no id"))
-                continue
-            raw["id"] = str(raw["id"])
-            items.append(IngestItem(action="index", raw=raw))
+            # the id is validated with the document (a string, as in the JSONL contract)
+            items.append(IngestItem(action="index", raw=dict(entry)))
         await run_in_threadpool(
             backend.ingest, [i for i in items if isinstance(i, IngestItem)], _refresh_param(request)
         )
