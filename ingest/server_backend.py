@@ -8,11 +8,15 @@ shapes answers; everything here is synchronous and runs in the server's thread p
 
 Ingest semantics (shared by ``POST /documents`` and ``POST /_bulk``):
 
-* ``index``: create, or overwrite when the text or metadata changed (the page is then
-  verified again); an identical re-send is a ``noop`` and changes nothing — re-ingest is
-  idempotent, as design.md requires — except that a page still ``pending`` is queued again,
+* A new id is indexed (``created``, 201) and queued for verification.
+* An identical re-send (same text and metadata) is a ``noop`` (200) and changes nothing:
+  re-ingest is idempotent, as design.md requires. A page still ``pending`` is queued again,
   so a client retrying after a broker outage heals the queue.
-* ``create``: 409 when the id exists (in the index or earlier in the same request).
+* The same id with another text or metadata is refused (409): neardup keeps the first
+  version of a page, like ``neardup ingest``; a group was decided on that text, and members
+  verified against it would silently lose their reason to be grouped.
+* ``create`` of an id that exists (in the index or earlier in the request) is a 409, as in
+  OpenSearch.
 """
 
 from __future__ import annotations
@@ -192,45 +196,43 @@ class Backend:
 
         existing = self.store.mget({doc.id for _, doc in prepared}, with_fingerprints=False)
         current: dict[str, StoredDocument] = dict(existing)
-        final: dict[str, tuple[str, StoredDocument]] = {}  # id -> (action, doc) to write
+        new: dict[str, StoredDocument] = {}  # first version of each id not yet stored
         requeue: set[str] = set()
         for item, doc in prepared:
             before = current.get(doc.id)
-            if item.action == "create" and before is not None:
+            if before is None:
+                item.status, item.result = 201, "created"
+                current[doc.id] = new[doc.id] = doc
+            elif item.action == "create":
+                item.fail(_conflict(doc.id, "document already exists"))
+            elif not _same_content(before, doc):
                 item.fail(
-                    ItemError(
-                        409,
-                        "version_conflict_engine_exception",
-                        f"[{doc.id}]: version conflict, document already exists",
+                    _conflict(
+                        doc.id,
+                        "a page with this id is already indexed with another text; neardup keeps "
+                        "the first version (its group was decided on that text)",
                     )
                 )
-                continue
-            if before is not None and _same_content(before, doc):
+            else:
                 item.status, item.result = 200, "noop"
-                if doc.id not in final and before.status == "pending":
+                if doc.id not in new and before.status == "pending":
                     requeue.add(doc.id)
-                continue
-            item.status, item.result = (201, "created") if before is None else (200, "updated")
-            current[doc.id] = doc
-            final[doc.id] = (item.action, doc)
 
         written: set[str] = set()
+        raced: set[str] = set()
         failed: dict[str, str] = {}
-        for action, overwrite in (("index", True), ("create", False)):
-            docs = [doc for a, doc in final.values() if a == action]
-            if not docs:
-                continue
-            for res in self.store.put(docs, overwrite=overwrite):
+        if new:
+            for res in self.store.put(list(new.values()), overwrite=False):
                 if res.ok and res.result != "noop":
                     written.add(res.id)
-                elif res.ok:  # a concurrent request created it between mget and put
-                    failed[res.id] = "409"
+                elif res.ok:  # created by a concurrent request between mget and put
+                    raced.add(res.id)
                 else:
                     failed[res.id] = res.error or "indexing failed"
-        if refresh:
-            self.store.refresh()
-
         to_queue = sorted(written | requeue)
+        if written or refresh:
+            # the workers' candidate queries must see these pages before they are verified
+            self.store.refresh()
         queue_error: str | None = None
         if to_queue:
             try:
@@ -242,16 +244,9 @@ class Backend:
             if item.error is not None:
                 continue
             if doc.id in failed:
-                if failed[doc.id] == "409":
-                    item.fail(
-                        ItemError(
-                            409,
-                            "version_conflict_engine_exception",
-                            f"[{doc.id}]: version conflict, document already exists",
-                        )
-                    )
-                else:
-                    item.fail(ItemError(400, "index_failed", failed[doc.id]))
+                item.fail(ItemError(400, "index_failed", failed[doc.id]))
+            elif doc.id in raced:
+                item.fail(_conflict(doc.id, "document already exists"))
             elif doc.id in to_queue:
                 if queue_error is None:
                     item.queued = True
@@ -368,6 +363,12 @@ class Backend:
             raise StoreUnavailable(f"OpenSearch unreachable: {exc}") from exc
         info["tagline"] = f"neardup in front of OpenSearch (pages index: {self.index})"
         return info
+
+
+def _conflict(doc_id: str, why: str) -> ItemError:
+    return ItemError(
+        409, "version_conflict_engine_exception", f"[{doc_id}]: version conflict, {why}"
+    )
 
 
 def _same_content(a: StoredDocument, b: StoredDocument) -> bool:

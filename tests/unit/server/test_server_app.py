@@ -81,14 +81,43 @@ def test_post_one_document_then_read_it(client: TestClient, queue: Queue) -> Non
     assert "fingerprints" not in doc and "body" not in doc
 
 
-def test_reingest_is_a_noop_and_a_change_is_an_update(client: TestClient, queue: Queue) -> None:
+def test_reingest_is_a_noop_and_a_change_is_refused(client: TestClient, queue: Queue) -> None:
     client.post("/documents", json={"id": "a", "text": TEXT})
     r = client.post("/documents", json={"id": "a", "text": TEXT})
     assert r.status_code == 200 and r.json()["result"] == "noop"
     # still pending: queued again, so a retry after a broker outage heals the queue
     assert queue == ["a", "a"]
     r = client.post("/documents", json={"id": "a", "text": TEXT + " Updated."})
-    assert r.json()["result"] == "updated"
+    assert r.status_code == 409
+    assert "first version" in r.json()["error"]["reason"]
+    assert queue == ["a", "a"]
+
+
+def test_queue_outage_is_a_503_item_and_a_resend_heals_it(
+    client: TestClient, queue: Queue
+) -> None:
+    queue.fail = True
+    r = client.post("/documents", json={"id": "a", "text": TEXT})
+    assert r.status_code == 503 and r.json()["error"]["type"] == "queue_unavailable"
+    assert client.get("/documents/a").json()["status"] == "pending"  # indexed all the same
+    queue.fail = False
+    r = client.post("/documents", json={"id": "a", "text": TEXT})
+    assert r.json() == {"id": "a", "status": 200, "result": "noop", "queued": True}
+    assert queue == ["a"]
+
+
+def test_repeated_id_in_one_request_first_version_wins(client: TestClient, queue: Queue) -> None:
+    body = bulk_body(
+        {"index": {"_id": "a"}},
+        {"text": TEXT},
+        {"index": {"_id": "a"}},
+        {"text": TEXT},
+        {"index": {"_id": "a"}},
+        {"text": TEXT + " changed"},
+    )
+    items = client.post("/_bulk", content=body).json()["items"]
+    assert [i["index"]["status"] for i in items] == [201, 200, 409]
+    assert queue == ["a"]
 
 
 def test_jsonl_batch_with_per_document_errors(client: TestClient, queue: Queue) -> None:
