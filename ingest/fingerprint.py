@@ -32,6 +32,7 @@ import hashlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ingest.errors import ConfigError
@@ -39,7 +40,6 @@ from ingest.sentences import normalize_text, sentence_texts, width
 
 try:  # numpy comes with the baselines extra (datasketch); the reference path needs nothing.
     import numpy as _np
-    from numpy.lib.stride_tricks import sliding_window_view as _sliding_window_view
 except ImportError:  # pragma: no cover - exercised only where numpy is absent
     _np = None  # type: ignore[assignment]
 
@@ -226,40 +226,55 @@ def _select_python(
 def _select_numpy(
     digests: list[bytes], widths: list[int], config: FingerprintConfig
 ) -> list[bytes]:
-    """Same result as :func:`_select_python`, with every rotation handled at once."""
+    """Same result as :func:`_select_python`, with every rotation handled at once.
+
+    Few, whole-array operations: on a typical page the fixed cost of each numpy call dominates.
+    """
     np: Any = _np
     n, m, y, rot = len(digests), config.buckets, config.per_bucket, config.rotations
+    bucket_weights, gather = _rotation_tables(m, rot)
     d = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(n, _DIGEST)
-    # rotated[i, r] = digest i rotated left by r bytes, as two big-endian 64-bit halves.
-    rotated = np.ascontiguousarray(
-        _sliding_window_view(np.concatenate((d, d), axis=1), _DIGEST, axis=1)[:, :rot]
-    )  # (n, rot, 16) uint8
-    halves = rotated.view(">u8")  # (n, rot, 2)
-    hi, lo = halves[..., 0].astype(np.uint64), halves[..., 1].astype(np.uint64)
-    # int(rotated) mod m = (hi * 2**64 + lo) mod m, without overflow.
-    mm = np.uint64(m)
-    bucket = ((hi % mm) * np.uint64(pow(2, 64, m)) + lo % mm) % mm  # (n, rot)
-    order = np.lexsort((lo, hi, bucket), axis=0)  # per rotation: by bucket, then digest
-    sorted_bucket = np.take_along_axis(bucket, order, axis=0)
-    rows = np.arange(n)[:, None]
-    starts = np.ones((n, rot), dtype=bool)
-    starts[1:] = sorted_bucket[1:] != sorted_bucket[:-1]
-    rank = rows - np.maximum.accumulate(np.where(starts, rows, 0), axis=0)
-    # Coverage of the Y smallest of each bucket: a difference of cumulative widths, read at the
-    # row holding the Y-th smallest sentence of its bucket.
-    cum = np.cumsum(np.asarray(widths, dtype=np.int64)[order], axis=0)
-    cum = np.concatenate((np.zeros((1, rot), dtype=np.int64), cum), axis=0)
-    last = rank == y - 1
-    cover = np.zeros((n, rot), dtype=np.int64)
-    cover[y - 1 :] = cum[y:] - cum[: n - y + 1]
-    hit_r, hit_i = np.nonzero((last & (cover > config.min_cover)).T)  # rotation-major order
+    rotated = d.take(gather, axis=1).reshape(n, rot, _DIGEST)  # digest i rotated left by r bytes
+    bucket = (d @ bucket_weights) % m  # (n, rot): int(rotated) mod m, from per-byte residues
+    hi = rotated.view(">u8")[..., 0].astype(np.uint64)  # leading 64 bits of the rotated digest
+    # Sort each rotation by (bucket, rotated digest) with one argsort on a packed key; its low
+    # bits are the leading bits of the digest. Equal packed keys (two sentences of one document
+    # agreeing on 54 leading bits) are all but impossible; then fall back to the exact order.
+    key = (bucket.astype(np.uint64) << np.uint64(54)) | (hi >> np.uint64(10))
+    order = key.argsort(axis=0, kind="stable")
+    sorted_key = np.take_along_axis(key, order, axis=0)
+    if (sorted_key[1:] == sorted_key[:-1]).any():
+        lo = rotated.view(">u8")[..., 1].astype(np.uint64)
+        order = np.lexsort((lo, hi, bucket), axis=0)
+        sorted_key = np.take_along_axis(key, order, axis=0)
+    sorted_bucket = sorted_key >> np.uint64(54)
+    # Row i (i >= y-1) closes a full set of the y smallest of its bucket when rows i-y+1..i
+    # share the bucket and row i-y (if any) does not.
+    full = sorted_bucket[y - 1 :] == sorted_bucket[: n - y + 1]
+    full[1:] &= sorted_bucket[y:] != sorted_bucket[: n - y]
+    cum = np.zeros((n + 1, rot), dtype=np.int64)
+    np.cumsum(np.asarray(widths, dtype=np.int64)[order], axis=0, out=cum[1:])
+    full &= (cum[y:] - cum[: n - y + 1]) > config.min_cover
+    hit_r, hit_i = np.nonzero(full.T)  # rotation-major; hit_i + y - 1 is the closing row
     if hit_r.size == 0:
         return []
-    members = order[hit_i[:, None] + np.arange(1 - y, 1)[None, :], hit_r[:, None]]  # (k, y)
+    members = order[hit_i[:, None] + np.arange(y)[None, :], hit_r[:, None]]  # (k, y)
     blocks = rotated[members, hit_r[:, None]].tobytes()  # k * y * 16 bytes, smallest first
     size = y * _DIGEST
     md5 = hashlib.md5
     return [md5(blocks[i : i + size]).digest() for i in range(0, len(blocks), size)]
+
+
+@lru_cache(maxsize=32)
+def _rotation_tables(m: int, rotations: int) -> tuple[Any, Any]:
+    """``weights[j, r] = 256**(15 - (j - r) % 16) mod m`` and ``gather[16 r + k] = (r + k) % 16``."""
+    np: Any = _np
+    weights = np.array(
+        [[pow(256, 15 - (j - r) % _DIGEST, m) for r in range(rotations)] for j in range(_DIGEST)],
+        dtype=np.int64,
+    )
+    gather = ((np.arange(rotations)[:, None] + np.arange(_DIGEST)[None, :]) % _DIGEST).ravel()
+    return weights, gather
 
 
 def _encode(digests: list[bytes]) -> list[str]:

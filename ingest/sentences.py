@@ -122,17 +122,23 @@ def sentence_texts(normalized: str) -> list[str]:
 # --- width -----------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _narrow_runs() -> re.Pattern[str]:
-    """Runs of code points that :func:`verifier.units.char_width` counts as 1.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+@lru_cache(maxsize=2)
+def _wide_runs(astral: bool) -> re.Pattern[str]:
+    """Runs of code points that :func:`verifier.units.char_width` counts as 2.
 
     Built from the running interpreter's Unicode database, so it always agrees with
-    ``char_width``; once, on first use (~0.4 s). The stdlib ``re`` engine is used because it
-    scans a large character class much faster than ``regex``.
+    ``char_width``, on first use. Two patterns: the BMP one compiles to a bitmap (a fast scan);
+    astral ranges would add a linear list of range tests for every character, so they are only
+    used for the rare text that has astral characters. Stdlib ``re``: much faster than ``regex``
+    on large character classes.
     """
     ranges: list[tuple[int, int]] = []
     start = None
-    for cp in range(0x110000):
+    stop = 0x110000 if astral else 0x10000
+    for cp in range(stop):
         wide = unicodedata.east_asian_width(chr(cp)) in ("W", "F")
         if wide and start is None:
             start = cp
@@ -140,20 +146,21 @@ def _narrow_runs() -> re.Pattern[str]:
             ranges.append((start, cp - 1))
             start = None
     if start is not None:
-        ranges.append((start, 0x10FFFF))
+        ranges.append((start, stop - 1))
     body = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
-    return re.compile(f"[^{body}]+")
+    return re.compile(f"[{body}]+")
 
 
 def width(text: str) -> int:
     """GBK-equivalent width of ``text``; equal to :func:`verifier.units.text_width`.
 
-    ASCII costs ``len``; other text is one C-level scan for the narrow runs (width = 2 per code
-    point minus 1 per narrow one) instead of a Python loop over characters.
+    ASCII costs ``len``; other text is one C-level scan that deletes the wide characters
+    (width = 2 per code point minus 1 per narrow one) instead of a Python loop over characters.
 
     >>> width("abc中文，")
     9
     """
     if text.isascii():
         return len(text)
-    return 2 * len(text) - sum(map(len, _narrow_runs().findall(text)))
+    wide = _wide_runs(_ASTRAL.search(text) is not None)
+    return 2 * len(text) - len(wide.sub("", text))

@@ -1,0 +1,114 @@
+"""ingest.extract: parser, dropped content, block breaks, charsets, limits, document_text."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest import extract
+from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
+from ingest.extract import decode_html, document_text, extract_text
+
+ZH = "中华人民共和国国务院新闻办公室今天发表白皮书，介绍了我国的经济发展情况。这是第二句话！"
+
+
+def test_scripts_styles_comments_dropped_tails_kept() -> None:
+    html = (
+        "<html><head><title>T</title><style>p{color:red}</style>"
+        "<script>var x = 1;</script></head><body><p>before<script>evil()</script>after"
+        "<!-- a comment -->tail<noscript>enable js</noscript> end</p>"
+        "<template><p>hidden</p></template></body></html>"
+    )
+    assert extract_text(html) == "beforeaftertail end"
+
+
+def test_block_elements_become_line_breaks() -> None:
+    html = (
+        "<div>one<br>two</div><p>three <b>bold</b> four</p><ul><li>a</li><li>b</li></ul>"
+        "<table><tr><td>c1</td><td>c2</td></tr></table><h2>head</h2><pre>code</pre>"
+    )
+    assert extract_text(html).split("\n") == [
+        "one", "two", "three bold four", "a", "b", "c1", "c2", "head", "code",
+    ]  # fmt: skip
+
+
+def test_gbk_page_with_meta_charset_decodes_as_gb18030() -> None:
+    # "€" is GB18030-only (0x80 in cp936): a GB2312 label must still decode it.
+    body = f"<p>{ZH}</p><p>欧元符号€与𠀀</p>"
+    data = f'<html><head><meta charset="gb2312"></head><body>{body}</body></html>'.encode("gb18030")
+    text = extract_text(data)
+    assert ZH in text and "欧元符号€与𠀀" in text
+
+
+def test_http_equiv_and_header_hint() -> None:
+    page = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=GBK">'
+        f"</head><body><p>{ZH}</p></body></html>"
+    )
+    assert ZH in extract_text(page.encode("gbk"))
+    bare = f"<html><body><p>{ZH}</p></body></html>".encode("gbk")
+    assert ZH in extract_text(bare, content_type="text/html; charset=gb2312")
+
+
+def test_undeclared_gbk_page_is_detected() -> None:
+    paragraphs = "".join(f"<p>{ZH}</p>" for _ in range(3))
+    data = f"<html><body>{paragraphs}</body></html>".encode("gbk")
+    assert ZH in extract_text(data)
+
+
+def test_bom_and_utf8() -> None:
+    assert extract_text("\ufeff<p>héllo</p>".encode()) == "héllo"
+    assert extract_text("<p>héllo 中文</p>".encode()) == "héllo 中文"
+    assert decode_html(b"\xff\xfe" + "<p>x</p>".encode("utf-16-le")) == "<p>x</p>"
+
+
+def test_empty_and_text_free_pages() -> None:
+    assert extract_text("") == ""
+    assert extract_text(b"   ") == ""
+    assert extract_text("<!-- only a comment -->") == ""
+    assert extract_text("<script>x()</script>") == ""
+
+
+def test_xml_declaration_in_str() -> None:
+    assert extract_text('<?xml version="1.0" encoding="utf-8"?><html><p>hi</p></html>') == "hi"
+
+
+def test_size_limit() -> None:
+    with pytest.raises(DocumentTooLarge) as err:
+        extract_text(b"<p>" + b"x" * 2000 + b"</p>", max_bytes=1000, doc_id="d1")
+    assert err.value.doc_id == "d1" and "d1" in str(err.value)
+    with pytest.raises(DocumentTooLarge):
+        extract_text("<p>" + "中" * 400 + "</p>", max_bytes=1000)  # UTF-8 bytes, not chars
+    assert isinstance(err.value, ExtractError)
+
+
+def test_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    html = "<div>" + "<p>x</p>" * 10_000 + "</div>"
+    with pytest.raises(ExtractTimeout) as err:
+        extract_text(html, timeout=0.0, doc_id="slow")
+    assert err.value.doc_id == "slow"
+    # A clock that jumps during the tree walk: the walk checks the deadline as it goes.
+    ticks = iter([0.0, 0.0, 0.0] + [100.0] * 100)
+    monkeypatch.setattr(extract.time, "monotonic", lambda: next(ticks))
+    with pytest.raises(ExtractTimeout, match="walking"):
+        extract_text(html, timeout=5.0)
+
+
+def test_to_simplified() -> None:
+    pytest.importorskip("opencc")
+    assert extract_text("<p>漢字簡體轉換</p>", to_simplified=True) == "汉字简体转换"
+
+
+def test_document_text() -> None:
+    assert document_text({"id": "a", "text": "plain"}) == "plain"
+    assert document_text({"id": "a", "html": "<p>x</p><p>y</p>"}) == "x\ny"
+    assert ZH in document_text({"id": "a", "html": f"<p>{ZH}</p>".encode("gb18030"),
+                                "content_type": "text/html; charset=gbk"})  # fmt: skip
+    with pytest.raises(EmptyDocument) as err:
+        document_text({"id": "e1"})
+    assert err.value.doc_id == "e1"
+    with pytest.raises(EmptyDocument):
+        document_text({"id": "e2", "html": "<script>only()</script>"})
+    with pytest.raises(ExtractError):
+        document_text({"id": "e3", "html": 42})
+    with pytest.raises(DocumentTooLarge):
+        document_text({"id": "big", "html": "<p>" + "x" * 100 + "</p>"}, max_bytes=50)

@@ -1,0 +1,108 @@
+"""ingest.fingerprint: config, determinism, bounds, near-duplicates meet, implementations agree."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from ingest import fingerprint as fp
+from ingest.errors import ConfigError
+from ingest.fingerprint import PROFILES, FingerprintConfig, body_hash, fingerprints, index_terms
+
+_B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+_WORDS = (
+    "经济 发展 改革 开放 人民 政府 会议 代表 中国 国家 工作 建设 社会 企业 市场 技术 "
+    "文化 教育 农村 城市 生产 管理 服务 群众 干部 科学 环境 资源 投资 贸易"
+).split()
+
+
+def _article(seed: int, n: int = 60) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14))) for _ in range(n)]
+
+
+def _join(sentences: list[str]) -> str:
+    return "。".join(sentences) + "。"
+
+
+def test_config_identity_and_validation() -> None:
+    assert FingerprintConfig().identity == "s1-x10-y4-z100-m7-r16"
+    assert str(PROFILES["short"]) == PROFILES["short"].identity
+    assert PROFILES["short"].buckets == 5 and PROFILES["short"].max_fingerprints == 80
+    for cfg in PROFILES.values():
+        assert FingerprintConfig.from_identity(cfg.identity) == cfg
+    for bad in ({"per_bucket": 0}, {"buckets": 0}, {"rotations": 17}, {"min_cover": -1},
+                {"min_sentence": 1.5}, {"buckets": True}):  # fmt: skip
+        with pytest.raises(ConfigError):
+            FingerprintConfig(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):  # ConfigError is a ValueError
+        FingerprintConfig.from_identity("s0-x10-y4-z100-m7-r16")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        FingerprintConfig().buckets = 3  # type: ignore[misc]
+
+
+def test_deterministic_bounded_and_compact() -> None:
+    text = _join(_article(1))
+    a, b = fingerprints(text), fingerprints(text)
+    assert a == b and len(a) == len(set(a))
+    assert 0 < len(a) <= 16 * 7
+    assert all(len(f) == 22 and set(f) <= set(_B64URL) for f in a)
+    short = PROFILES["short"]
+    assert len(fingerprints(text, short)) <= 16 * 5
+    many = FingerprintConfig(per_bucket=1, min_cover=0, buckets=7)
+    assert len(fingerprints(text, many)) == 112  # every bucket of every rotation filled
+
+
+def test_thresholds_x_and_z_are_strict() -> None:
+    cfg = FingerprintConfig(min_sentence=10, per_bucket=1, min_cover=10, buckets=1, rotations=1)
+    assert fingerprints("abcdefghij.", cfg) == []  # width 10 is not > 10
+    assert len(fingerprints("abcdefghijk.", cfg)) == 1  # width 11 > X and > Z
+    assert fingerprints("中文中文中", cfg) == []  # width 10
+    assert len(fingerprints("中文中文中文", cfg)) == 1  # width 12
+
+
+def test_near_duplicates_share_unrelated_do_not() -> None:
+    base = _article(2)
+    rng = random.Random(3)
+    edited = list(base)
+    for i in rng.sample(range(len(edited)), 8):  # ~13 % of sentences edited
+        edited[i] = edited[i] + "修改"
+    edited = edited[5:] + _article(4, 6)  # head cut, new tail
+    original, variant = set(fingerprints(_join(base))), set(fingerprints(_join(edited)))
+    assert len(original & variant) >= 5
+    for seed in range(10, 20):
+        assert not original & set(fingerprints(_join(_article(seed))))
+
+
+def test_whitespace_and_width_forms_do_not_matter() -> None:
+    text = _join(_article(5))
+    assert fingerprints(text) == fingerprints("  " + text.replace("。", "！\n\u3000 "))
+
+
+def test_zero_fingerprint_rule() -> None:
+    short = "这是一条很短的消息。"
+    assert fingerprints(short) == []
+    assert index_terms(short) == [body_hash(short)]
+    assert body_hash(short).startswith("b:") and body_hash(short) == body_hash(
+        " 这是一条很短的消息。 "
+    )
+    long_text = _join(_article(6))
+    assert index_terms(long_text) == fingerprints(long_text)
+
+
+@pytest.mark.skipif(fp._np is None, reason="numpy not installed")
+@pytest.mark.parametrize(
+    "cfg",
+    [PROFILES["web"], PROFILES["short"], FingerprintConfig(per_bucket=1, min_cover=0),
+     FingerprintConfig(buckets=3, rotations=5), FingerprintConfig(buckets=1000, per_bucket=2)],
+)  # fmt: skip
+def test_numpy_and_reference_agree(cfg: FingerprintConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    for seed in range(20):
+        rng = random.Random(seed)
+        text = _join(_article(seed, rng.randint(1, 120)))
+        monkeypatch.setattr(fp, "_IMPL", "python")
+        ref = fingerprints(text, cfg)
+        monkeypatch.setattr(fp, "_IMPL", "numpy")
+        assert fingerprints(text, cfg) == ref
