@@ -456,30 +456,40 @@ def render_page(
 
 
 def _edit_paragraph(text: str, rate: float, src: _Source, rng: random.Random) -> str:
-    """Substitute, delete or insert ``rate`` of the tokens (characters in zh, words in en)."""
+    """Phrase-level edits changing about ``rate`` of a paragraph's tokens (characters in zh,
+    words in en): spans of 1–4 tokens substituted, deleted or inserted — what a re-poster or
+    an editor does (a name, a number, a clause), not uniform character noise."""
     if src.lang == "zh":
         units: list[str] = list(text)
         joiner = ""
     else:
         units = text.split()
         joiner = " "
-    n_edits = max(1, round(len(units) * rate)) if rate > 0 else 0
-    for _ in range(n_edits):
-        if not units:
-            break
+    budget = round(len(units) * rate)
+    while budget > 0 and units:
+        span = min(budget, rng.randint(1, 4))
         i = rng.randrange(len(units))
         op = rng.random()
         if op < 0.5:
-            units[i] = rng.choice(src.tokens)
+            units[i : i + span] = [rng.choice(src.tokens) for _ in range(span)]
         elif op < 0.75:
-            del units[i]
+            del units[i : i + span]
         else:
-            units.insert(i, rng.choice(src.tokens))
+            units[i:i] = [rng.choice(src.tokens) for _ in range(span)]
+        budget -= span
     return joiner.join(units)
 
 
-def small_edits(article: Article, src: _Source, rng: random.Random, rate: float) -> Article:
-    paras = tuple(_edit_paragraph(p, rate, src, rng) for p in article.paragraphs)
+def small_edits(
+    article: Article, src: _Source, rng: random.Random, rate: float, share: float = 0.5
+) -> Article:
+    """Edit ``share`` of the paragraphs (at least one), each by about ``rate`` (< 10 %)."""
+    n = len(article.paragraphs)
+    chosen = set(rng.sample(range(n), max(1, round(n * share))))
+    paras = tuple(
+        _edit_paragraph(p, rate, src, rng) if i in chosen else p
+        for i, p in enumerate(article.paragraphs)
+    )
     return Article(article.title, paras)
 
 
@@ -554,13 +564,13 @@ def _variant(
     if kind == "key-para":
         return key_paragraphs(article, rng)
     if kind == "small-edits":
-        return small_edits(article, src, rng, rng.uniform(0.02, 0.09))
+        return small_edits(article, src, rng, rng.uniform(0.02, 0.09), rng.uniform(0.3, 1.0))
     if kind == "reorder":
         return reorder_paragraphs(article, rng, rng.randint(1, 3))
     if kind == "mixed":
         art = remove_paragraphs(article, rng, rng.uniform(0.05, 0.20))
         art = reorder_paragraphs(art, rng, 1)
-        return small_edits(art, src, rng, rng.uniform(0.01, 0.05))
+        return small_edits(art, src, rng, rng.uniform(0.02, 0.06), rng.uniform(0.2, 0.5))
     raise ValueError(f"unknown variant kind {kind!r}")
 
 

@@ -144,7 +144,9 @@ def run(args: argparse.Namespace) -> int:
         mode, profile = spec.mode, spec.profile
         name = args.dataset
     elif os.path.isfile(args.dataset):
-        records, mode, errors = evaluate.load_jsonl(args.dataset, args.mode)
+        records, mode, errors = evaluate.load_jsonl(args.dataset)
+        if args.mode and args.mode != mode:
+            return _usage(f"{args.dataset} holds {mode}, not {args.mode}")
         for err in errors:
             print(f"neardup eval: {args.dataset}: {err}", file=sys.stderr)
         profile = "web"
