@@ -1,0 +1,75 @@
+"""mappings/*.json: loaded by one function, filled for the configured index."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest import mappings
+from ingest.errors import ConfigError
+from ingest.store import client_from_env, default_index
+from ingest.store.base import StoredDocument
+
+
+def test_every_file_loads_with_a_version() -> None:
+    for name in mappings.TEMPLATE_FILES:
+        body = mappings.load(name)
+        assert isinstance(body["_meta"]["version"], int)
+    assert mappings.load("pages-template.json") == mappings.load("pages-template")
+    with pytest.raises(ConfigError):
+        mappings.load("nope")
+
+
+def test_load_returns_a_copy() -> None:
+    mappings.load("pages-template")["_meta"]["version"] = -1
+    assert mappings.load("pages-template")["_meta"]["version"] >= 1
+
+
+def test_render_fills_the_index_name() -> None:
+    body = mappings.render("pages-template", "news", shards=3, replicas=1)
+    assert body["index_patterns"] == ["news", "news-*"]
+    assert body["composed_of"] == ["news-settings", "news-mappings"]
+    assert body["template"]["settings"]["index"] == {"number_of_shards": 3, "number_of_replicas": 1}
+    stop = mappings.render("stoplist-template", "news")
+    assert stop["index_patterns"] == ["news-stoplist"]
+    assert stop["priority"] > body["priority"]  # beats news-* for the stoplist index
+    assert mappings.template_names("news")["pages-template"] == "news"
+    with pytest.raises(ConfigError):
+        mappings.render("pages-template", "Bad*Name")
+
+
+def test_pages_mapping_covers_the_stored_document() -> None:
+    mapping = mappings.load("pages-mappings")["template"]["mappings"]
+    assert mapping["dynamic"] == "strict"
+    props = mapping["properties"]
+    assert set(StoredDocument("x", "", [], "c", 0).to_source()) == set(props)
+    assert props["fingerprints"]["index_options"] == "docs"
+    assert props["fingerprints"]["norms"] is False and props["fingerprints"]["doc_values"] is True
+    assert props["dup_group"]["type"] == "keyword"
+
+
+def test_mappings_dir_from_the_environment(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEARDUP_MAPPINGS_DIR", str(tmp_path))
+    assert mappings.mappings_dir() == tmp_path
+    with pytest.raises(ConfigError):
+        mappings.load("pages-template")
+
+
+def test_client_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENSEARCH_URL", "https://search.example:9201")
+    monkeypatch.setenv("OPENSEARCH_USER", "neardup")
+    monkeypatch.setenv("OPENSEARCH_PASSWORD", "secret")
+    monkeypatch.setenv("OPENSEARCH_VERIFY_CERTS", "false")
+    client = client_from_env()
+    conn = client.transport.connection_pool.connections[0]
+    assert conn.host == "https://search.example:9201"
+    assert "authorization" in {k.lower() for k in conn.headers}
+    monkeypatch.setenv("OPENSEARCH_VERIFY_CERTS", "perhaps")
+    with pytest.raises(ConfigError, match="OPENSEARCH_VERIFY_CERTS"):
+        client_from_env()
+
+
+def test_default_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NEARDUP_INDEX", raising=False)
+    assert default_index() == "pages"
+    monkeypatch.setenv("NEARDUP_INDEX", "news")
+    assert default_index() == "news"
