@@ -41,9 +41,9 @@ class Sentence:
 
 
 # Invisible format characters that only break otherwise equal text apart.
-_INVISIBLE = regex.compile(r"[\u00ad\u200b-\u200d\u2060\ufeff]+")
-_HSPACE = regex.compile(r"[^\S\n]+")  # whitespace other than "\n" (incl. \r, \t, NBSP, ideographic)
-_AROUND_NL = regex.compile(r" ?\n[\n ]*")
+_INVISIBLE = re.compile(r"[\u00ad\u200b-\u200d\u2060\ufeff]+")
+_HSPACE = re.compile(r"[^\S\n]+")  # whitespace other than "\n" (incl. \r, \t, NBSP, ideographic)
+_AROUND_NL = re.compile(r" ?\n[\n ]*")
 
 _ABBREVIATIONS = (
     "Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|vs|cf|al|approx|resp|Fig|fig|No|no|Vol|vol|Inc|Ltd|Co|Corp|"
@@ -75,7 +75,8 @@ def normalize_text(text: str) -> str:
     'Hello, 世界!\\nnext line'
     """
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
+        if not unicodedata.is_normalized("NFKC", text):  # a fast scan; normalize() copies
+            text = unicodedata.normalize("NFKC", text)
         text = _INVISIBLE.sub("", text)
     text = _HSPACE.sub(" ", text)
     if "\n" in text:
