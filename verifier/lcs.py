@@ -22,6 +22,7 @@ __all__ = [
     "EditOp",
     "apply_edit_script",
     "edit_script",
+    "edit_script_from_blocks",
     "format_edit_script",
     "implementation",
     "lcs_length",
@@ -77,12 +78,18 @@ def edit_script(a: str, b: str) -> list[EditOp]:
     """
     blocks = matching_blocks(a, b)
     assert blocks is not None  # no cap given
+    return edit_script_from_blocks(blocks, len(a), len(b))
+
+
+def edit_script_from_blocks(blocks: list[tuple[int, int, int]], n: int, m: int) -> list[EditOp]:
+    """The edit script (see :func:`edit_script`) implied by matching blocks of texts of
+    lengths ``n`` and ``m``: every position outside the blocks is deleted or inserted."""
     ops: list[EditOp] = []
     i = j = 0
-    for bi, bj, n in [*blocks, (len(a), len(b), 0)]:
+    for bi, bj, k in [*blocks, (n, m, 0)]:
         ops.extend(("delete", x, j) for x in range(i, bi))
         ops.extend(("insert", bi, y) for y in range(j, bj))
-        i, j = bi + n, bj + n
+        i, j = bi + k, bj + k
     return ops
 
 

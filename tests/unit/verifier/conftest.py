@@ -1,0 +1,29 @@
+"""Every property runs through both implementations (reference and compiled)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+from verifier import _lcs_py
+
+try:
+    from verifier import _lcs as _lcs_c
+except ImportError:  # pragma: no cover - the build is part of set-up
+    _lcs_c = None
+
+IMPLS = [
+    pytest.param(_lcs_py, id="python"),
+    pytest.param(
+        _lcs_c,
+        id="cython",
+        marks=pytest.mark.skipif(_lcs_c is None, reason="verifier._lcs is not built"),
+    ),
+]
+
+
+@pytest.fixture(params=IMPLS, scope="session")
+def impl(request: pytest.FixtureRequest) -> ModuleType:
+    return request.param
+

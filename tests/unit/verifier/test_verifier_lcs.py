@@ -1,0 +1,143 @@
+"""Myers O(ND) LCS with edit script: the paper's example and properties against an oracle."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifier import _lcs_py
+from verifier.lcs import (
+    apply_edit_script,
+    edit_script,
+    edit_script_from_blocks,
+    format_edit_script,
+)
+
+A, B = "abcabba", "cbabac"
+
+
+def naive_lcs(a: str, b: str) -> int:
+    """O(nm) dynamic programme: the oracle."""
+    prev = [0] * (len(b) + 1)
+    for ca in a:
+        cur = [0]
+        for j, cb in enumerate(b):
+            cur.append(prev[j] + 1 if ca == cb else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def script(impl: ModuleType, a: str, b: str) -> list:
+    blocks = impl.matching_blocks(a, b)
+    assert blocks is not None
+    return edit_script_from_blocks(blocks, len(a), len(b))
+
+
+def test_paper_example(impl: ModuleType) -> None:
+    blocks = impl.matching_blocks(A, B)
+    assert sum(n for _, _, n in blocks) == impl.lcs_length(A, B) == 4
+    lcs = "".join(A[i : i + n] for i, _, n in blocks)
+    assert lcs == "".join(B[j : j + n] for _, j, n in blocks)
+    ops = script(impl, A, B)
+    assert len(ops) == 5  # D = |A| + |B| - 2|LCS| = 7 + 6 - 8
+    assert apply_edit_script(ops, A, B) == B
+    # Same shape as the paper's "1D 2D 3Ib 6D 7Ic": three deletions, two insertions. Among
+    # the equally short scripts the middle-snake search picks LCS "baba" rather than "caba".
+    assert sorted(op for op, _, _ in ops) == ["delete"] * 3 + ["insert"] * 2
+    assert format_edit_script(ops, B).count("D") == 3
+
+
+def test_paper_script_notation() -> None:
+    # The paper's own script, written in our operation format, rebuilds B too.
+    paper = [("delete", 0, 0), ("delete", 1, 0), ("insert", 3, 1), ("delete", 5, 0), ("insert", 7, 5)]
+    assert format_edit_script(paper, B) == "1D 2D 3Ib 6D 7Ic"
+    assert apply_edit_script(paper, A, B) == B
+    assert len(edit_script(A, B)) == len(paper)
+
+
+def test_cap_on_d(impl: ModuleType) -> None:
+    assert impl.matching_blocks(A, B, 5) is not None
+    assert impl.matching_blocks(A, B, 4) is None
+    assert impl.matching_blocks("abc", "", 2) is None
+    assert impl.matching_blocks("abc", "", 3) == []
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "n"),
+    [("", "", 0), ("a", "", 0), ("", "b", 0), ("abc", "abc", 3), ("中文abc", "abc中文", 3),
+     ("\ud800x\x00", "x\x00\ud800", 2)],
+)
+def test_edges(impl: ModuleType, a: str, b: str, n: int) -> None:
+    assert impl.lcs_length(a, b) == n == naive_lcs(a, b)
+
+
+small_text = st.text(alphabet=st.sampled_from("ab中文 \n"), max_size=40) | st.text(
+    alphabet="abcdefghij", max_size=60
+)
+
+
+@st.composite
+def near_copies(draw: st.DrawFn) -> tuple[str, str]:
+    """A long text and a copy with a few edits: large N, small D."""
+    alphabet = draw(st.sampled_from(["ab", "abcd", "的是了中国人民abc ", "abcdefghijklmnopqrstuvwxyz "]))
+    a = draw(st.text(alphabet=alphabet, min_size=0, max_size=3000))
+    b = list(a)
+    for _ in range(draw(st.integers(0, 12))):
+        pos = draw(st.integers(0, len(b)))
+        kind = draw(st.sampled_from(["insert", "delete", "replace"]))
+        chunk = draw(st.text(alphabet=alphabet, min_size=1, max_size=30))
+        if kind == "insert":
+            b[pos:pos] = chunk
+        elif kind == "delete":
+            del b[pos : pos + len(chunk)]
+        else:
+            b[pos : pos + len(chunk)] = chunk
+    return a, "".join(b)
+
+
+def check_against(impl: ModuleType, a: str, b: str) -> None:
+    blocks = impl.matching_blocks(a, b)
+    length = impl.lcs_length(a, b)
+    assert length == sum(n for _, _, n in blocks) <= min(len(a), len(b))
+    assert blocks == _lcs_py.matching_blocks(a, b)  # same LCS, not only the same length
+    prev_i = prev_j = 0
+    for i, j, n in blocks:
+        assert n > 0 and i >= prev_i and j >= prev_j and a[i : i + n] == b[j : j + n]
+        prev_i, prev_j = i + n, j + n
+    ops = script(impl, a, b)
+    assert len(ops) == len(a) + len(b) - 2 * length
+    assert apply_edit_script(ops, a, b) == b
+    assert impl.lcs_length(b, a) == length
+    d = len(ops)
+    assert impl.matching_blocks(a, b, d) == blocks
+    if d:
+        assert impl.matching_blocks(a, b, d - 1) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_text, small_text)
+def test_small_against_oracle(impl: ModuleType, a: str, b: str) -> None:
+    check_against(impl, a, b)
+    assert impl.lcs_length(a, b) == naive_lcs(a, b)
+    assert impl.lcs_length(a, a) == len(a)
+
+
+@settings(max_examples=40, deadline=None)
+@given(near_copies())
+def test_near_copies(impl: ModuleType, pair: tuple[str, str]) -> None:
+    a, b = pair
+    check_against(impl, a, b)
+    assert impl.lcs_length(a, a) == len(a)
+    if len(a) * len(b) <= 40_000:
+        assert impl.lcs_length(a, b) == naive_lcs(a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet="abc", min_size=100, max_size=400), st.text(alphabet="abc", min_size=100, max_size=400))
+def test_large_d_against_oracle(impl: ModuleType, a: str, b: str) -> None:
+    # Random strings over a tiny alphabet: D is a large fraction of N.
+    check_against(impl, a, b)
+    assert impl.lcs_length(a, b) == naive_lcs(a, b)
