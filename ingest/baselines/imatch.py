@@ -35,7 +35,7 @@ def idf_lexicon(texts: Iterable[str], min_df: int, max_df: float) -> frozenset[s
     for text in texts:
         n_docs += 1
         df.update(set(terms(text)))
-    ceiling = max_df * n_docs
+    ceiling = max(max_df * n_docs, min_df)  # tiny corpora: never an empty band
     return frozenset(t for t, n in df.items() if min_df <= n <= ceiling)
 
 

@@ -133,7 +133,11 @@ def wordnet_dir() -> str:
     return os.environ.get("NEARDUP_WORDNET_DIR", DEFAULT_DIR)
 
 
-@lru_cache(maxsize=2)
 def load_wordnet(directory: str | None = None) -> WordNet:
     """Read (once per directory) the WordNet database; raises BaselineUnavailable if absent."""
-    return WordNet(directory or wordnet_dir())
+    return _load(str(Path(directory or wordnet_dir()).resolve()))
+
+
+@lru_cache(maxsize=2)
+def _load(directory: str) -> WordNet:
+    return WordNet(directory)
