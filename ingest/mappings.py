@@ -22,7 +22,6 @@ import json
 import logging
 import os
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -47,22 +46,19 @@ _COMPONENTS = ("pages-settings", "pages-mappings")
 
 def mappings_dir() -> Path:
     """Where the JSON files are: ``$NEARDUP_MAPPINGS_DIR``, else ``mappings/`` beside the
-    ``ingest`` package (a source checkout or an editable install), else the ``ingest._mappings``
-    package data of an installed wheel."""
+    ``ingest`` package (a source checkout or an editable install), else ``ingest/_mappings/``,
+    where a wheel build copies them (setup.py ``build_py``)."""
     env = os.environ.get("NEARDUP_MAPPINGS_DIR")
     if env:
         return Path(env)
     checkout = Path(__file__).resolve().parent.parent / "mappings"
     if (checkout / "pages-template.json").is_file():
         return checkout
-    try:
-        packaged = Path(str(resources.files("ingest._mappings")))
-    except ModuleNotFoundError:
-        packaged = None
-    if packaged is not None and (packaged / "pages-template.json").is_file():
+    packaged = Path(__file__).resolve().parent / "_mappings"
+    if (packaged / "pages-template.json").is_file():
         return packaged
     raise ConfigError(
-        f"index templates not found (looked in {checkout} and the ingest._mappings package); "
+        f"index templates not found (looked in {checkout} and {packaged}); "
         "set NEARDUP_MAPPINGS_DIR to the directory holding pages-template.json"
     )
 

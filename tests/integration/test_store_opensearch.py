@@ -301,3 +301,47 @@ def test_open_store_reads_the_environment(
     assert isinstance(store, OpenSearchStore) and store.index == index_name
     assert store.install()[f"index:{index_name}"] == "created"
     store.close()
+
+
+# --- command line -------------------------------------------------------------------------------
+
+
+def test_cli_templates_and_stoplist(
+    opensearch_url: str,
+    index_name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ingest.cli import main
+
+    monkeypatch.setenv("OPENSEARCH_URL", opensearch_url)
+    monkeypatch.setenv("NEARDUP_INDEX", index_name)
+    assert main(["templates", "install", "--create-indices"]) == 0
+    out = capsys.readouterr().out
+    assert f"{index_name}\tinstalled" in out and f"index:{index_name}\tcreated" in out
+    assert main(["templates", "install"]) == 0
+    assert set(line.split("\t")[1] for line in capsys.readouterr().out.splitlines()) == {
+        "unchanged"
+    }
+
+    store = open_store("opensearch", index=index_name, stoplist_ttl=0)
+    docs = [StoredDocument(f"d{i}", "b", ["tpl", f"own{i}"], "c", i, site="one") for i in range(5)]
+    list(store.put(docs))
+    store.refresh()
+    args = [
+        "stoplist",
+        "compute",
+        "--max-count",
+        "10",
+        "--concentrated-count",
+        "4",
+        "--max-sites",
+        "1",
+    ]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(["stoplist", "show"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows == [{"fingerprint": "tpl", "count": 5, "sites": 1, "reason": "concentrated"}]
+    assert store.stoplist() == {"tpl"}
+    store.close()
