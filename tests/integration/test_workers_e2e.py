@@ -1,0 +1,116 @@
+"""End to end on real services: ``neardup ingest`` → Redis → 2 ``celery worker`` processes →
+``dup_group`` written back on OpenSearch → collapsed search. Plus: the OpenSearch backend gives
+the same groups as the embedded one, and the labelled groups are found."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from corpus import corpus, partition  # noqa: E402
+from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def write_jsonl(path: Path, docs: list[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for d in docs:
+            f.write(json.dumps({k: d[k] for k in ("id", "text", "site")}, ensure_ascii=False) + "\n")
+
+
+def run_ingest(path: Path, env: dict[str, str], *extra: str, timeout: float = 900) -> dict[str, Any]:
+    import os
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "ingest.cli", "ingest", str(path), "--wait", "--no-progress",
+         "--timeout", str(timeout - 30), *extra],
+        cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+        capture_output=True, text=True, timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def stored_groups(client: Any, index: str) -> dict[str, dict[str, Any]]:
+    from opensearchpy import helpers
+
+    client.indices.refresh(index=index)
+    return {
+        h["_id"]: h["_source"]
+        for h in helpers.scan(
+            client, index=index, query={"query": {"match_all": {}}},
+            _source=["dup_group", "dup_of", "status", "seq"],
+        )
+    }
+
+
+def embedded_groups(path: Path) -> dict[str, str]:
+    from ingest.commands.dedup import dedup_embedded
+    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
+
+    prepared = list(prepare_lines(read_lines(path), fingerprint_config("web")))
+    return {i: g["dup_group"] for i, g in dedup_embedded(prepared, processes=2).items()}
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    docs = corpus(1000)
+    path = tmp_path_factory.mktemp("corpus") / "corpus.jsonl"
+    write_jsonl(path, docs)
+    return path, {d["id"]: d["group"] for d in docs}
+
+
+def test_end_to_end_two_workers(
+    labelled: tuple[Path, dict[str, str]], redis_url: str, opensearch_url: str,
+    os_client: Any, index_name: str, tmp_path: Path,
+) -> None:
+    path, labels = labelled
+    env = worker_env(redis_url, opensearch_url, index_name)
+    try:
+        with running_workers(env, tmp_path, 2) as workers:
+            summary = run_ingest(path, env, "--index", index_name)
+            assert summary["indexed"] == 1000 and summary["errors"] == 0, (summary, workers.logs())
+            assert not summary["timed_out"]
+            # re-ingest changes nothing: nothing indexed or queued again
+            again = run_ingest(path, env, "--index", index_name)
+            assert again["unchanged"] == 1000 and again["queued"] == 0
+    finally:
+        cleanup_broker(env)
+    stored = stored_groups(os_client, index_name)
+    assert len(stored) == 1000
+    assert all(s["status"] == "grouped" and s["dup_group"] for s in stored.values())
+    got = {i: s["dup_group"] for i, s in stored.items()}
+    # a representative's group is itself; every group id is a representative of its group
+    assert all(got[g] == g for g in set(got.values()))
+
+    # the embedded backend gives exactly the same groups (same ids, not just the same partition)
+    assert embedded_groups(path) == got
+
+    # the labelled groups: no found group mixes two labels, and (nearly) all are found whole
+    expected, found = partition(labels), partition(got)
+    assert all(len({labels[i] for i in g}) == 1 for g in found)
+    assert len(expected & found) >= 0.98 * len(expected), len(expected & found)
+
+    # collapsed search: one hit per group
+    from ingest.commands.search import search
+    from ingest.store import open_store
+
+    store = open_store("opensearch", client=os_client, index=index_name)
+    hits = search(store, "中国", size=1000, members=3)
+    groups = [h["dup_group"] for h in hits]
+    assert hits and len(groups) == len(set(groups))
+    res = os_client.search(
+        index=index_name,
+        body={"size": 0, "query": {"match": {"body": "中国"}},
+              "aggs": {"g": {"cardinality": {"field": "dup_group", "precision_threshold": 40000}}}},
+    )
+    assert len(hits) == res["aggregations"]["g"]["value"]
+    multi = [h for h in hits if h["group_size"] and h["group_size"] > 1]
+    assert multi and all(len(h["members"]) > 1 for h in multi)
