@@ -146,35 +146,6 @@ def start_server(
     raise AssertionError("unreachable")
 
 
-def start_worker(env: dict[str, str], logs: Path, name: str, queue: str) -> subprocess.Popen[bytes]:
-    log = (logs / f"{name}.log").open("wb")
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ingest.cli",
-            "worker",
-            "-c",
-            "1",
-            "-Q",
-            queue,
-            "-n",
-            f"{name}@%h",
-            "-l",
-            "WARNING",
-            "--",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ],  # fmt: skip
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
 def stop(proc: subprocess.Popen[bytes]) -> None:
     """End a process this test started (and its children, in their own session)."""
     if proc.poll() is not None:
@@ -217,38 +188,32 @@ def wipe_index(client: Any, name: str) -> None:
         client.cluster.delete_component_template(name=template)
 
 
-def delete_queue(redis_url: str, queue: str) -> None:
-    import redis
-
-    r = redis.Redis.from_url(redis_url)
-    r.delete(queue, f"{queue}.dead", f"_kombu.binding.{queue}")
-    for priority_key in r.scan_iter(f"{queue}\x06\x16*"):
-        r.delete(priority_key)
-    r.close()
-
-
 @pytest.fixture(scope="module")
 def stack(
     opensearch_url: str, redis_url: str, os_client: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
-    """``neardup serve`` with a token and a 1 MiB body limit, and two worker processes, on a
-    fresh index and queue; everything is stopped and deleted afterwards."""
+    """``neardup serve`` with a token and a 1 MiB body limit, and two worker processes
+    (tests/integration/workers.py), on a fresh index, queue and Redis DB; everything is stopped
+    and deleted afterwards."""
+    from workers import Workers, cleanup_broker, worker_env
+
     name = f"neardup-test-serve-{uuid.uuid4().hex[:10]}"
-    queue = f"{name}.verify"
     logs = tmp_path_factory.mktemp("serve-logs")
-    env = _env(queue, opensearch_url, redis_url, name)
-    procs: list[subprocess.Popen[bytes]] = []
+    wenv = worker_env(redis_url, opensearch_url, name)
+    env = _env(wenv["NEARDUP_QUEUE"], opensearch_url, wenv["CELERY_BROKER_URL"], name)
+    env.update(wenv)
+    workers = Workers(wenv, logs)
+    server = None
     try:
         server, url = start_server(env, logs, "server", TOKEN, "--max-body", str(MAX_BODY))
-        procs.append(server)
-        for i in range(2):
-            procs.append(start_worker(env, logs, f"{name}-w{i}", queue))
-        yield Stack(url, name, queue, TOKEN, logs, opensearch_url, procs)
+        workers.start(2)
+        yield Stack(url, name, wenv["NEARDUP_QUEUE"], TOKEN, logs, opensearch_url, [server])
     finally:
-        for proc in procs:
-            stop(proc)
+        if server is not None:
+            stop(server)
+        workers.stop()
         wipe_index(os_client, name)
-        delete_queue(redis_url, queue)
+        cleanup_broker(wenv)
 
 
 @pytest.fixture(scope="module")
