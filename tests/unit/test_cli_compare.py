@@ -1,0 +1,50 @@
+"""``neardup compare`` as other tools run it: JSONL in, JSONL out, errors per line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from ingest.cli import main
+
+BODY = "今天是新年的第一天，首都各界群众欢聚一堂，共同庆祝新年。The quick brown fox jumps over it. " * 12
+
+
+def write_pairs(path: Path) -> None:
+    lines = [
+        json.dumps({"id": "same", "a": {"text": BODY}, "b": {"html": f"<p>menu</p><p>{BODY}</p>"}}),
+        json.dumps({"id": "diff", "a": {"text": BODY}, "b": {"text": "completely unrelated words " * 30}}),
+        "{not json",
+        json.dumps({"id": "nob", "a": {"text": "x"}}),
+        json.dumps({"id": "surrogate", "a": {"text": "\ud800" + BODY}, "b": {"text": BODY}}),
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_compare_file(tmp_path: Path) -> None:
+    pairs, out = tmp_path / "pairs.jsonl", tmp_path / "out.jsonl"
+    write_pairs(pairs)
+    assert main(["compare", str(pairs), "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 5
+    assert rows[0]["id"] == "same" and rows[0]["similar"] is True and rows[0]["tlcs"] > 500
+    assert set(rows[0]) == {"id", "similar", "resemble", "contain", "tlcs"}
+    assert rows[1] == {"id": "diff", "similar": False, "resemble": 0.0, "contain": 0.0, "tlcs": 0}
+    assert rows[2]["line"] == 3 and "error" in rows[2]
+    assert rows[3]["id"] == "nob" and rows[3]["line"] == 4 and "'b'" in rows[3]["error"]
+    assert rows[4]["similar"] is True
+
+
+def test_console_script_stdin_and_usage_errors(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    write_pairs(pairs)
+    cmd = [sys.executable, "-m", "ingest.cli", "compare", "-"]
+    proc = subprocess.run(cmd, input=pairs.read_text(encoding="utf-8"), capture_output=True, text=True)
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 5
+    proc = subprocess.run([sys.executable, "-m", "ingest.cli", "compare", str(tmp_path / "missing.jsonl")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "missing.jsonl" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "ingest.cli", "compare"], capture_output=True, text=True)
+    assert proc.returncode == 2
