@@ -120,7 +120,7 @@ def _keep(n: int, starts: list[int], ends: list[int], hashes: list[int], other: 
     """Positions covered by a window whose hash occurs in ``other``, in increasing order."""
     kept: list[int] = []
     covered = 0  # every position < covered is already kept
-    for s, e, h in zip(starts, ends, hashes):
+    for s, e, h in zip(starts, ends, hashes, strict=False):
         if h in other:
             lo = s if s > covered else covered
             if lo < e:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from types import ModuleType
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -130,7 +129,7 @@ def test_same_article_different_templates_similar(impl: ModuleType) -> None:
     similar, resemble, contain, tlcs, _, spans_a, spans_b, reason = both(impl, a, b)
     assert similar and reason is None
     assert tlcs > 0.9 * len(body)
-    (sa, ea), (sb, eb) = spans_a[0], spans_b[0]
+    (sa, ea), (_sb, _eb) = spans_a[0], spans_b[0]
     assert abs(sa - 500) < 20 and abs(ea - (500 + len(body))) < 20  # the article, not the template
     assert a[sa:sa + 20] in b
 

@@ -1,0 +1,80 @@
+"""Throughput of the verifier against rapidfuzz's LCS, on the same generated pairs.
+
+    python bench/verifier.py [--pairs 300] [--python-pairs 10] [--seed 0]
+
+For near-duplicate and non-duplicate pairs (see bench/_pairs.py) this times, on one core:
+``verifier.compare`` with the compiled implementation (skeleton, Myers O(ND), TLCS, verdict),
+``rapidfuzz.distance.LCSseq.similarity`` (LCS length only, bit-parallel O(nm/64)) and the
+pure-Python reference (fewer pairs). Each timing is the best of ``--repeat`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _pairs import PairGenerator  # noqa: E402
+from rapidfuzz.distance import LCSseq  # noqa: E402
+
+from verifier import _lcs_py  # noqa: E402
+from verifier.compare import DEFAULT_CONFIG, compare  # noqa: E402
+from verifier.lcs import implementation  # noqa: E402
+
+
+def rate(fn: Callable[[str, str], object], pairs: list[tuple[str, str]], repeat: int) -> float:
+    """Pairs per second, best of ``repeat`` runs."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for a, b in pairs:
+            fn(a, b)
+        best = min(best, time.perf_counter() - start)
+    return len(pairs) / best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, default=300, help="pairs per kind")
+    parser.add_argument("--python-pairs", type=int, default=10, help="pairs per kind for the reference")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    compiled = implementation("cython")  # fails loudly when the extension is not built
+    gen = PairGenerator(seed=args.seed)
+    print(f"implementation: {compiled.IMPLEMENTATION}; config: {DEFAULT_CONFIG}")
+    header = (
+        f"{'pairs':<6}{'n':>5}{'avg chars':>10}{'similar':>9}{'early rej':>10}"
+        f"{'compare/s':>11}{'rapidfuzz/s':>13}{'ratio':>7}{'python/s':>10}"
+    )
+    print(header)
+    print("-" * len(header))
+    for kind in ("near", "non"):
+        pairs = [(p.a, p.b) for p in gen.pairs(args.pairs, kind)]
+        verdicts = [compare(a, b) for a, b in pairs]
+        # The reference must agree with the compiled verdicts on the pairs it is timed on.
+        few = pairs[: args.python_pairs]
+        for (a, b), v in zip(few, verdicts, strict=False):
+            ref = _lcs_py.verify(a, b, DEFAULT_CONFIG)
+            assert ref[:5] == (v.similar, v.resemble, v.contain, v.tlcs, v.lcs), "implementations differ"
+        ours = rate(compare, pairs, args.repeat)
+        theirs = rate(LCSseq.similarity, pairs, args.repeat)
+        python = rate(lambda a, b: _lcs_py.verify(a, b, DEFAULT_CONFIG), few, 1)
+        chars = sum(len(a) + len(b) for a, b in pairs) / (2 * len(pairs))
+        similar = sum(v.similar for v in verdicts)
+        early = sum(v.rejected_early for v in verdicts)
+        print(
+            f"{kind:<6}{len(pairs):>5}{chars:>10.0f}{similar:>9}{early:>10}"
+            f"{ours:>11.0f}{theirs:>13.0f}{ours / theirs:>6.1f}x{python:>10.1f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
