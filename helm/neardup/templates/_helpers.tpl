@@ -110,9 +110,6 @@ OPENSEARCH_CA_CERTS: "/etc/neardup/opensearch-ca/{{ .Values.opensearch.tls.caKey
 {{- end }}
 NEARDUP_INDEX: {{ .Values.opensearch.index | quote }}
 NEARDUP_PROFILE: {{ .Values.config.profile | quote }}
-NEARDUP_RESEMBLE: {{ .Values.config.resemble | toString | quote }}
-NEARDUP_CONTAIN: {{ .Values.config.contain | toString | quote }}
-NEARDUP_LOG_LEVEL: {{ .Values.config.logLevel | quote }}
 {{- if and .Values.redis.enabled (not .Values.broker.existingSecret) }}
 CELERY_BROKER_URL: {{ printf "redis://%s:%d/0" (include "neardup.componentName" (dict "root" . "component" "redis")) (int .Values.redis.port) | quote }}
 {{- end }}
