@@ -14,6 +14,12 @@ from libc.string cimport memcpy, memmove, memset
 
 from verifier.units import char_width as _char_width
 
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object u)
+    void* PyUnicode_DATA(object u)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
+
 IMPLEMENTATION = "cython"
 
 cdef uint64_t _BASE = 0x100000001B3ULL
@@ -50,8 +56,10 @@ cdef void* _alloc(size_t nbytes) except NULL:
 cdef Py_UCS4* _ucs4(str text, Py_ssize_t* n) except NULL:
     cdef Py_ssize_t i, length = len(text)
     cdef Py_UCS4* out = <Py_UCS4*>_alloc(length * sizeof(Py_UCS4))
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
     for i in range(length):
-        out[i] = text[i]
+        out[i] = PyUnicode_READ(kind, data, i)
     n[0] = length
     return out
 
@@ -72,13 +80,23 @@ cdef str _to_str(const Py_UCS4* codes, Py_ssize_t n):
 # ---------------------------------------------------------------------------------------------
 # Whitespace normalisation.
 
+cdef inline bint _is_blank(Py_UCS4 c) noexcept:
+    # Same set as _lcs_py._is_blank; U+00A1..U+167F holds no whitespace, so most CJK and Latin
+    # text is decided by the first comparisons.
+    if c <= 0xA0:
+        return c <= 0x20 or c >= 0x7F
+    return 0x1680 <= c <= 0x3000 and Py_UNICODE_ISSPACE(c)
+
+
 cdef Py_ssize_t _normalize(str text, Py_UCS4* out, int* offs):
     cdef Py_ssize_t i, n = len(text), k = 0
     cdef bint pending = False
     cdef Py_UCS4 c
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
     for i in range(n):
-        c = text[i]
-        if c < 0x20 or (0x7F <= c <= 0x9F) or Py_UNICODE_ISSPACE(c):
+        c = PyUnicode_READ(kind, data, i)
+        if _is_blank(c):
             pending = k > 0
             continue
         if pending:
@@ -138,8 +156,8 @@ cdef Py_ssize_t _windows(const Py_UCS4* codes, const uint8_t* widths, Py_ssize_t
 
 
 cdef struct HashSet:
-    uint64_t* keys
-    uint8_t* used
+    uint64_t* keys  # 0 marks an empty slot; the key 0 itself is kept in has_zero
+    bint has_zero
     uint64_t mask
     int shift
 
@@ -152,24 +170,28 @@ cdef int _set_init(HashSet* s, const uint64_t* hashes, Py_ssize_t n) except -1:
         size <<= 1
         bits += 1
     s.keys = <uint64_t*>_alloc(size * sizeof(uint64_t))
-    s.used = <uint8_t*>_alloc(size)
-    memset(s.used, 0, size)
+    memset(s.keys, 0, size * sizeof(uint64_t))
+    s.has_zero = False
     s.mask = size - 1
     s.shift = 64 - bits
     for i in range(n):
         h = hashes[i]
+        if h == 0:
+            s.has_zero = True
+            continue
         # Fibonacci hashing spreads the polynomial hash's high bits over the table.
         slot = (h * 0x9E3779B97F4A7C15ULL) >> s.shift
-        while s.used[slot] and s.keys[slot] != h:
+        while s.keys[slot] != 0 and s.keys[slot] != h:
             slot = (slot + 1) & s.mask
-        s.used[slot] = 1
         s.keys[slot] = h
     return 0
 
 
 cdef inline bint _set_has(const HashSet* s, uint64_t h) noexcept:
+    if h == 0:
+        return s.has_zero
     cdef uint64_t slot = (h * 0x9E3779B97F4A7C15ULL) >> s.shift
-    while s.used[slot]:
+    while s.keys[slot] != 0:
         if s.keys[slot] == h:
             return True
         slot = (slot + 1) & s.mask
@@ -203,9 +225,7 @@ cdef int _skeleton(const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
     cdef HashSet set_a, set_b
     cdef Py_ssize_t nwa, nwb
     set_a.keys = NULL
-    set_a.used = NULL
     set_b.keys = NULL
-    set_b.used = NULL
     try:
         ends_a = <int*>_alloc(na * sizeof(int))
         ends_b = <int*>_alloc(nb * sizeof(int))
@@ -223,9 +243,7 @@ cdef int _skeleton(const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
         free(hash_a)
         free(hash_b)
         free(set_a.keys)
-        free(set_a.used)
         free(set_b.keys)
-        free(set_b.used)
     return 0
 
 
