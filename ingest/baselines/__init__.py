@@ -45,7 +45,12 @@ class Baseline(Protocol):
         ...
 
     def candidates(self, signatures: Mapping[str, Any]) -> set[tuple[str, str]]:
-        """Pairs ``(a, b)`` with ``a < b`` that the method's own index scheme proposes."""
+        """Pairs ``(a, b)`` with ``a < b`` found through the method's own index scheme.
+
+        Every returned pair also passes :meth:`similar` (schemes whose lookup is followed by a
+        check, like LSH buckets, apply it), so the result is the method's corpus-mode answer;
+        pairs that :meth:`similar` accepts but the index cannot reach are the scheme's misses.
+        """
         ...
 
 

@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from itertools import combinations
 
-from ingest.baselines._text import hash64, terms
+from ingest.baselines._text import terms
 from ingest.baselines.errors import NotFittedError
 from ingest.errors import ConfigError
 
@@ -110,8 +110,8 @@ class IMatch(_LexiconMethod):
 class MultiLexiconIMatch(_LexiconMethod):
     """I-Match with the main lexicon plus ``extra`` randomised lexicons.
 
-    Extra lexicon ``i`` drops each main-lexicon term with probability ``drop`` (decided by a
-    seeded hash of the term, so lexicons are reproducible without being stored). Signature: a
+    Extra lexicon ``i`` drops each main-lexicon term with probability ``drop`` (decided by 16
+    bits of a seeded hash of the term, so lexicons are reproducible without being stored). Signature: a
     tuple of one digest per lexicon, or ``None`` when no lexicon term occurs.
     """
 
@@ -126,11 +126,13 @@ class MultiLexiconIMatch(_LexiconMethod):
         seed: int = 1,
     ) -> None:
         super().__init__(min_df=min_df, max_df=max_df)
-        if extra < 1:
-            raise ConfigError(f"extra must be ≥ 1, got {extra}")
+        if not 1 <= extra <= 32:
+            raise ConfigError(f"extra must be in [1, 32], got {extra}")
         if not 0.0 < drop < 1.0:
             raise ConfigError(f"drop must be in (0, 1), got {drop}")
         self.extra, self.drop, self.seed = extra, drop, seed
+        self._key = str(seed).encode()
+        self._cache: dict[str, tuple[bool, ...]] = {}
 
     def __repr__(self) -> str:
         return (
@@ -138,14 +140,26 @@ class MultiLexiconIMatch(_LexiconMethod):
             f"extra={self.extra}, drop={self.drop}, seed={self.seed})"
         )
 
-    def _kept(self, term: str, lexicon: int) -> bool:
-        return hash64(f"{self.seed}:{lexicon}:{term}") >= self.drop * 2**64
+    def _membership(self, term: str) -> tuple[bool, ...]:
+        """For each extra lexicon, whether it keeps ``term`` (one 16-bit hash per lexicon)."""
+        kept = self._cache.get(term)
+        if kept is None:
+            digest = hashlib.blake2b(
+                term.encode("utf-8"), digest_size=2 * self.extra, key=self._key
+            ).digest()
+            cut = self.drop * 65536
+            kept = tuple(
+                int.from_bytes(digest[2 * i : 2 * i + 2], "big") >= cut for i in range(self.extra)
+            )
+            self._cache[term] = kept
+        return kept
 
     def signature(self, text: str) -> tuple[bytes | None, ...] | None:
         found = self._lexicon_terms(text)
         if not found:
             return None
-        extra = (_sha1(t for t in found if self._kept(t, i)) for i in range(self.extra))
+        member = {t: self._membership(t) for t in found}
+        extra = (_sha1(t for t in found if member[t][i]) for i in range(self.extra))
         return (_sha1(found), *extra)
 
     def score(
