@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the headless-browser tests need: Debian's chromium and the Python playwright
-# package (which drives it through CDP; its own browser downloads are never used).
+# Installs what the headless-browser tests need: Debian's chromium, CJK fonts (the pages are
+# often Chinese: without them screenshots show empty boxes) and the Python playwright package
+# (which drives chromium through CDP; its own browser downloads are never used).
 #
 #   scripts/browser.sh install | status
 #
@@ -12,12 +13,13 @@ CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
 log() { printf 'browser.sh: %s\n' "$*" >&2; }
 
 install() {
-  if [ ! -x "$CHROMIUM" ]; then
-    log "installing Debian's chromium"
+  if [ ! -x "$CHROMIUM" ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+    log "installing Debian's chromium and fonts-noto-cjk"
     local sudo=(); [ "$(id -u)" = 0 ] || sudo=(sudo)
     export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get install -y -q chromium >/dev/null 2>&1 \
-      || { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q chromium >/dev/null; }
+    "${sudo[@]}" apt-get install -y -q chromium fonts-noto-cjk >/dev/null 2>&1 \
+      || { "${sudo[@]}" apt-get update -q >/dev/null \
+           && "${sudo[@]}" apt-get install -y -q chromium fonts-noto-cjk >/dev/null; }
   fi
   if ! "$PY" -c "import playwright" 2>/dev/null; then
     log "installing the playwright Python package"

@@ -74,7 +74,7 @@
     tbody.replaceChildren();
     $("summary").textContent =
       "index " + data.index + " · " + (data.grouped_documents ?? "?") + " grouped documents · " +
-      (data.group_count ?? "?") + " groups";
+      (data.group_count ?? "?") + " groups (pages without duplicates included)";
     for (const g of data.groups) {
       const href = "#/groups/" + encodeURIComponent(g.id);
       const row = el("tr", { class: "group-row", dataset: { group: g.id } },

@@ -1,0 +1,144 @@
+"""The inspector in a real headless Chromium (Debian's, driven by playwright).
+
+The page is opened against a running ``neardup serve`` with grouped pages behind it: it asks
+for the token, lists the largest groups, opens one and shows the trustable LCS region
+highlighted in both texts. Screenshots go to tests/artifacts/ (kept by CI as artefacts).
+A page whose text is markup must show as text and run nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from test_server import (  # noqa: F401 - fixtures shared with the server tests
+    IN_CI,
+    ROOT,
+    Stack,
+    grouped,
+    labelled,
+    stack,
+)
+
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+ARTICLE = " ".join(
+    f"Paragraph {i}: the harbour authority confirmed on Monday that the northern pier will "
+    f"close for repairs from March, and ferries will use berth {i} until the work ends."
+    for i in range(1, 9)
+)
+HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+
+
+def _browser_ready() -> bool:
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return False
+    return os.access(CHROMIUM, os.X_OK)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not _browser_ready() and IN_CI:
+        subprocess.run([str(ROOT / "scripts" / "browser.sh"), "install"], check=False, timeout=900)
+    if not _browser_ready():
+        reason = f"needs {CHROMIUM} and the playwright package (scripts/browser.sh install)"
+        if IN_CI:
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def hostile_group(stack: Stack) -> str:  # noqa: F811
+    """Two near-duplicate pages whose text carries markup; returns their group id."""
+    docs = [
+        {"id": "xss-rep", "title": HOSTILE, "text": f"Harbour news {HOSTILE}\n{ARTICLE}\nAbout us"},
+        {"id": "xss-member", "text": f"Menu | Home | Ports\n{ARTICLE}\n{HOSTILE} (c) Coast Post"},
+    ]  # fmt: skip
+    with stack.http() as http:
+        for doc in docs:
+            assert http.post("/documents", json=doc).status_code in (200, 201)
+    found = stack.wait_grouped([d["id"] for d in docs])
+    stack.refresh()
+    assert found["xss-member"]["dup_group"] == found["xss-rep"]["dup_group"] == "xss-rep"
+    return "xss-rep"
+
+
+def test_inspector_lists_groups_and_highlights_the_trustable_region(
+    browser: Any,
+    stack: Stack,  # noqa: F811
+    grouped: dict[str, dict[str, Any]],  # noqa: F811
+    hostile_group: str,
+) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    sizes: dict[str, int] = {}
+    for doc in grouped.values():
+        sizes[doc["dup_group"]] = sizes.get(doc["dup_group"], 0) + 1
+    largest = max(sizes.values())
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{stack.url}/inspector/")
+
+    # the API needs the token: the page asks for it
+    page.wait_for_selector("#token-form:not([hidden])")
+    page.fill("#token", stack.token or "")
+    page.click("#token-form button")
+
+    rows = page.locator("tr.group-row")
+    rows.first.wait_for()
+    assert int(rows.first.locator("td.size").inner_text()) == largest
+    assert "grouped documents" in page.inner_text("#summary")
+    page.screenshot(path=str(ARTIFACTS / "inspector-groups.png"), full_page=True)
+
+    group_id = rows.first.get_attribute("data-group")
+    rows.first.locator("td.size").click()
+    page.wait_for_url(f"**/inspector/#/groups/{group_id}")
+    members = page.locator("article.member")
+    members.first.wait_for()
+    assert members.count() == sizes[group_id] - 1
+    first = members.first
+    assert "duplicate" in first.locator(".verdict").inner_text()
+    marks = first.locator("mark.tlcs")
+    assert marks.count() == 2  # the region, once in each text
+    for i in range(2):
+        assert marks.nth(i).is_visible()
+        assert len(marks.nth(i).inner_text()) > 50
+    page.screenshot(path=str(ARTIFACTS / "inspector-group.png"), full_page=False)
+
+    # page text is shown as text and never run
+    page.goto(f"{stack.url}/inspector/#/groups/{hostile_group}")
+    page.locator("article.member[data-member='xss-member'] mark.tlcs").first.wait_for()
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("article.member img").count() == 0
+    assert page.locator("main script").count() == 0
+    texts = page.locator("article.member pre.text").all_inner_texts()
+    assert any(HOSTILE in t for t in texts)
+    assert HOSTILE in page.inner_text("#group-title")
+    page.screenshot(path=str(ARTIFACTS / "inspector-hostile-page.png"))
+    assert errors == []
+    page.close()
+    for name in ("groups", "group", "hostile-page"):
+        assert (ARTIFACTS / f"inspector-{name}.png").stat().st_size > 5_000
