@@ -27,22 +27,29 @@ from verifier.compare import DEFAULT_CONFIG, compare  # noqa: E402
 from verifier.lcs import implementation  # noqa: E402
 
 
-def rate(fn: Callable[[str, str], object], pairs: list[tuple[str, str]], repeat: int) -> float:
-    """Pairs per second, best of ``repeat`` runs."""
-    best = float("inf")
+def rates(
+    fns: list[Callable[[str, str], object]], pairs: list[tuple[str, str]], repeat: int
+) -> list[float]:
+    """Pairs per second of each function, best of ``repeat`` rounds.
+
+    The functions take turns within each round, so a busy neighbour on a shared machine slows
+    all of them alike instead of skewing the ratio.
+    """
+    best = [float("inf")] * len(fns)
     for _ in range(repeat):
-        start = time.perf_counter()
-        for a, b in pairs:
-            fn(a, b)
-        best = min(best, time.perf_counter() - start)
-    return len(pairs) / best
+        for k, fn in enumerate(fns):
+            start = time.perf_counter()
+            for a, b in pairs:
+                fn(a, b)
+            best[k] = min(best[k], time.perf_counter() - start)
+    return [len(pairs) / t for t in best]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=300, help="pairs per kind")
     parser.add_argument("--python-pairs", type=int, default=10, help="pairs per kind for the reference")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -63,9 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         for (a, b), v in zip(few, verdicts, strict=False):
             ref = _lcs_py.verify(a, b, DEFAULT_CONFIG)
             assert ref[:5] == (v.similar, v.resemble, v.contain, v.tlcs, v.lcs), "implementations differ"
-        ours = rate(compare, pairs, args.repeat)
-        theirs = rate(LCSseq.similarity, pairs, args.repeat)
-        python = rate(lambda a, b: _lcs_py.verify(a, b, DEFAULT_CONFIG), few, 1)
+        ours, theirs = rates([compare, LCSseq.similarity], pairs, args.repeat)
+        (python,) = rates([lambda a, b: _lcs_py.verify(a, b, DEFAULT_CONFIG)], few, 1)
         chars = sum(len(a) + len(b) for a, b in pairs) / (2 * len(pairs))
         similar = sum(v.similar for v in verdicts)
         early = sum(v.rejected_early for v in verdicts)

@@ -155,6 +155,20 @@ cdef Py_ssize_t _windows(const Py_UCS4* codes, const uint8_t* widths, Py_ssize_t
     return nw
 
 
+cdef struct Params:
+    int window
+    double theta
+    double resemble
+    double contain
+    Py_ssize_t blocks
+    Py_ssize_t min_block_size
+    Py_ssize_t block_size  # 0: derived
+    bint iterative
+    Py_ssize_t max_iterations
+    Py_ssize_t min_iteration_tlcs
+    Py_ssize_t max_d
+
+
 cdef struct HashSet:
     uint64_t* keys  # 0 marks an empty slot; the key 0 itself is kept in has_zero
     bint has_zero
@@ -214,10 +228,22 @@ cdef Py_ssize_t _keep(Py_ssize_t nw, const int* ends, const uint64_t* hashes, co
     return nk
 
 
+cdef inline bint _cannot_reach(Py_ssize_t upper, Py_ssize_t na, Py_ssize_t nb,
+                               const Params* P) noexcept:
+    """True when a TLCS of at most ``upper`` misses both thresholds (nb <= na)."""
+    return (<double>upper / <double>(na + nb - upper) < P.resemble
+            and <double>upper / <double>nb < P.contain)
+
+
 cdef int _skeleton(const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
                    const Py_UCS4* b, const uint8_t* wb, Py_ssize_t nb, int window,
-                   int* kept_a, Py_ssize_t* nka, int* kept_b, Py_ssize_t* nkb) except -1:
-    """Kept positions of a and b (arrays sized na and nb)."""
+                   int* kept_a, Py_ssize_t* nka, int* kept_b, Py_ssize_t* nkb,
+                   const Params* reject) except -1:
+    """Kept positions of a and b (arrays sized na and nb).
+
+    With ``reject``, returns 1 (``nkb`` unset) as soon as A's skeleton alone proves that the
+    pair cannot be similar: |A'| bounds |TLCS| too, and non-duplicates stop at half the work.
+    """
     cdef int* ends_a = NULL
     cdef int* ends_b = NULL
     cdef uint64_t* hash_a = NULL
@@ -235,6 +261,8 @@ cdef int _skeleton(const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
         nwb = _windows(b, wb, nb, window, ends_b, hash_b)
         _set_init(&set_b, hash_b, nwb)
         nka[0] = _keep(nwa, ends_a, hash_a, &set_b, kept_a)
+        if reject != NULL and _cannot_reach(nka[0], na, nb, reject):
+            return 1
         _set_init(&set_a, hash_a, nwa)
         nkb[0] = _keep(nwb, ends_b, hash_b, &set_a, kept_b)
     finally:
@@ -262,7 +290,7 @@ def skeleton(str a, str b, int window):
         wb = _widths(cb, nb)
         ka = <int*>_alloc(na * sizeof(int))
         kb = <int*>_alloc(nb * sizeof(int))
-        _skeleton(ca, wa, na, cb, wb, nb, window, ka, &nka, kb, &nkb)
+        _skeleton(ca, wa, na, cb, wb, nb, window, ka, &nka, kb, &nkb, NULL)
         index_a = [ka[i] for i in range(nka)]
         index_b = [kb[i] for i in range(nkb)]
         return (
@@ -521,20 +549,6 @@ def lcs_length(str a, str b):
 # ---------------------------------------------------------------------------------------------
 # TLCS (paper §4.4, Figure 4).
 
-cdef struct Params:
-    int window
-    double theta
-    double resemble
-    double contain
-    Py_ssize_t blocks
-    Py_ssize_t min_block_size
-    Py_ssize_t block_size  # 0: derived
-    bint iterative
-    Py_ssize_t max_iterations
-    Py_ssize_t min_iteration_tlcs
-    Py_ssize_t max_d
-
-
 cdef inline int64_t _d_lo(const int* m_cum, const int64_t* ins_le, Py_ssize_t x) noexcept:
     return (x - m_cum[x]) + ins_le[x]
 
@@ -776,10 +790,11 @@ def verify(str a, str b, config):
         wb = _widths(cb, nb)
         ka = <int*>_alloc(na * sizeof(int))
         kb = <int*>_alloc(nb * sizeof(int))
-        _skeleton(ca, wa, na, cb, wb, nb, P.window, ka, &nka, kb, &nkb)
+        # Early rejection (paper §4.3): |TLCS| <= |LCS| <= the shorter skeleton.
+        if _skeleton(ca, wa, na, cb, wb, nb, P.window, ka, &nka, kb, &nkb, &P):
+            return False, 0.0, 0.0, 0, 0, [], [], "skeleton"
         upper = nka if nka < nkb else nkb
-        if (<double>upper / <double>(na + nb - upper) < P.resemble
-                and <double>upper / <double>shorter < P.contain):
+        if _cannot_reach(upper, na, nb, &P):
             return False, 0.0, 0.0, 0, 0, [], [], "skeleton"
         if P.iterative:
             max_d = P.max_d
@@ -805,7 +820,7 @@ def verify(str a, str b, config):
         iters = P.max_iterations if P.iterative else 1
         for it in range(iters):
             if it > 0:
-                _skeleton(ca, wa, cur_na, cb, wb, cur_nb, P.window, ka, &nka, kb, &nkb)
+                _skeleton(ca, wa, cur_na, cb, wb, cur_nb, P.window, ka, &nka, kb, &nkb, NULL)
             if _tlcs_once(ca, cur_na, cb, cur_nb, ka, nka, kb, nkb, &P, max_d, &r):
                 if it == 0:
                     return False, 0.0, 0.0, 0, 0, [], [], "edit_distance"
