@@ -71,7 +71,9 @@ def frequent_tokens(texts: Iterable[str], n_words: int, n_han: int) -> frozenset
 
     This is how the baselines derive stop words from the development corpus instead of a
     hand-written list: in running text the most frequent tokens are the function words.
-    Ties are broken alphabetically so the result does not depend on input order.
+    Ties are broken alphabetically so the result does not depend on input order. At most a
+    tenth of a script's distinct tokens are taken, so a tiny corpus does not turn every word
+    into a stop word (on a real corpus the cap is far above ``n``).
     """
     words: Counter[str] = Counter()
     han: Counter[str] = Counter()
@@ -80,6 +82,7 @@ def frequent_tokens(texts: Iterable[str], n_words: int, n_han: int) -> frozenset
             (han if is_han(tok) else words)[tok] += 1
 
     def top(counter: Counter[str], n: int) -> list[str]:
+        n = min(n, max(1, len(counter) // 10))
         return [t for t, _ in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
 
     return frozenset(top(words, n_words) + top(han, n_han))

@@ -46,3 +46,10 @@ def test_length_partitioning_finds_the_same_pairs_as_all_pairs(english: list[str
 def test_jaccard() -> None:
     assert jaccard(frozenset("ab"), frozenset("bc")) == 1 / 3
     assert jaccard(frozenset(), frozenset()) == 0.0
+
+
+def test_tiny_fit_corpus_does_not_make_every_word_a_stop_word(english: list[str]) -> None:
+    sp = SpotSig()
+    sp.fit(english[:1])
+    assert sp.stopwords is not None and len(sp.stopwords) <= 3
+    assert sp.signature(english[0]) is not None
