@@ -269,11 +269,12 @@ def matching_blocks(a: str, b: str, max_d: int = -1) -> list[tuple[int, int, int
 
     Examples
     --------
-    The worked example of Myers (1986) and of the paper, §3.1 (LCS "caba", D = 5):
+    The worked example of Myers (1986) and of the paper, §3.1 (D = 5; the paper's figure
+    shows LCS "caba", the middle-snake search finds the equally long "baba"):
 
     >>> blocks = matching_blocks("abcabba", "cbabac")
     >>> "".join("abcabba"[i:i + n] for i, _, n in blocks)
-    'caba'
+    'baba'
     >>> matching_blocks("abcabba", "cbabac", max_d=4) is None
     True
     """
