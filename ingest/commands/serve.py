@@ -106,7 +106,18 @@ def run(args: argparse.Namespace) -> int:
     from ingest.server import ServerConfig, create_app
     from ingest.server_backend import Backend
     from ingest.store import open_store
+    from verifier.celery_app import app as celery_app
 
+    # An HTTP client waits for its answer: give up publishing after a few seconds and answer
+    # 503 for the item (the client re-sends; a pending page is queued again) instead of holding
+    # the request for the workers' long publish-retry policy.
+    celery_app.conf.task_publish_retry_policy = {
+        "max_retries": 3,
+        "interval_start": 0.2,
+        "interval_step": 0.5,
+        "interval_max": 1.0,
+    }
+    celery_app.conf.broker_connection_timeout = 2.0
     token = args.token or os.environ.get("NEARDUP_TOKEN") or None
     config = ServerConfig(token=token, max_body_bytes=args.max_body, text_field=args.text_field)
     store = open_store("opensearch", url=args.opensearch_url, index=args.index)

@@ -36,10 +36,17 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
 ]
 
-ARTICLE = " ".join(
-    f"Paragraph {i}: the harbour authority confirmed on Monday that the northern pier will "
-    f"close for repairs from March, and ferries will use berth {i} until the work ends."
-    for i in range(1, 9)
+ARTICLE = "\n".join(
+    [
+        "The harbour authority confirmed on Monday that the northern pier will close in March.",
+        "Repairs to the sea wall are expected to take eleven weeks and cost four million euros.",
+        "Ferries to the islands will leave from the southern berth until the work is finished.",
+        "Fishing boats may still unload at the old quay, but only between six and ten o'clock.",
+        "The mayor said the closure was overdue after two storms damaged the pier last winter.",
+        "Shop owners on the waterfront worry that fewer visitors will come during the spring.",
+        "A temporary footbridge will connect the car park with the ferry terminal from April.",
+        "Residents can send questions to the harbour office by post or at the town hall desk.",
+    ]
 )
 HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 
@@ -73,15 +80,18 @@ def browser() -> Iterator[Any]:
 def hostile_group(stack: Stack) -> str:  # noqa: F811
     """Two near-duplicate pages whose text carries markup; returns their group id."""
     docs = [
-        {"id": "xss-rep", "title": HOSTILE, "text": f"Harbour news {HOSTILE}\n{ARTICLE}\nAbout us"},
-        {"id": "xss-member", "text": f"Menu | Home | Ports\n{ARTICLE}\n{HOSTILE} (c) Coast Post"},
+        {"id": "xss-rep", "title": HOSTILE, "text": f"Harbour news\n{HOSTILE}\n{ARTICLE}\nAbout us"},
+        {"id": "xss-member", "text": f"Menu | Home | Ports\n{ARTICLE}\n{HOSTILE}\n(c) Coast Post"},
     ]  # fmt: skip
     with stack.http() as http:
         for doc in docs:
             assert http.post("/documents", json=doc).status_code in (200, 201)
     found = stack.wait_grouped([d["id"] for d in docs])
     stack.refresh()
-    assert found["xss-member"]["dup_group"] == found["xss-rep"]["dup_group"] == "xss-rep"
+    assert found["xss-member"]["dup_group"] == found["xss-rep"]["dup_group"] == "xss-rep", (
+        found,
+        stack.tail_logs(),
+    )
     return "xss-rep"
 
 

@@ -444,6 +444,28 @@ def test_readyz_reports_the_dependencies(stack: Stack, tmp_path: Path) -> None:
         stop(proc)
 
 
+def test_broker_outage_answers_503_items_quickly_and_a_resend_heals(
+    stack: Stack, tmp_path: Path
+) -> None:
+    dead = free_port()
+    env = _env("unused", stack.opensearch_url, f"redis://127.0.0.1:{dead}/0", stack.index)
+    proc, url = start_server(env, tmp_path, "dead-broker", None)
+    doc = {"id": "outage-1", "text": "这是一篇关于港口维修的新闻，北码头将从三月起关闭。" * 6}
+    try:
+        started = time.monotonic()
+        r = httpx.post(f"{url}/documents", json=doc, timeout=120)
+        assert time.monotonic() - started < 30
+        assert r.status_code == 503 and r.json()["error"]["type"] == "queue_unavailable"
+    finally:
+        stop(proc)
+    # indexed but pending; the same page sent to a healthy server is queued and grouped
+    with stack.http() as http:
+        assert http.get("/documents/outage-1").json()["status"] == "pending"
+        r = http.post("/documents", json=doc)
+        assert r.json() == {"id": "outage-1", "status": 200, "result": "noop", "queued": True}
+    assert stack.wait_grouped(["outage-1"])["outage-1"]["status"] == "grouped"
+
+
 def test_inspector_api_lists_the_largest_groups_and_explains_them(
     stack: Stack, grouped: dict[str, dict[str, Any]]
 ) -> None:

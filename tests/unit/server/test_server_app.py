@@ -93,9 +93,7 @@ def test_reingest_is_a_noop_and_a_change_is_refused(client: TestClient, queue: Q
     assert queue == ["a", "a"]
 
 
-def test_queue_outage_is_a_503_item_and_a_resend_heals_it(
-    client: TestClient, queue: Queue
-) -> None:
+def test_queue_outage_is_a_503_item_and_a_resend_heals_it(client: TestClient, queue: Queue) -> None:
     queue.fail = True
     r = client.post("/documents", json={"id": "a", "text": TEXT})
     assert r.status_code == 503 and r.json()["error"]["type"] == "queue_unavailable"
