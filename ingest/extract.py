@@ -3,7 +3,9 @@
 * **Parser**: lxml's HTML parser (libxml2), tolerant of broken markup. ``script``, ``style``,
   ``noscript``, ``template``, ``head`` metadata, comments and processing instructions are
   dropped; every block-level element (p, div, li, tr, td, br, h1-h6, pre, article, section, …)
-  starts a new line, so block boundaries act as sentence breaks for :mod:`ingest.sentences`.
+  is set apart by a blank line (``"\n\n"``), the plain-text paragraph break, so block
+  boundaries act as sentence breaks for :mod:`ingest.sentences` (which reads a single line
+  break as a soft wrap inside a paragraph, as in hard-wrapped reST, Markdown or e-mail).
 * **Charset** (for ``bytes`` input), first that applies: a byte-order mark; the HTTP
   ``Content-Type`` charset hint; ``<meta charset>`` / ``<meta http-equiv="Content-Type">`` in
   the first 4 KiB; detection with charset-normalizer; UTF-8 with replacement as the last resort.
@@ -68,7 +70,11 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
-_BLANK_LINES = re.compile(r"[ \t\r\f\v]*\n\s*")
+# A run of white space holding two or more line breaks (block boundaries, blank lines): one
+# paragraph break. A single line break inside a text node (source formatting, <pre> lines)
+# stays: the sentence splitter reads it as a soft wrap, as in plain text.
+_BLANK_LINES = re.compile(r"[ \t\r\f\v]*\n(?:[ \t\r\f\v]*\n)+\s*")
+BLOCK_BREAK = "\n\n"  # between blocks: a paragraph break for the sentence splitter
 
 
 def _codec(label: str | None) -> str | None:
@@ -126,7 +132,7 @@ def extract_text(
     to_simplified: bool = False,
     doc_id: str | None = None,
 ) -> str:
-    """Visible text of an HTML page, one line per block element.
+    """Visible text of an HTML page, blocks separated by a blank line (:data:`BLOCK_BREAK`).
 
     ``html`` may be ``str`` or raw ``bytes`` (then decoded as :func:`decode_html` says, with
     ``content_type`` as the HTTP header hint). Raises :class:`DocumentTooLarge` over
@@ -135,7 +141,7 @@ def extract_text(
     on the error. An empty or text-free page gives ``""``.
 
     >>> extract_text("<p>One<script>x()</script></p><!-- c --><div>Two<br>three</div>")
-    'One\\nTwo\\nthree'
+    'One\\n\\nTwo\\n\\nthree'
     """
     deadline = None if timeout is None else time.monotonic() + timeout
     size = len(html) if isinstance(html, bytes) else _utf8_len(html, max_bytes)
@@ -187,7 +193,7 @@ def _text_of(root: Any, deadline: float | None, doc_id: str | None) -> str:
         el, block, closing = stack.pop()
         if closing:
             if block:
-                add("\n")
+                add(BLOCK_BREAK)
             if el.tail:
                 add(el.tail)
             continue
@@ -206,13 +212,13 @@ def _text_of(root: Any, deadline: float | None, doc_id: str | None) -> str:
             continue
         block = name in _BLOCK
         if block:
-            add("\n")
+            add(BLOCK_BREAK)
         if el.text:
             add(el.text)
         stack.append((el, block, True))
         stack.extend((child, False, False) for child in reversed(el))
     text = "".join(parts)
-    return _BLANK_LINES.sub("\n", text).strip()
+    return _BLANK_LINES.sub(BLOCK_BREAK, text).strip()
 
 
 @lru_cache(maxsize=1)
