@@ -22,7 +22,9 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("-c", "--concurrency", type=int, default=None, help="worker processes")
     p.add_argument("-Q", "--queues", default=None, help="comma-separated queues to consume")
-    p.add_argument("-n", "--hostname", default=None, help="node name (default neardup@%%h)")
+    p.add_argument(
+        "-n", "--hostname", default="neardup@%h", help="node name (default neardup@%%h)"
+    )
     p.add_argument("-l", "--loglevel", default="INFO")
     p.add_argument("--pool", default=None, help="prefork (default), solo, threads")
     p.add_argument("celery_args", nargs=argparse.REMAINDER, help="more `celery worker` options")
