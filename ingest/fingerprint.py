@@ -2,13 +2,13 @@
 
 For one document:
 
-1. normalise and split the text into sentences (:mod:`ingest.sentences`); keep the distinct
-   sentences wider than X (width in GBK-equivalent units, :mod:`verifier.units`);
-2. take the MD5 digest of each (UTF-8 of the normalised sentence) and put it in bucket
-   ``int(digest) mod m``;
-3. in every bucket, take the Y sentences with the smallest digests; when there are Y of them and
-   together they cover more than Z, hash their digests (MD5 of the concatenation, smallest first,
-   128 bits): one fingerprint per bucket;
+1. split the text into sentences and take each sentence's *key* — casefolded, letters and
+   digits only (:mod:`ingest.sentences`); keep the distinct keys wider than X (width of the
+   key, GBK-equivalent units, :mod:`verifier.units`);
+2. take the MD5 digest of each key (UTF-8) and put it in bucket ``int(digest) mod m``;
+3. in every bucket, take the Y keys with the smallest digests; when there are Y of them and
+   together they cover more than Z, combine their digests (smallest first) into one 128-bit
+   fingerprint (:func:`combine`);
 4. rotate every digest left by one byte — which moves sentences to other buckets and reorders
    them — and repeat, 16 times in all: at most ``16 * m`` fingerprints (112 with m = 7).
 
@@ -21,8 +21,9 @@ across billions of terms). A document with no fingerprint (too little text) is s
 can only meet its exact copies, through :func:`body_hash` (see :func:`index_terms` and
 docs/fingerprints.md).
 
-Two implementations give identical output: a vectorised one over all rotations at once (numpy,
-used when importable) and a plain-Python reference. ``NEARDUP_FP_IMPL=python|numpy`` forces one.
+Two implementations give identical output: the compiled one (:mod:`ingest._fingerprint`, used
+when built) and this module's plain-Python reference. ``NEARDUP_FP_IMPL=python|cython`` forces
+one; forcing ``cython`` without the built extension is an error.
 """
 
 from __future__ import annotations
@@ -32,16 +33,14 @@ import hashlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
 from ingest.errors import ConfigError
-from ingest.sentences import normalize_text, sentence_texts, width
+from ingest.sentences import normalize_text, sentence_keys, width
 
-try:  # numpy comes with the baselines extra (datasketch); the reference path needs nothing.
-    import numpy as _np
-except ImportError:  # pragma: no cover - exercised only where numpy is absent
-    _np = None  # type: ignore[assignment]
+try:
+    from ingest import _fingerprint as _compiled
+except ImportError:  # not built (pure-Python install): the reference is used
+    _compiled = None  # type: ignore[assignment]
 
 __all__ = [
     "BODY_HASH_PREFIX",
@@ -49,11 +48,13 @@ __all__ = [
     "FingerprintConfig",
     "body_hash",
     "fingerprints",
-    "fingerprints_of_sentences",
+    "combine",
+    "fingerprint_impl",
+    "fingerprints_of_keys",
     "index_terms",
 ]
 
-SCHEME = 1  # bump when the fingerprint computation changes in any way
+SCHEME = 2  # bump when the fingerprint computation changes in any way
 BODY_HASH_PREFIX = "b:"  # ':' is not in the base64url alphabet: never equals a fingerprint
 _DIGEST = 16  # MD5 digest size in bytes: also the number of possible rotations
 
@@ -141,33 +142,36 @@ def fingerprints(
     """The fingerprints of ``text``: at most ``16 * m`` distinct 22-character keyword terms.
 
     Deterministic, in order of rotation then bucket. ``len(result)`` is the document's
-    fingerprint count (the paper orders documents by it when grouping). Pass
-    ``normalized=True`` when ``text`` is already the output of
-    :func:`ingest.sentences.normalize_text`.
+    fingerprint count (the paper orders documents by it when grouping). ``normalized`` is
+    accepted for callers that already hold :func:`ingest.sentences.normalize_text` output
+    (the result is the same either way).
 
     >>> len(fingerprints("too short")), len(FingerprintConfig().identity)
     (0, 21)
     """
-    if not normalized:
-        text = normalize_text(text)
-    return fingerprints_of_sentences(sentence_texts(text), config)
+    if _IMPL == "cython":
+        return _compiled.fingerprints(  # type: ignore[union-attr]
+            text,
+            config.min_sentence,
+            config.per_bucket,
+            config.min_cover,
+            config.buckets,
+            config.rotations,
+        )
+    return fingerprints_of_keys(sentence_keys(text), config)
 
 
-def fingerprints_of_sentences(sentences: Iterable[str], config: FingerprintConfig) -> list[str]:
-    """Fingerprints from already split, normalised sentences (see :func:`fingerprints`)."""
+def fingerprints_of_keys(keys: Iterable[str], config: FingerprintConfig) -> list[str]:
+    """Fingerprints from sentence keys (:func:`ingest.sentences.sentence_keys`); the reference."""
     x = config.min_sentence
-    chosen: dict[bytes, int] = {}  # digest -> width, distinct sentences in first-seen order
-    for s in sentences:
-        w = width(s)
+    chosen: dict[bytes, int] = {}  # digest -> width, distinct keys
+    for key in keys:
+        w = width(key)
         if w > x:
-            chosen.setdefault(hashlib.md5(s.encode("utf-8")).digest(), w)
+            chosen.setdefault(hashlib.md5(key.encode("utf-8")).digest(), w)
     if len(chosen) < config.per_bucket or sum(chosen.values()) <= config.min_cover:
         return []  # no bucket can ever hold Y sentences covering > Z
-    if _IMPL == "numpy":
-        digests = _select_numpy(list(chosen), list(chosen.values()), config)
-    else:
-        digests = _select_python(list(chosen), list(chosen.values()), config)
-    return _encode(digests)
+    return _encode(_select_python(list(chosen), list(chosen.values()), config))
 
 
 def body_hash(text: str, *, normalized: bool = False) -> str:
@@ -197,11 +201,39 @@ def index_terms(text: str, config: FingerprintConfig = PROFILES["web"]) -> list[
 
 # --- selection: reference implementation ----------------------------------------------------
 
+_MASK = (1 << 128) - 1
+# Odd 128-bit multipliers (the first is PCG's 128-bit LCG multiplier) and a non-zero start.
+_MUL1 = 0x2360ED051FC65DA44385DF649FCCF645
+_MUL2 = 0x5851F42D4C957F2D14057B7EF767814F
+_SEED = 0x6A09E667F3BCC908BB67AE8584CAA73B  # fractional bits of sqrt(2), sqrt(3)
+
+
+def combine(digests: Iterable[bytes]) -> bytes:
+    """One 128-bit value from 16-byte digests, in order: the per-bucket fingerprint.
+
+    The paper asks for "a hash value (128 bits)" of the bucket's sentences. Its inputs are MD5
+    digests (uniformly spread already), so a fast mix suffices: per digest, XOR it into a
+    128-bit state, then multiply by an odd constant and fold the high half into the low half,
+    twice. Every step is a bijection of the state, so two member lists that differ only in the
+    last digest never collide, and every output bit depends on every input bit.
+
+    >>> combine([bytes(16)]).hex() != combine([bytes(15) + b"\\x01"]).hex()
+    True
+    """
+    x = _SEED
+    for d in digests:
+        x ^= int.from_bytes(d, "big")
+        x = (x * _MUL1) & _MASK
+        x ^= x >> 64
+        x = (x * _MUL2) & _MASK
+        x ^= x >> 64
+    return x.to_bytes(16, "big")
+
 
 def _select_python(
     digests: list[bytes], widths: list[int], config: FingerprintConfig
 ) -> list[bytes]:
-    """Fingerprint digests, in order of rotation then bucket (duplicates not yet removed)."""
+    """Fingerprint values, in order of rotation then bucket (duplicates not yet removed)."""
     m, y, z = config.buckets, config.per_bucket, config.min_cover
     doubled = [d + d for d in digests]
     out: list[bytes] = []
@@ -216,65 +248,8 @@ def _select_python(
             members.sort()
             smallest = members[:y]
             if sum(w for _, w in smallest) > z:
-                out.append(hashlib.md5(b"".join(d for d, _ in smallest)).digest())
+                out.append(combine(d for d, _ in smallest))
     return out
-
-
-# --- selection: vectorised over sentences and rotations ---------------------------------------
-
-
-def _select_numpy(
-    digests: list[bytes], widths: list[int], config: FingerprintConfig
-) -> list[bytes]:
-    """Same result as :func:`_select_python`, with every rotation handled at once.
-
-    Few, whole-array operations: on a typical page the fixed cost of each numpy call dominates.
-    """
-    np: Any = _np
-    n, m, y, rot = len(digests), config.buckets, config.per_bucket, config.rotations
-    bucket_weights, gather = _rotation_tables(m, rot)
-    d = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(n, _DIGEST)
-    rotated = d.take(gather, axis=1).reshape(n, rot, _DIGEST)  # digest i rotated left by r bytes
-    bucket = (d @ bucket_weights) % m  # (n, rot): int(rotated) mod m, from per-byte residues
-    hi = rotated.view(">u8")[..., 0].astype(np.uint64)  # leading 64 bits of the rotated digest
-    # Sort each rotation by (bucket, rotated digest) with one argsort on a packed key; its low
-    # bits are the leading bits of the digest. Equal packed keys (two sentences of one document
-    # agreeing on 54 leading bits) are all but impossible; then fall back to the exact order.
-    key = (bucket.astype(np.uint64) << np.uint64(54)) | (hi >> np.uint64(10))
-    order = key.argsort(axis=0, kind="stable")
-    sorted_key = np.take_along_axis(key, order, axis=0)
-    if (sorted_key[1:] == sorted_key[:-1]).any():
-        lo = rotated.view(">u8")[..., 1].astype(np.uint64)
-        order = np.lexsort((lo, hi, bucket), axis=0)
-        sorted_key = np.take_along_axis(key, order, axis=0)
-    sorted_bucket = sorted_key >> np.uint64(54)
-    # Row i (i >= y-1) closes a full set of the y smallest of its bucket when rows i-y+1..i
-    # share the bucket and row i-y (if any) does not.
-    full = sorted_bucket[y - 1 :] == sorted_bucket[: n - y + 1]
-    full[1:] &= sorted_bucket[y:] != sorted_bucket[: n - y]
-    cum = np.zeros((n + 1, rot), dtype=np.int64)
-    np.cumsum(np.asarray(widths, dtype=np.int64)[order], axis=0, out=cum[1:])
-    full &= (cum[y:] - cum[: n - y + 1]) > config.min_cover
-    hit_r, hit_i = np.nonzero(full.T)  # rotation-major; hit_i + y - 1 is the closing row
-    if hit_r.size == 0:
-        return []
-    members = order[hit_i[:, None] + np.arange(y)[None, :], hit_r[:, None]]  # (k, y)
-    blocks = rotated[members, hit_r[:, None]].tobytes()  # k * y * 16 bytes, smallest first
-    size = y * _DIGEST
-    md5 = hashlib.md5
-    return [md5(blocks[i : i + size]).digest() for i in range(0, len(blocks), size)]
-
-
-@lru_cache(maxsize=32)
-def _rotation_tables(m: int, rotations: int) -> tuple[Any, Any]:
-    """``weights[j, r] = 256**(15 - (j - r) % 16) mod m`` and ``gather[16 r + k] = (r + k) % 16``."""
-    np: Any = _np
-    weights = np.array(
-        [[pow(256, 15 - (j - r) % _DIGEST, m) for r in range(rotations)] for j in range(_DIGEST)],
-        dtype=np.int64,
-    )
-    gather = ((np.arange(rotations)[:, None] + np.arange(_DIGEST)[None, :]) % _DIGEST).ravel()
-    return weights, gather
 
 
 def _encode(digests: list[bytes]) -> list[str]:
@@ -289,11 +264,19 @@ def _encode(digests: list[bytes]) -> list[str]:
 
 def _pick_impl() -> str:
     impl = os.environ.get("NEARDUP_FP_IMPL", "").strip().lower()
-    if impl not in ("", "python", "numpy"):
-        raise ConfigError(f"NEARDUP_FP_IMPL must be 'python' or 'numpy', got {impl!r}")
-    if impl == "numpy" and _np is None:
-        raise ConfigError("NEARDUP_FP_IMPL=numpy but numpy is not installed")
-    return impl or ("numpy" if _np is not None else "python")
+    if impl not in ("", "python", "cython"):
+        raise ConfigError(f"NEARDUP_FP_IMPL must be 'python' or 'cython', got {impl!r}")
+    if impl == "cython" and _compiled is None:
+        raise ConfigError(
+            "NEARDUP_FP_IMPL=cython but ingest._fingerprint is not built "
+            "(python setup.py build_ext --inplace)"
+        )
+    return impl or ("cython" if _compiled is not None else "python")
 
 
 _IMPL = _pick_impl()
+
+
+def fingerprint_impl() -> str:
+    """The implementation in use: ``"cython"`` or ``"python"``."""
+    return _IMPL

@@ -1,20 +1,32 @@
-"""Text normalisation and sentence splitting (step 1 of the method, first stage).
+"""Text normalisation, sentence splitting and sentence keys (step 1 of the method, first stage).
 
 The paper (§4.2) strips the markup and "splits the remaining text into sentences by punctuation".
 Fingerprints are MD5 digests of these sentences, so what matters most is that the *same* content
-splits into the *same* sentences whatever page it came from: normalisation (NFKC, whitespace
-collapse) makes full-width and half-width forms, odd spaces and line wrapping agree, and the
-splitter cuts on
+gives the *same* sentences whatever page or format it came from (HTML, reST, Markdown, e-mail).
 
-* Chinese sentence punctuation: 。！？；… (after NFKC ！？； become !?; and … becomes ...);
-* Western sentence punctuation: ! ? ; always, and ``.`` only where it ends a sentence: followed
-  by whitespace, a closing quote/bracket, a CJK character or the end, and not after a known
-  abbreviation or a single capital letter ("e.g.", "Mr.", "U.S.", "J. Smith"); decimals such
-  as 3.14 and names such as ``os.path`` never split;
-* line breaks, which the extractor emits at every block element.
+**Breaks.** A sentence ends at
 
-Delimiters (with any closing quotes/brackets that follow them) are not part of a sentence, so
-"你好。" and "你好!" give the same sentence.
+* Chinese sentence punctuation 。！？；… (after NFKC ！？； are ``!?;`` and … is ``...``) and
+  Western ``! ? ;``, always;
+* ``.`` where it ends a sentence: followed by white space, a closing quote/bracket, a CJK
+  character or the end, and not after a known abbreviation or a single capital letter ("Mr.",
+  "e.g.", "U.S.", "J. Smith"); two or more dots (an ellipsis) always break; decimals (3.14)
+  and dotted names (``os.path``) never;
+* a **paragraph break**: a line break followed by a blank line. A *single* line break is a
+  soft wrap inside a paragraph (reST, Markdown and e-mail are hard-wrapped at ~80 columns), not
+  a break. The HTML extractor separates blocks by a blank line, so block boundaries still break.
+
+Each break is decided by :func:`is_break` on one character and its neighbours, so the compiled
+fast path (:mod:`ingest._fingerprint`) can make the same decisions in one pass.
+
+**Keys.** A sentence is hashed through its *key* (:func:`sentence_key`), built character by
+character: NFKD, casefold, and only letters and digits kept (``str.isalnum``; CJK ideographs are
+letters) — punctuation, markup symbols such as `` ` * : _ < > ``, white space, invisible format
+characters and combining marks go. Markup, spacing, width (full-/half-width), case, accent and
+punctuation variants of one sentence have one key, and how a soft wrap was joined does not
+matter. Being per character (NFKD decomposes, it never composes), the key needs no NFKC pass
+over the whole text: the fingerprinting path reads the raw text, and so does :func:`is_break`,
+which classifies each character by its own NFKC form (full-width ！ is a ``!``).
 
 Widths are in the project's unit, GBK-equivalent width (see :mod:`verifier.units`).
 """
@@ -26,9 +38,20 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-import regex
-
-__all__ = ["Sentence", "normalize_text", "sentence_texts", "split_sentences", "width"]
+__all__ = [
+    "ABBREVIATIONS",
+    "Sentence",
+    "char_class",
+    "is_break",
+    "key_of_char",
+    "normalize_text",
+    "prepare_text",
+    "sentence_key",
+    "sentence_keys",
+    "sentence_texts",
+    "split_sentences",
+    "width",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,45 +66,145 @@ class Sentence:
 # Invisible format characters that only break otherwise equal text apart.
 _INVISIBLE = re.compile(r"[\u00ad\u200b-\u200d\u2060\ufeff]+")
 _HSPACE = re.compile(r"[^\S\n]+")  # whitespace other than "\n" (incl. \r, \t, NBSP, ideographic)
-_AROUND_NL = re.compile(r" ?\n[\n ]*")
+_LINE_BREAKS = re.compile(r" ?\n(?: ?\n)* ?")  # after _HSPACE: a soft wrap or a paragraph break
 
-_ABBREVIATIONS = (
-    "Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|vs|cf|al|approx|resp|Fig|fig|No|no|Vol|vol|Inc|Ltd|Co|Corp|"
-    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|e\\.g|i\\.e"
+#: Words after which a period does not end a sentence ("e.g." and "i.e." are handled apart).
+ABBREVIATIONS = frozenset(
+    "Mr Mrs Ms Dr Prof Sr Jr St Mt vs cf al approx resp Fig fig No no Vol vol Inc Ltd Co Corp "
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec".split()
 )
-_CLOSERS = "\"'”’»)\\]}）」』】》〉"
-_DELIMITER = regex.compile(
-    rf"""
-    (?:
-        \n
-      | [。!?;]+ (?:\.{{3,}})?
-      | \.{{2,}}                                         # ... (from … after NFKC), ..
-      | (?<! \b(?:{_ABBREVIATIONS}) | \b\p{{Lu}} )       # not "Mr." / "e.g." / "U.S."
-        \. (?= [\s{_CLOSERS}] | \p{{Han}} | $ )          # a period that ends a sentence
+#: Closing quotes and brackets: a period followed by one ends a sentence.
+CLOSERS = frozenset("\"'”’»)]}）」』】》〉")
+
+
+def _is_cjk(ch: str) -> bool:
+    """CJK ideographs and kana: scripts written without spaces between words."""
+    cp = ord(ch)
+    return (
+        0x3400 <= cp <= 0x9FFF
+        or 0x3040 <= cp <= 0x30FF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x20000 <= cp <= 0x3FFFF
     )
-    [{_CLOSERS}]*
-    """,
-    regex.VERBOSE | regex.VERSION1,
-)
 
 
-def normalize_text(text: str) -> str:
-    """NFKC, invisible characters removed, whitespace collapsed.
+# Character classes for is_break (bit flags; the compiled path tabulates the same function).
+STOP, PERIOD, SPACE, CLOSER, CJK, ALPHA, UPPER = 1, 2, 4, 8, 16, 32, 64
 
-    Runs of spaces/tabs become one space, line breaks survive (as single ``\\n``, because they
-    are sentence breaks) and the text is stripped.
 
-    >>> normalize_text("  Ｈｅｌｌｏ，\\u3000世界！\\r\\n\\n  next\\tline ")
-    'Hello, 世界!\\nnext line'
+@lru_cache(maxsize=65536)
+def char_class(ch: str) -> int:
+    """Bit flags of one character, from its own NFKC form: STOP (。!?; or an ellipsis),
+    PERIOD (``.``), SPACE, CLOSER (closing quote/bracket), CJK, ALPHA, UPPER."""
+    nf = unicodedata.normalize("NFKC", ch)
+    flags = 0
+    if nf in ("。", "!", "?", ";") or (len(nf) > 1 and nf.strip(".") == ""):
+        flags |= STOP
+    if nf == ".":
+        flags |= PERIOD
+    if ch.isspace():
+        flags |= SPACE
+    if nf in CLOSERS:
+        flags |= CLOSER
+    if _is_cjk(ch):
+        flags |= CJK
+    if ch.isalpha():
+        flags |= ALPHA
+    if ch.isupper():
+        flags |= UPPER
+    return flags
+
+
+def is_break(text: str, i: int) -> bool:
+    """Whether ``text[i]`` ends a sentence (see the module docstring).
+
+    Characters are classified by their own NFKC form, so raw and NFKC text break alike.
+
+    >>> s = "Dr. No paid 3.14 in the U.S. Then left."
+    >>> [i for i in range(len(s)) if is_break(s, i)]
+    [38]
+    """
+    ch = text[i]
+    n = len(text)
+    if ch == "\n":  # a paragraph break when only white space separates it from the next "\n"
+        j = i + 1
+        while j < n and text[j] != "\n" and text[j].isspace():
+            j += 1
+        return j < n and text[j] == "\n"
+    flags = char_class(ch)
+    if flags & STOP:
+        return True
+    if not flags & PERIOD:
+        return False
+    if (i + 1 < n and char_class(text[i + 1]) & PERIOD) or (
+        i > 0 and char_class(text[i - 1]) & PERIOD
+    ):
+        return True  # an ellipsis
+    if i + 1 < n and not char_class(text[i + 1]) & (SPACE | CLOSER | CJK):
+        return False  # 3.14, os.path, example.com
+    j = i
+    while j > 0 and char_class(text[j - 1]) & ALPHA:
+        j -= 1
+    if i - j == 1 and char_class(text[j]) & UPPER:
+        return False
+    if 2 <= i - j <= 5 and unicodedata.normalize("NFKC", text[j:i]) in ABBREVIATIONS:
+        return False
+    if i >= 3 and char_class(text[i - 2]) & PERIOD:
+        return unicodedata.normalize("NFKC", text[i - 3] + text[i - 1]) not in ("eg", "ie")
+    return True
+
+
+@lru_cache(maxsize=1)
+def _candidates() -> re.Pattern[str]:
+    """The characters that can be breaks: "\\n" and the BMP characters classed STOP or PERIOD
+    (no astral character has such an NFKC form)."""
+    chars = [chr(cp) for cp in range(0x10000) if not 0xD800 <= cp < 0xE000]
+    marks = [c for c in chars if unicodedata.normalize("NFKC", c) != c or c in "。!?;."]
+    found = "".join(c for c in marks if char_class(c) & (STOP | PERIOD))
+    return re.compile("[\n" + re.escape(found) + "]")
+
+
+def _break_positions(text: str) -> list[int]:
+    return [m.start() for m in _candidates().finditer(text) if is_break(text, m.start())]
+
+
+def prepare_text(text: str) -> str:
+    """NFKC and invisible characters removed: the text the breaks and keys are computed on.
+
+    White space is left as it is (keys ignore it; :func:`is_break` reads line breaks).
     """
     if not text.isascii():
         if not unicodedata.is_normalized("NFKC", text):  # a fast scan; normalize() copies
             text = unicodedata.normalize("NFKC", text)
         text = _INVISIBLE.sub("", text)
-    text = _HSPACE.sub(" ", text)
+    return text
+
+
+def normalize_text(text: str) -> str:
+    """:func:`prepare_text`, white space collapsed, soft wraps joined: readable sentences.
+
+    Runs of spaces/tabs become one space; a paragraph break (a line break followed by blank
+    lines) becomes one blank line (``"\\n\\n"``); a single line break (a soft wrap) becomes a
+    space, or nothing between two CJK characters; the text is stripped. The breaks of
+    :func:`split_sentences` on the result are those of the prepared text.
+
+    >>> normalize_text("  Ｈｅｌｌｏ，\\u3000世界！\\r\\n\\n  next\\tline\\nwrapped 中\\n文 ")
+    'Hello, 世界!\\n\\nnext line wrapped 中文'
+    """
+    text = _HSPACE.sub(" ", prepare_text(text))
     if "\n" in text:
-        text = _AROUND_NL.sub("\n", text)
+        text = _LINE_BREAKS.sub(_join_lines, text)
     return text.strip()
+
+
+def _join_lines(m: re.Match[str]) -> str:
+    run = m.group()
+    if run.count("\n") > 1:
+        return "\n\n"
+    text, start, end = m.string, m.start(), m.end()
+    if 0 < start and end < len(text) and _is_cjk(text[start - 1]) and _is_cjk(text[end]):
+        return ""
+    return " "
 
 
 def split_sentences(text: str, *, normalized: bool = False) -> list[Sentence]:
@@ -96,28 +219,72 @@ def split_sentences(text: str, *, normalized: bool = False) -> list[Sentence]:
         text = normalize_text(text)
     out: list[Sentence] = []
     pos = 0
-    for m in _DELIMITER.finditer(text):
-        _append(out, text, pos, m.start())
-        pos = m.end()
+    for i in _break_positions(text):
+        _append(out, text, pos, i)
+        pos = i + 1
     _append(out, text, pos, len(text))
     return out
 
 
 def _append(out: list[Sentence], text: str, start: int, end: int) -> None:
-    while start < end and text[start] == " ":
-        start += 1
-    while end > start and text[end - 1] == " ":
+    while start < end and (text[start] in " \n" or text[start] in CLOSERS):
+        start += 1  # closing quotes/brackets after a break belong to the sentence before
+    while end > start and text[end - 1] in " \n":
         end -= 1
     if start < end:
         out.append(Sentence(text[start:end], start, end))
 
 
 def sentence_texts(normalized: str) -> list[str]:
-    """The texts of :func:`split_sentences` on already normalised text, without offsets.
+    """The texts of :func:`split_sentences` on already normalised text, without offsets."""
+    return [s.text for s in split_sentences(normalized, normalized=True)]
 
-    The fingerprinting hot path uses this: one C-level split, no per-sentence objects.
+
+class _KeyMap(dict[int, str]):
+    """``str.translate`` table of :func:`sentence_key`, filled on first sight of a character."""
+
+    def __missing__(self, cp: int) -> str:
+        kept = self[cp] = _key_of(cp)
+        return kept
+
+
+def _key_of(cp: int) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", chr(cp)).casefold() if c.isalnum())
+
+
+_KEYMAP = _KeyMap()
+
+
+def key_of_char(ch: str) -> str:
+    """The key of one character: NFKD, casefold, letters and digits only (often ``""``)."""
+    return _KEYMAP[ord(ch)]
+
+
+def sentence_key(sentence: str) -> str:
+    """The form of a sentence that is hashed (see the module docstring).
+
+    >>> sentence_key("Use ``os.path.join()``: it *joins* paths!")
+    'useospathjoinitjoinspaths'
+    >>> sentence_key("Ｃａｆé，１９９８年。") == sentence_key("café 1998年")
+    True
     """
-    return [s for s in map(str.strip, _DELIMITER.split(normalized)) if s]
+    return sentence.translate(_KEYMAP)
+
+
+def sentence_keys(text: str) -> list[str]:
+    """Keys of the sentences of ``text`` (empty keys dropped): the fingerprinting reference.
+
+    Computed on the raw text (no NFKC, no white-space collapsing: keys are per character and
+    ignore white space); the same keys as ``split_sentences`` gives, up to combining sequences.
+    """
+    keys: list[str] = []
+    pos = 0
+    for i in [*_break_positions(text), len(text)]:
+        key = text[pos:i].translate(_KEYMAP)
+        if key:
+            keys.append(key)
+        pos = i + 1
+    return keys
 
 
 # --- width -----------------------------------------------------------------------------------
