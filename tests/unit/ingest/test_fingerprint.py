@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ingest import fingerprint as fp
 from ingest.errors import ConfigError
@@ -28,7 +31,7 @@ def _join(sentences: list[str]) -> str:
 
 
 def test_config_identity_and_validation() -> None:
-    assert FingerprintConfig().identity == "s1-x10-y4-z100-m7-r16"
+    assert FingerprintConfig().identity == "s2-x10-y4-z100-m7-r16"
     assert str(PROFILES["short"]) == PROFILES["short"].identity
     assert PROFILES["short"].buckets == 5 and PROFILES["short"].max_fingerprints == 80
     for cfg in PROFILES.values():
@@ -38,7 +41,7 @@ def test_config_identity_and_validation() -> None:
         with pytest.raises(ConfigError):
             FingerprintConfig(**bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError):  # ConfigError is a ValueError
-        FingerprintConfig.from_identity("s0-x10-y4-z100-m7-r16")
+        FingerprintConfig.from_identity("s1-x10-y4-z100-m7-r16")
     with pytest.raises(dataclasses.FrozenInstanceError):
         FingerprintConfig().buckets = 3  # type: ignore[misc]
 
@@ -92,17 +95,67 @@ def test_zero_fingerprint_rule() -> None:
     assert index_terms(long_text) == fingerprints(long_text)
 
 
-@pytest.mark.skipif(fp._np is None, reason="numpy not installed")
-@pytest.mark.parametrize(
-    "cfg",
-    [PROFILES["web"], PROFILES["short"], FingerprintConfig(per_bucket=1, min_cover=0),
-     FingerprintConfig(buckets=3, rotations=5), FingerprintConfig(buckets=1000, per_bucket=2)],
-)  # fmt: skip
-def test_numpy_and_reference_agree(cfg: FingerprintConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+needs_cython = pytest.mark.skipif(fp._compiled is None, reason="ingest._fingerprint not built")
+_CONFIGS = [
+    PROFILES["web"], PROFILES["short"], FingerprintConfig(per_bucket=1, min_cover=0),
+    FingerprintConfig(per_bucket=2, min_cover=50), FingerprintConfig(buckets=3, rotations=5),
+    FingerprintConfig(buckets=1000, per_bucket=2), FingerprintConfig(min_sentence=0, buckets=1),
+]  # fmt: skip
+
+
+def _both(text: str, cfg: FingerprintConfig, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    monkeypatch.setattr(fp, "_IMPL", "python")
+    ref = fingerprints(text, cfg)
+    monkeypatch.setattr(fp, "_IMPL", "cython")
+    assert fingerprints(text, cfg) == ref, repr(text[:200])
+    return ref
+
+
+@needs_cython
+@pytest.mark.parametrize("cfg", _CONFIGS)
+def test_cython_and_reference_agree(cfg: FingerprintConfig, monkeypatch: pytest.MonkeyPatch) -> None:
     for seed in range(20):
         rng = random.Random(seed)
-        text = _join(_article(seed, rng.randint(1, 120)))
-        monkeypatch.setattr(fp, "_IMPL", "python")
-        ref = fingerprints(text, cfg)
-        monkeypatch.setattr(fp, "_IMPL", "numpy")
-        assert fingerprints(text, cfg) == ref
+        _both(_join(_article(seed, rng.randint(1, 120))), cfg, monkeypatch)
+    rst = "Use ``os.path.join()`` to\njoin *paths*.  Dr. Smith paid 3.14 in the U.S. e.g. this.\n\n"
+    _both(rst * 30 + "Ｆｕｌｌ ｗｉｄｔｈ！ ＳＴＲＡẞＥ ﬁne 𠀀𠀁𠀂 한국어 문장입니다。" * 20, cfg, monkeypatch)
+
+
+@needs_cython
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        st.sampled_from(list("ab Cd.。！？;…,\n \t中文字Ｅ．１２3ßİǅ\u0301\u200b”)𠀀😀한")),
+        max_size=400,
+    ),
+    st.sampled_from(_CONFIGS[2:]),
+)
+def test_cython_and_reference_agree_on_generated_text(text: str, cfg: FingerprintConfig) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        _both(text, cfg, mp)
+
+
+@needs_cython
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.sampled_from(_CONFIGS[2:]))
+def test_cython_and_reference_agree_on_any_text(text: str, cfg: FingerprintConfig) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        _both(text, cfg, mp)
+
+
+@needs_cython
+def test_c_md5_is_md5() -> None:
+    rng = random.Random(1)
+    for n in [*range(130), 1000, 4097]:
+        data = rng.randbytes(n)
+        assert fp._compiled.md5(data) == hashlib.md5(data).digest(), n
+
+
+def test_forcing_a_missing_extension_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEARDUP_FP_IMPL", "cython")
+    monkeypatch.setattr(fp, "_compiled", None)
+    with pytest.raises(ConfigError):
+        fp._pick_impl()
+    monkeypatch.setenv("NEARDUP_FP_IMPL", "numpy")
+    with pytest.raises(ConfigError):
+        fp._pick_impl()

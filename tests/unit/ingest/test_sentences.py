@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import random
 
-from ingest.sentences import normalize_text, sentence_texts, split_sentences, width
+from ingest.sentences import (
+    normalize_text,
+    sentence_key,
+    sentence_keys,
+    sentence_texts,
+    split_sentences,
+    width,
+)
 from verifier.units import char_width, text_width
 
 
@@ -14,7 +21,8 @@ def _texts(text: str) -> list[str]:
 
 def test_normalize() -> None:
     assert normalize_text("Ｈｅｌｌｏ，\u3000世界！") == "Hello, 世界!"
-    assert normalize_text("a \t b\r\n\n\n  c\u200b d ") == "a b\nc d"
+    assert normalize_text("a \t b\r\n\n\n  c\u200b d ") == "a b\n\nc d"
+    assert normalize_text("soft\nwrap, 中文\n换行\n\nnext") == "soft wrap, 中文换行\n\nnext"
     assert normalize_text("") == ""
 
 
@@ -42,13 +50,32 @@ def test_english_sentences_keep_decimals_and_abbreviations() -> None:
     ]
 
 
-def test_line_breaks_split_and_offsets_point_into_normalised_text() -> None:
-    raw = "标题\n  第一段第一句。第一段第二句\n\nSecond para. end"
+def test_paragraph_breaks_split_soft_wraps_do_not() -> None:
+    raw = "标题\n\n  第一段第一句。第一段\n第二句\n\nSecond para. end\nof it"
     norm = normalize_text(raw)
     sents = split_sentences(raw)
-    assert [s.text for s in sents] == ["标题", "第一段第一句", "第一段第二句", "Second para", "end"]
+    assert [s.text for s in sents] == ["标题", "第一段第一句", "第一段第二句", "Second para", "end of it"]
     assert all(norm[s.start : s.end] == s.text for s in sents)
     assert sentence_texts(norm) == [s.text for s in sents]
+
+
+def test_keys_ignore_markup_case_width_and_wrapping() -> None:
+    html_like = "Use os.path.join() to join paths; it returns a str."
+    rest = "Use ``os.path.join()`` to\njoin *paths*; it returns a `str`."
+    assert sentence_keys(html_like) == sentence_keys(rest) == [
+        "useospathjointojoinpaths", "itreturnsastr"
+    ]  # fmt: skip
+    assert sentence_key("ＡＢＣ１２３，中文") == "abc123中文"
+    assert sentence_key("Café") == sentence_key("cafe\u0301") == "cafe"
+
+
+def test_keys_equal_keys_of_split_sentences() -> None:
+    rng = random.Random(3)
+    pool = list("ab Cd.。！？;…,\n \n\n中文字Ｅ．１２3") + ["Mr.", "e.g.", "U.S.", "3.14", "”"]
+    for _ in range(500):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 60)))
+        expected = [k for k in (sentence_key(s.text) for s in split_sentences(text)) if k]
+        assert sentence_keys(text) == expected, repr(text)
 
 
 def test_width_agrees_with_char_width_everywhere() -> None:
