@@ -166,6 +166,8 @@ cdef struct Params:
     bint iterative
     Py_ssize_t max_iterations
     Py_ssize_t min_iteration_tlcs
+    double edge_zone
+    double min_extra_ratio
     Py_ssize_t max_d
 
 
@@ -730,6 +732,21 @@ cdef int _tlcs_once(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b, Py_ssize_
         free(ins_le)
 
 
+cdef bint _extra_region_counts(Py_ssize_t tlcs, Py_ssize_t tlcs_first, Py_ssize_t as_, Py_ssize_t ae,
+                               Py_ssize_t na, Py_ssize_t bs, Py_ssize_t be, Py_ssize_t nb,
+                               const Params* P) noexcept:
+    """Template guard for a region after the first (see ``_lcs_py._extra_region_counts``)."""
+    cdef double z = P.edge_zone
+    if <double>tlcs < P.min_extra_ratio * <double>tlcs_first:
+        return False
+    if z > 0.0:
+        if <double>ae <= z * <double>na and <double>be <= z * <double>nb:
+            return False
+        if <double>as_ >= (1.0 - z) * <double>na and <double>bs >= (1.0 - z) * <double>nb:
+            return False
+    return True
+
+
 cdef bint _less(const Py_UCS4* x, const Py_UCS4* y, Py_ssize_t n) noexcept:
     cdef Py_ssize_t i
     for i in range(n):
@@ -741,7 +758,7 @@ cdef bint _less(const Py_UCS4* x, const Py_UCS4* y, Py_ssize_t n) noexcept:
 def verify(str a, str b, config):
     cdef Params P
     cdef Py_ssize_t na, nb, nka = 0, nkb = 0, upper, shorter, max_d, it, iters, i
-    cdef Py_ssize_t cur_na, cur_nb, tlcs_total = 0, lcs_first = 0
+    cdef Py_ssize_t cur_na, cur_nb, tlcs_total = 0, lcs_first = 0, tlcs_first = 0
     cdef double need
     cdef bint swapped
     cdef Once r
@@ -770,6 +787,8 @@ def verify(str a, str b, config):
     P.iterative = config.iterative
     P.max_iterations = config.max_iterations
     P.min_iteration_tlcs = config.min_iteration_tlcs
+    P.edge_zone = config.edge_zone
+    P.min_extra_ratio = config.min_extra_ratio
     P.max_d = config.max_d
     try:
         ca = <Py_UCS4*>_alloc(len(a) * sizeof(Py_UCS4))
@@ -829,9 +848,13 @@ def verify(str a, str b, config):
                 lcs_first = r.lcs
             if r.tlcs == 0 or (it > 0 and r.tlcs < P.min_iteration_tlcs):
                 break
-            tlcs_total += r.tlcs
-            spans_a.append((oa[ma[r.as_]], oa[ma[r.ae - 1]] + 1))
-            spans_b.append((ob[mb[r.bs]], ob[mb[r.be - 1]] + 1))
+            if it == 0:
+                tlcs_first = r.tlcs
+            if it == 0 or _extra_region_counts(r.tlcs, tlcs_first, ma[r.as_], ma[r.ae - 1] + 1, na,
+                                               mb[r.bs], mb[r.be - 1] + 1, nb, &P):
+                tlcs_total += r.tlcs
+                spans_a.append((oa[ma[r.as_]], oa[ma[r.ae - 1]] + 1))
+                spans_b.append((ob[mb[r.bs]], ob[mb[r.be - 1]] + 1))
             if r.tlcs < P.min_iteration_tlcs:
                 break
             if it + 1 == iters:

@@ -441,6 +441,30 @@ def _tlcs_once(
     )
 
 
+def _extra_region_counts(
+    tlcs: int, tlcs_first: int, as_: int, ae: int, na: int, bs: int, be: int, nb: int,
+    config: VerifyConfig,
+) -> bool:
+    """Whether a region found after the first one adds to the TLCS (the template guard).
+
+    ``[as_, ae)`` and ``[bs, be)`` are its matched spans in the normalised texts of lengths
+    ``na`` and ``nb``. A region lying wholly in the head zone of both texts or wholly in the
+    tail zone of both (``config.edge_zone`` of each length) is taken for template text (menus,
+    footers: the paper's premise), and so is one shorter than ``config.min_extra_ratio`` times
+    the first region (shared boilerplate blocks in the middle: delivery terms, buttons). Such
+    a region is still removed, so the search goes on past it.
+    """
+    if tlcs < config.min_extra_ratio * tlcs_first:
+        return False
+    z = config.edge_zone
+    if z > 0.0:
+        if ae <= z * na and be <= z * nb:
+            return False
+        if as_ >= (1.0 - z) * na and bs >= (1.0 - z) * nb:
+            return False
+    return True
+
+
 def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
     """Skeleton → LCS → TLCS → verdict for two texts (types and sizes already checked).
 
@@ -492,6 +516,7 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
     cur_a, map_a = a_norm, list(range(na))
     cur_b, map_b = b_norm, list(range(nb))
     tlcs_total = 0
+    tlcs_first = 0
     lcs_first = 0
     spans_a: list[tuple[int, int]] = []
     spans_b: list[tuple[int, int]] = []
@@ -506,9 +531,14 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
             lcs_first = lcs
         if tlcs == 0 or (it > 0 and tlcs < config.min_iteration_tlcs):
             break
-        tlcs_total += tlcs
-        spans_a.append((a_off[map_a[as_]], a_off[map_a[ae - 1]] + 1))
-        spans_b.append((b_off[map_b[bs]], b_off[map_b[be - 1]] + 1))
+        if it == 0:
+            tlcs_first = tlcs
+        if it == 0 or _extra_region_counts(
+            tlcs, tlcs_first, map_a[as_], map_a[ae - 1] + 1, na, map_b[bs], map_b[be - 1] + 1, nb, config
+        ):
+            tlcs_total += tlcs
+            spans_a.append((a_off[map_a[as_]], a_off[map_a[ae - 1]] + 1))
+            spans_b.append((b_off[map_b[bs]], b_off[map_b[be - 1]] + 1))
         if tlcs < config.min_iteration_tlcs:
             break
         # Remove the trustable region from A and the part of B it matched, then look again.

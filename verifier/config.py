@@ -44,6 +44,12 @@ class VerifyConfig:
     max_iterations, min_iteration_tlcs
         Iterative mode stops after ``max_iterations`` regions or when a region's TLCS is
         shorter than ``min_iteration_tlcs`` code points.
+    edge_zone, min_extra_ratio
+        Template guard of iterative mode (the first region always counts): a further region
+        lying wholly in the first ``edge_zone`` of both texts, or wholly in the last
+        ``edge_zone`` of both, is template text and does not count, nor does one shorter
+        than ``min_extra_ratio`` times the first region. ``edge_zone=0`` disables the
+        position test, ``min_extra_ratio=0`` the size test.
     max_d
         Hard cap on D, the skeleton SES length; a pair needing more is rejected. Bounds the
         O((N+M)D) time of pathological pairs.
@@ -58,9 +64,11 @@ class VerifyConfig:
     blocks: int = 20
     min_block_size: int = 32
     block_size: int | None = None
-    iterative: bool = False
+    iterative: bool = True
     max_iterations: int = 8
     min_iteration_tlcs: int = 64
+    edge_zone: float = 0.15
+    min_extra_ratio: float = 0.25
     max_d: int = 20_000
     max_chars: int = 10_000_000
 
@@ -83,7 +91,7 @@ class VerifyConfig:
             or (isinstance(self.block_size, int) and not isinstance(self.block_size, bool) and self.block_size >= 1),
             f"block_size must be None (derived from blocks) or an int >= 1, got {self.block_size!r}",
         )
-        for name in ("theta", "resemble", "contain"):
+        for name in ("theta", "resemble", "contain", "edge_zone", "min_extra_ratio"):
             value = getattr(self, name)
             need(
                 isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value),
@@ -92,6 +100,11 @@ class VerifyConfig:
         need(0.0 <= self.theta < 1.0, f"theta must be in [0, 1), got {self.theta}; the paper uses 0.10")
         need(0.0 < self.resemble <= 1.0, f"resemble must be in (0, 1], got {self.resemble}; did you mean a rate like 0.28?")
         need(0.0 < self.contain <= 1.0, f"contain must be in (0, 1], got {self.contain}; did you mean a rate like 0.70?")
+        need(0.0 <= self.edge_zone < 0.5, f"edge_zone must be in [0, 0.5), got {self.edge_zone}")
+        need(
+            0.0 <= self.min_extra_ratio <= 1.0,
+            f"min_extra_ratio must be in [0, 1], got {self.min_extra_ratio}",
+        )
         need(isinstance(self.iterative, bool), f"iterative must be a bool, got {self.iterative!r}")
         need(self.max_iterations >= 1, f"max_iterations must be >= 1, got {self.max_iterations}")
         need(
@@ -133,7 +146,8 @@ class VerifyConfig:
             f"verify:S={self.window},theta={self.theta:g},resemble={self.resemble:g},"
             f"contain={self.contain:g},k={self.blocks},smin={self.min_block_size},s={s},"
             f"iterative={int(self.iterative)},iters={self.max_iterations},"
-            f"min_tlcs={self.min_iteration_tlcs},max_d={self.max_d}"
+            f"min_tlcs={self.min_iteration_tlcs},edge={self.edge_zone:g},"
+            f"extra={self.min_extra_ratio:g},max_d={self.max_d}"
         )
 
 

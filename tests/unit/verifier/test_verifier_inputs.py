@@ -63,6 +63,7 @@ def test_too_large_and_wrong_type() -> None:
     "changes",
     [{"window": 1}, {"theta": 1.5}, {"resemble": 0}, {"contain": 2.0}, {"blocks": 0},
      {"block_size": 0}, {"max_d": -1}, {"theta": float("nan")}, {"iterative": "yes"},
+     {"edge_zone": 0.5}, {"edge_zone": -0.1}, {"min_extra_ratio": 1.5}, {"min_extra_ratio": float("inf")},
      {"window": 16.0}],
 )
 def test_config_rejects_bad_values(changes: dict) -> None:
@@ -73,8 +74,8 @@ def test_config_rejects_bad_values(changes: dict) -> None:
 
 def test_config_identity_and_profiles() -> None:
     assert str(WEB) == (
-        "verify:S=16,theta=0.1,resemble=0.28,contain=0.7,k=20,smin=32,s=auto,iterative=0,"
-        "iters=8,min_tlcs=64,max_d=20000"
+        "verify:S=16,theta=0.1,resemble=0.28,contain=0.7,k=20,smin=32,s=auto,iterative=1,"
+        "iters=8,min_tlcs=64,edge=0.15,extra=0.25,max_d=20000"
     )
     assert str(VerifyConfig.profile("short")) != str(WEB)
     assert VerifyConfig.profile("web") == WEB
