@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,8 +121,6 @@ def _sniff_id(raw: bytes | str) -> str | None:
     head = raw[:4096]
     if isinstance(head, bytes):
         head = head.decode("utf-8", "replace")
-    import re
-
     m = re.search(r'"id"\s*:\s*"((?:[^"\\]|\\.)*)"', head)
     if not m:
         return None
@@ -137,10 +136,7 @@ def _clean_text(text: str, doc_id: str) -> str:
         if controls > MAX_CONTROL_SHARE * max(len(text), 1):
             raise ExtractError(f"text is binary junk ({controls} control characters)", doc_id)
         text = "".join(c if ord(c) >= 32 or c in "\t\n\r" else " " for c in text)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates from JSON \ud800 escapes
-        text = text.encode("utf-8", "replace").decode("utf-8")
+    text = _replace_surrogates(text)  # lone surrogates from JSON \ud800 escapes
     if not text.strip():
         raise EmptyDocument("no text", doc_id)
     return text
@@ -150,11 +146,18 @@ def _optional_str(obj: Mapping[str, Any], key: str) -> str | None:
     value = obj.get(key)
     if value is None:
         return None
-    text = str(value)
+    return _replace_surrogates(str(value))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _replace_surrogates(text: str) -> str:
+    """Lone surrogates (JSON ``\\ud800`` escapes) cannot be stored as UTF-8: U+FFFD each."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = text.encode("utf-8", "replace").decode("utf-8")
+        return _SURROGATE.sub("\ufffd", text)
     return text
 
 

@@ -1,0 +1,222 @@
+"""ingest.pipeline: line validation, per-document errors, order and seq (no network)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ingest import pipeline
+from ingest.errors import ConfigError, DocumentError, EmptyDocument, ExtractError
+from ingest.pipeline import (
+    MAX_ID_BYTES,
+    Prepared,
+    fingerprint_config,
+    parse_line,
+    prepare_document,
+    prepare_lines,
+    read_lines,
+)
+
+ARTICLE = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂，庆祝新年的到来。" * 12
+CONFIG = fingerprint_config("web")
+
+
+def line(**obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False).encode()
+
+
+def prepare(lines: list[bytes | str], **kwargs: Any) -> list[Prepared]:
+    return list(prepare_lines(enumerate(lines, 1), CONFIG, **kwargs))
+
+
+# --- parse_line --------------------------------------------------------------------------------
+
+
+def test_parse_line_accepts_a_document() -> None:
+    doc_id, obj, error = parse_line(line(id="a", text=ARTICLE))
+    assert (doc_id, error) == ("a", None)
+    assert obj is not None and obj["text"] == ARTICLE
+
+
+def test_parse_line_accepts_str_input() -> None:
+    assert parse_line(json.dumps({"id": "a", "text": "x"}))[0] == "a"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected_id", "message"),
+    [
+        (b"{not json", None, "invalid JSON"),
+        (b"[1, 2]", None, "must be a JSON object, got list"),
+        (b'"text"', None, "must be a JSON object, got str"),
+        (line(text="no id"), None, "missing 'id'"),
+        (line(id=None, text="x"), None, "missing 'id'"),
+        (line(id=7, text="x"), None, "'id' must be a string, got int"),
+        (line(id=["a"], text="x"), None, "'id' must be a string, got list"),
+        (line(id="", text="x"), "", "'id' is empty"),
+        (line(id="   ", text="x"), "   ", "'id' is empty"),
+        (b"\xff\xfe binary", None, "not UTF-8"),
+        (b'{"id": "\\ud800", "text": "x"}', None, "lone surrogates"),
+    ],
+)
+def test_parse_line_errors(raw: bytes, expected_id: str | None, message: str) -> None:
+    doc_id, obj, error = parse_line(raw)
+    assert obj is None
+    assert doc_id == expected_id
+    assert error is not None and message in error
+
+
+def test_id_length_limit_counts_utf8_bytes() -> None:
+    ok = "中" * (MAX_ID_BYTES // 3)  # 3 bytes each
+    assert parse_line(line(id=ok, text="x"))[2] is None
+    doc_id, obj, error = parse_line(line(id=ok + "中", text="x"))
+    assert obj is None and error is not None and f"at most {MAX_ID_BYTES}" in error
+
+
+@pytest.mark.parametrize("doc_id", ['q*"/ x', "a b", "中文/标识", "a\\b", "?*[]{}~^:!", "💡"])
+def test_query_metacharacters_are_plain_ids(doc_id: str) -> None:
+    got, obj, error = parse_line(line(id=doc_id, text=ARTICLE))
+    assert (got, error) == (doc_id, None) and obj is not None
+
+
+def test_too_large_line_is_an_error_with_the_sniffed_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "MAX_DOC_BYTES", 1000)
+    doc_id, obj, error = parse_line(line(id='big "one"', text="x" * 2000))
+    assert obj is None and doc_id == 'big "one"'
+    assert error is not None and "exceeds 1000" in error and error.startswith('big "one"')
+    # no id in the first kilobytes: still an error, without an id
+    doc_id, _, error = parse_line(line(text="x" * 5000, id="late"))
+    assert doc_id is None and error is not None and "exceeds" in error
+
+
+# --- prepare_document ---------------------------------------------------------------------------
+
+
+def test_prepare_document_fingerprints_and_keeps_metadata() -> None:
+    doc = prepare_document(
+        {"id": "a", "text": ARTICLE, "url": "http://x/", "site": "x", "title": 5}, 42, CONFIG
+    )
+    assert (doc.id, doc.seq, doc.url, doc.site, doc.title) == ("a", 42, "http://x/", "x", "5")
+    assert doc.fingerprints and doc.fp_config == CONFIG.identity
+    assert doc.body.strip()
+
+
+def test_prepare_document_from_html() -> None:
+    html = f"<html><body><p>{ARTICLE}</p><script>var x = 1;</script></body></html>"
+    doc = prepare_document({"id": "h", "html": html}, 1, CONFIG)
+    assert "新年" in doc.body and "var x" not in doc.body
+
+
+@pytest.mark.parametrize(
+    ("obj", "kind", "message"),
+    [
+        ({"id": "a"}, EmptyDocument, "neither 'text' nor 'html'"),
+        ({"id": "a", "text": None, "html": None}, EmptyDocument, "neither"),
+        ({"id": "a", "text": ""}, EmptyDocument, "no text"),
+        ({"id": "a", "text": " \n\t "}, EmptyDocument, "no text"),
+        ({"id": "a", "text": 12}, DocumentError, "'text' must be a string"),
+        ({"id": "a", "html": {"x": 1}}, DocumentError, "'html' must be a string"),
+        ({"id": "a", "text": "\x00\x01\x02\x03" * 100}, ExtractError, "binary junk"),
+        ({"id": "a", "text": ("ab\x07" * 50)}, ExtractError, "binary junk"),
+    ],
+)
+def test_prepare_document_errors_carry_the_id(
+    obj: dict[str, Any], kind: type[Exception], message: str
+) -> None:
+    with pytest.raises(kind) as err:
+        prepare_document(obj, 1, CONFIG)
+    assert isinstance(err.value, DocumentError) and err.value.doc_id == "a"
+    assert message in str(err.value) and str(err.value).startswith("a: ")
+
+
+def test_a_few_control_characters_are_blanked_not_rejected() -> None:
+    doc = prepare_document({"id": "a", "text": ARTICLE + "\x00\x1b"}, 1, CONFIG)
+    assert "\x00" not in doc.body and "\x1b" not in doc.body and "新年" in doc.body
+
+
+def test_lone_surrogates_in_text_become_replacement_characters() -> None:
+    obj = json.loads('{"id": "s", "text": "' + ARTICLE + '\\ud800", "title": "t\\udc00"}')
+    doc = prepare_document(obj, 1, CONFIG)
+    assert doc.body.endswith("\ufffd") and doc.title == "t\ufffd"
+    doc.body.encode("utf-8")  # storable
+
+
+def test_unknown_profile_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="unknown profile"):
+        fingerprint_config("nope")
+
+
+# --- prepare_lines ------------------------------------------------------------------------------
+
+
+BAD_INPUT: list[bytes | str] = [
+    line(id="ok-1", text=ARTICLE),
+    b"{not json",
+    line(text="no id"),
+    line(id="", text=ARTICLE),
+    line(id="empty", text="   "),
+    line(id="no-text"),
+    line(id="ok-1", text=ARTICLE + "不同"),  # duplicate id: the first wins
+    line(id='q*"/ 中文 id', text=ARTICLE),
+    line(id="junk", text="\x00\x01\x02\x03" * 500),
+    b"\xff\xfe binary",
+    line(id="ok-2", html=f"<p>{ARTICLE}</p>"),
+]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_one_result_per_line_in_order(processes: int) -> None:
+    out = prepare(BAD_INPUT, seq_base=1000, processes=processes, chunksize=2)
+    assert [p.line_no for p in out] == list(range(1, len(BAD_INPUT) + 1))
+    assert [p.ok for p in out] == [True, False, False, False, False, False, False, True, False,
+                                   False, True]
+    assert all((p.doc is None) != (p.error is None) for p in out)
+    ok = [p for p in out if p.ok]
+    assert [p.doc.id for p in ok if p.doc] == ["ok-1", 'q*"/ 中文 id', "ok-2"]
+    assert [p.doc.seq for p in ok if p.doc] == [1001, 1008, 1011]  # seq_base + line number
+    assert out[6].id == "ok-1" and out[6].error and "duplicate id" in out[6].error
+    assert out[4].id == "empty" and out[4].error and "no text" in out[4].error
+    assert out[8].id == "junk" and out[8].error and "binary junk" in out[8].error
+    assert out[9].id is None and out[9].error and "not UTF-8" in out[9].error
+
+
+def test_processes_do_not_change_the_result() -> None:
+    one = prepare(BAD_INPUT, processes=1)
+    two = prepare(BAD_INPUT, processes=2, chunksize=1)
+    assert [(p.line_no, p.id, p.error, p.doc) for p in one] == [
+        (p.line_no, p.id, p.error, p.doc) for p in two
+    ]
+
+
+def test_a_bad_first_occurrence_does_not_claim_the_id() -> None:
+    # the first "x" fails validation of its text, not of its id: the id is still taken
+    out = prepare([line(id="x", text="   "), line(id="x", text=ARTICLE)])
+    assert not out[0].ok and not out[1].ok and "duplicate" in (out[1].error or "")
+    # an unreadable line never claims an id
+    out = prepare([line(id=7, text=ARTICLE), line(id="7", text=ARTICLE)])
+    assert not out[0].ok and out[1].ok
+
+
+def test_an_extractor_crash_is_one_documents_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ingest.extract
+
+    def boom(obj: Any, **_: Any) -> str:
+        if obj["id"] == "bad":
+            raise RuntimeError("extractor bug")
+        return str(obj["text"])
+
+    monkeypatch.setattr(ingest.extract, "document_text", boom)
+    out = prepare([line(id="a", text=ARTICLE), line(id="bad", text=ARTICLE),
+                   line(id="b", text=ARTICLE)])
+    assert [p.ok for p in out] == [True, False, True]
+    assert out[1].error == "bad: RuntimeError: extractor bug"
+
+
+def test_read_lines_skips_blank_lines_and_keeps_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"id": "a"}\n\n   \n{"id": "b"}\r\n\xff\n')
+    got = list(read_lines(path))
+    assert [n for n, _ in got] == [1, 4, 5]
+    assert got[2][1] == b"\xff\n"
