@@ -732,9 +732,12 @@ cdef int _tlcs_once(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b, Py_ssize_
         free(ins_le)
 
 
+cdef double EDGE_ANCHOR = 0.02  # as _lcs_py.EDGE_ANCHOR
+
+
 cdef bint _extra_region_counts(Py_ssize_t tlcs, Py_ssize_t tlcs_first, Py_ssize_t as_, Py_ssize_t ae,
                                Py_ssize_t na, Py_ssize_t bs, Py_ssize_t be, Py_ssize_t nb,
-                               const Params* P) noexcept:
+                               const Params* P, bint first_anchored) noexcept:
     """Template guard for a region after the first (see ``_lcs_py._extra_region_counts``)."""
     cdef double z = P.edge_zone
     if <double>tlcs < P.min_extra_ratio * <double>tlcs_first:
@@ -744,7 +747,18 @@ cdef bint _extra_region_counts(Py_ssize_t tlcs, Py_ssize_t tlcs_first, Py_ssize_
             return False
         if <double>as_ >= (1.0 - z) * <double>na and <double>bs >= (1.0 - z) * <double>nb:
             return False
+        if first_anchored and _anchored(as_, ae, na, bs, be, nb, P.window):
+            return False
     return True
+
+
+cdef bint _anchored(Py_ssize_t as_, Py_ssize_t ae, Py_ssize_t na, Py_ssize_t bs, Py_ssize_t be,
+                    Py_ssize_t nb, int window) noexcept:
+    """As ``_lcs_py._anchored``."""
+    cdef double slack_a = max(2.0 * window, EDGE_ANCHOR * <double>na)
+    cdef double slack_b = max(2.0 * window, EDGE_ANCHOR * <double>nb)
+    return ((<double>as_ <= slack_a and <double>bs <= slack_b)
+            or (<double>(na - ae) <= slack_a and <double>(nb - be) <= slack_b))
 
 
 cdef bint _less(const Py_UCS4* x, const Py_UCS4* y, Py_ssize_t n) noexcept:
@@ -759,6 +773,7 @@ def verify(str a, str b, config):
     cdef Params P
     cdef Py_ssize_t na, nb, nka = 0, nkb = 0, upper, shorter, max_d, it, iters, i
     cdef Py_ssize_t cur_na, cur_nb, tlcs_total = 0, lcs_first = 0, tlcs_first = 0
+    cdef bint first_anchored = False
     cdef double need
     cdef bint swapped
     cdef Once r
@@ -850,8 +865,10 @@ def verify(str a, str b, config):
                 break
             if it == 0:
                 tlcs_first = r.tlcs
+                first_anchored = _anchored(ma[r.as_], ma[r.ae - 1] + 1, na,
+                                           mb[r.bs], mb[r.be - 1] + 1, nb, P.window)
             if it == 0 or _extra_region_counts(r.tlcs, tlcs_first, ma[r.as_], ma[r.ae - 1] + 1, na,
-                                               mb[r.bs], mb[r.be - 1] + 1, nb, &P):
+                                               mb[r.bs], mb[r.be - 1] + 1, nb, &P, first_anchored):
                 tlcs_total += r.tlcs
                 spans_a.append((oa[ma[r.as_]], oa[ma[r.ae - 1]] + 1))
                 spans_b.append((ob[mb[r.bs]], ob[mb[r.be - 1]] + 1))

@@ -441,9 +441,13 @@ def _tlcs_once(
     )
 
 
+# Share of a text's length within which a region counts as anchored at its start or end.
+EDGE_ANCHOR = 0.02
+
+
 def _extra_region_counts(
     tlcs: int, tlcs_first: int, as_: int, ae: int, na: int, bs: int, be: int, nb: int,
-    config: VerifyConfig,
+    config: VerifyConfig, first_anchored: bool,
 ) -> bool:
     """Whether a region found after the first one adds to the TLCS (the template guard).
 
@@ -462,7 +466,20 @@ def _extra_region_counts(
             return False
         if as_ >= (1.0 - z) * na and bs >= (1.0 - z) * nb:
             return False
+        # When the first region is itself a block anchored at the start or the end of both
+        # texts, another anchored block is the other half of a shared header/footer pair,
+        # however long (a large template outgrows the zone).
+        if first_anchored and _anchored(as_, ae, na, bs, be, nb, config.window):
+            return False
     return True
+
+
+def _anchored(as_: int, ae: int, na: int, bs: int, be: int, nb: int, window: int) -> bool:
+    """Whether spans ``[as_, ae)``/``[bs, be)`` start at the start of both texts or end at
+    the end of both (within ``EDGE_ANCHOR`` of each length, at least two windows)."""
+    slack_a = max(2 * window, EDGE_ANCHOR * na)
+    slack_b = max(2 * window, EDGE_ANCHOR * nb)
+    return (as_ <= slack_a and bs <= slack_b) or (na - ae <= slack_a and nb - be <= slack_b)
 
 
 def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
@@ -517,6 +534,7 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
     cur_b, map_b = b_norm, list(range(nb))
     tlcs_total = 0
     tlcs_first = 0
+    first_anchored = False
     lcs_first = 0
     spans_a: list[tuple[int, int]] = []
     spans_b: list[tuple[int, int]] = []
@@ -531,11 +549,11 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
             lcs_first = lcs
         if tlcs == 0 or (it > 0 and tlcs < config.min_iteration_tlcs):
             break
+        span = (map_a[as_], map_a[ae - 1] + 1, na, map_b[bs], map_b[be - 1] + 1, nb)
         if it == 0:
             tlcs_first = tlcs
-        if it == 0 or _extra_region_counts(
-            tlcs, tlcs_first, map_a[as_], map_a[ae - 1] + 1, na, map_b[bs], map_b[be - 1] + 1, nb, config
-        ):
+            first_anchored = _anchored(*span, config.window)
+        if it == 0 or _extra_region_counts(tlcs, tlcs_first, *span, config, first_anchored):
             tlcs_total += tlcs
             spans_a.append((a_off[map_a[as_]], a_off[map_a[ae - 1]] + 1))
             spans_b.append((b_off[map_b[bs]], b_off[map_b[be - 1]] + 1))
