@@ -9,8 +9,11 @@ the I/O around it (store reads, write-back with optimistic concurrency, merges, 
 Failure policy:
 
 - Transient store/broker trouble (:class:`~ingest.store.errors.StoreUnavailable`, connection
-  errors) → the whole batch is retried with exponential backoff and jitter, at most
-  :data:`MAX_RETRIES` times. The batch is idempotent, so a partial first attempt is fine.
+  errors) → the whole batch is retried with exponential backoff (capped at 30 s) and jitter.
+  The retries are bounded by *time*, not by count: an outage (a restarting OpenSearch node) is
+  waited out for :data:`OUTAGE_BUDGET` seconds from the batch's first failure, however many attempts
+  that takes, so healthy documents are not dead-lettered because a node took a minute to come
+  back. The batch is idempotent, so a partial first attempt is fine.
 - A document whose earlier candidates are still pending is re-queued with a short countdown.
   That is waiting, not failing: it does not count against the retries.
 - Anything else raised while handling one document (a poison document: extraction, verifier
@@ -24,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -37,11 +41,12 @@ from verifier.celery_app import app, broker_url
 from verifier.grouping import GROUPED, PENDING, Decision, Peer, decide
 
 __all__ = [
-    "MAX_RETRIES",
+    "OUTAGE_BUDGET",
     "dead_letter_key",
     "earlier_candidates",
     "enqueue",
     "process_document",
+    "retry_countdown",
     "verify",
     "verify_batch",
     "write_decision",
@@ -50,7 +55,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
-MAX_RETRIES = int(os.environ.get("NEARDUP_MAX_RETRIES", "8"))
+# Seconds a batch keeps retrying through a store/broker outage, from the outage's first failure.
+OUTAGE_BUDGET = float(os.environ.get("NEARDUP_OUTAGE_BUDGET", "900"))
 # A document waits this many times (≈ an hour at the capped countdown) for earlier candidates.
 MAX_WAITS = int(os.environ.get("NEARDUP_MAX_WAITS", "1500"))
 DEFAULT_K = 20
@@ -266,12 +272,15 @@ def _compare_fn(profile: str) -> Callable[[str, str], Any]:
     return lambda a, b: compare(a, b, config)
 
 
+def retry_countdown(retries: int, rng: Callable[[], float] = random.random) -> float:
+    """Exponential backoff with jitter: uniform in [½, 1] × min(2**retries, 30) seconds."""
+    return (0.5 + 0.5 * rng()) * min(2.0 ** min(retries, 10), 30.0)
+
+
 class _VerifyTask(Task):
-    autoretry_for = TRANSIENT
-    retry_backoff = True
-    retry_backoff_max = 30
-    retry_jitter = True
-    max_retries = MAX_RETRIES
+    # Transient errors are retried by verify_batch itself, bounded by OUTAGE_BUDGET;
+    # max_retries bounds anything else that asks for a retry.
+    max_retries = None
     acks_late = True
     reject_on_worker_lost = True
 
@@ -300,8 +309,27 @@ def verify_batch(
     profile: str = "web",
     k: int = DEFAULT_K,
     waits: int = 0,
+    outage_since: float | None = None,
 ) -> dict[str, int]:
     """Verify a batch of documents; re-queue those that must wait. Returns outcome counts."""
+    try:
+        return _verify_batch(self, ids, index, profile, k, waits)
+    except TRANSIENT as exc:  # retry the whole (idempotent) batch until the outage budget is spent
+        since = outage_since if outage_since is not None else time.time()
+        if time.time() - since > OUTAGE_BUDGET:
+            raise  # → on_failure: the documents still pending are dead-lettered
+        log.warning("batch of %d: %s; retrying", len(ids), exc)
+        raise self.retry(
+            exc=exc,
+            countdown=retry_countdown(self.request.retries),
+            kwargs={"index": index, "profile": profile, "k": k, "waits": waits,
+                    "outage_since": since},
+        ) from exc
+
+
+def _verify_batch(
+    self: Task, ids: list[str], index: str | None, profile: str, k: int, waits: int
+) -> dict[str, int]:
     store = open_task_store(index)
     compare_fn = _compare_fn(profile)
     counts: dict[str, int] = {}
@@ -310,7 +338,7 @@ def verify_batch(
         try:
             outcome = process_document(store, doc_id, compare_fn, k)
         except TRANSIENT:
-            raise  # retry the whole (idempotent) batch
+            raise
         except Exception as exc:
             log.exception("poison document %r", doc_id)
             mark_error(store, doc_id, f"{type(exc).__name__}: {exc}")

@@ -24,6 +24,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from typing import Any, TextIO
 
 from ingest.pipeline import Prepared
@@ -49,6 +50,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--errors", default=None, help="per-document errors as JSONL (default stderr)")
     p.add_argument("--wait", action="store_true", help="wait until every document is grouped")
     p.add_argument("--timeout", type=float, default=3600, help="--wait: give up after (s)")
+    p.add_argument(
+        "--stall", type=float, default=30.0,
+        help="--wait: re-queue documents still pending after this many seconds without progress",
+    )
     p.add_argument("-j", "--processes", type=int, default=os.cpu_count() or 1)
     p.add_argument("--batch", type=int, default=BATCH, help="documents per bulk request")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -102,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
                     k=args.candidates,
                     queue=args.queue or _default_queue(),
                     timeout=args.timeout,
+                    stall=args.stall,
                 )
             )
         summary.pop("_ids", None)
@@ -131,20 +137,46 @@ def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
 
 
 def _put_with_retry(store: Any, docs: list[Any], deadline_s: float = 600.0) -> list[Any]:
-    """Index a batch, waiting out an unreachable node (creates are idempotent: a retried batch
-    reports already-indexed documents as ``noop``, so their earlier ``created`` counts)."""
+    """Index a batch, waiting out an unreachable node.
+
+    Creates are idempotent, so a failed batch is simply sent again; but an attempt that failed
+    half-way may have created some documents, which the next attempt reports as ``noop`` (409)
+    although *this run* created them. Such a document carries this run's ``seq`` (unique per
+    run and line), which is how :func:`_claim_own_noops` tells it from a real re-ingest."""
     from ingest.store.errors import StoreUnavailable
 
     start = time.monotonic()
     delay = 0.5
+    retried = False
     while True:
         try:
-            return list(store.put(docs, overwrite=False))
+            results = list(store.put(docs, overwrite=False))
         except StoreUnavailable:
             if time.monotonic() - start > deadline_s:
                 raise
+            retried = True
             time.sleep(delay)
             delay = min(delay * 2, 10.0)
+            continue
+        if retried:
+            return _retry(partial(_claim_own_noops, store, docs, results), deadline_s)
+        return results
+
+
+def _claim_own_noops(store: Any, docs: list[Any], results: list[Any]) -> list[Any]:
+    """``noop`` results for documents stored with the same ``seq`` → ``created``."""
+    from ingest.store.base import PutResult
+
+    noop = [d.id for d, r in zip(docs, results, strict=True) if r.ok and r.result == "noop"]
+    if not noop:
+        return results
+    stored = _mget_fields(store, noop, "seq")
+    out = []
+    for d, r in zip(docs, results, strict=True):
+        if r.ok and r.result == "noop" and stored.get(d.id, {}).get("seq") == d.seq:
+            r = PutResult(d.id, True, result="created")
+        out.append(r)
+    return out
 
 
 def _retry(call: Callable[[], Any], deadline_s: float = 600.0) -> Any:
@@ -217,13 +249,18 @@ def _pending(store: Any, ids: Sequence[str]) -> list[str]:
 
 
 def _mget_status(store: Any, ids: Sequence[str]) -> dict[str, str]:
+    return {i: src.get("status") for i, src in _mget_fields(store, ids, "status").items()}
+
+
+def _mget_fields(store: Any, ids: Sequence[str], fields: str) -> dict[str, dict[str, Any]]:
+    """``{id: _source restricted to fields}`` of the documents found (one ``_mget``)."""
     from ingest.store.opensearch import translate_errors
 
     with translate_errors():
         res = store.client.mget(
-            index=store.index, body={"ids": list(ids)}, params={"_source_includes": "status"}
+            index=store.index, body={"ids": list(ids)}, params={"_source_includes": fields}
         )
-    return {h["_id"]: h["_source"].get("status") for h in res["docs"] if h.get("found")}
+    return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
 
 
 def wait_for_groups(

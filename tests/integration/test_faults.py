@@ -1,11 +1,26 @@
-"""Faults with real processes: a worker killed with SIGKILL mid-batch (redelivery after the
-visibility timeout), and 4 workers vs 1 worker: the same groups as a clean run every time."""
+"""Faults with real processes, each ending in the same groups as a clean (embedded) run:
+
+* a worker killed with SIGKILL mid-batch (redelivery after the visibility timeout);
+* 4 workers vs 1 worker;
+* a private OpenSearch node (port 9250) stopped and started again mid-ingest;
+* a private Redis (port 6390) restarted mid-run, once with its append-only file (queued
+  messages survive) and once without (messages lost: ``ingest --wait`` re-queues).
+
+The restart tests feed ``neardup ingest`` through a pipe, so the outage is guaranteed to fall
+in the middle of the ingest: half of the corpus is written, the service is stopped, the other
+half is written while it is down, then the service comes back.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +29,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from corpus import corpus  # noqa: E402
 from test_workers_e2e import embedded_groups, run_ingest, stored_groups, write_jsonl  # noqa: E402
-from workers import cleanup_broker, running_workers, worker_env  # noqa: E402
+from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+PRIVATE_OS_PORT = 9250
+PRIVATE_REDIS_PORT = 6390
 
 pytestmark = pytest.mark.slow
 
@@ -81,3 +100,208 @@ def test_worker_count_does_not_change_groups(
     finally:
         cleanup_broker(env)
     assert _groups(os_client, index_name) == clean
+
+
+# --- restarts of private services ------------------------------------------------------------
+
+
+def _service(script: str, action: str, env: dict[str, str]) -> None:
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / script), action], env=dict(os.environ, **env),
+        capture_output=True, text=True, timeout=300,
+    )
+    if proc.returncode != 0:
+        message = f"scripts/{script} {action} failed: {proc.stderr[-2000:]}"
+        if action == "start" and not IN_CI:
+            pytest.skip(message)
+        raise AssertionError(message)
+
+
+@pytest.fixture(scope="module")
+def private_opensearch() -> Iterator[tuple[str, Callable[[str], None]]]:
+    """A private single-node OpenSearch on 9250 (its own data dir): ``(url, control)`` where
+    ``control("stop" | "start")`` drives it. Never the shared node."""
+    env = {"OPENSEARCH_PORT": str(PRIVATE_OS_PORT)}
+    _service("opensearch.sh", "start", env)
+    try:
+        yield f"http://127.0.0.1:{PRIVATE_OS_PORT}", lambda action: _service(
+            "opensearch.sh", action, env
+        )
+    finally:
+        _service("opensearch.sh", "stop", env)
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[tuple[str, Callable[[str], None], Path]]:
+    """A private redis-server on 6390 with its data in ``tmp_path``: ``(url, control, dir)``."""
+    env = {"REDIS_PORT": str(PRIVATE_REDIS_PORT), "NEARDUP_CACHE": str(tmp_path / "cache")}
+    _service("redis.sh", "start", env)
+    try:
+        yield (f"redis://127.0.0.1:{PRIVATE_REDIS_PORT}/0",
+               lambda action: _service("redis.sh", action, env),
+               tmp_path / "cache" / "run" / f"redis-{PRIVATE_REDIS_PORT}")
+    finally:
+        _service("redis.sh", "stop", env)
+
+
+class PipedIngest:
+    """``neardup ingest - --wait`` fed line by line by the test."""
+
+    def __init__(self, env: dict[str, str], index: str, log: Path, *extra: str) -> None:
+        # stderr (request logs) to a file: a pipe nobody reads would fill and block ingest
+        self.log = log
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ingest.cli", "ingest", "-", "--wait", "--no-progress",
+             "-j", "1", "--batch", "25", "--index", index, "--timeout", "400", *extra],
+            cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("wb"),
+        )
+
+    def feed(self, lines: list[bytes]) -> None:
+        """Write ``lines`` in the background: while ingest is blocked on a dead service it does
+        not read, and a full pipe must not block the test."""
+        self.feeding = threading.Thread(target=self._write, args=(lines,), daemon=True)
+        self.feeding.start()
+
+    def _write(self, lines: list[bytes]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.writelines(lines)
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+
+    def finish(self, timeout: float = 450) -> dict[str, Any]:
+        self.feeding.join(timeout)
+        out, _ = self.proc.communicate(timeout=timeout)
+        assert self.proc.returncode == 0, self.log.read_text(errors="replace")[-3000:]
+        return json.loads(out.decode().strip().splitlines()[-1])
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def _wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if predicate():
+                return
+        except Exception:  # the service may be restarting: keep polling
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _count(client: Any, index: str, query: dict[str, Any] | None = None) -> int:
+    client.indices.refresh(index=index)
+    body = {"query": query or {"match_all": {}}}
+    return int(client.count(index=index, body=body)["count"])
+
+
+def _wipe(client: Any, index: str) -> None:
+    """Delete what the test created on the private node: both indices and the templates."""
+    from ingest.mappings import template_names
+
+    client.indices.delete(index=f"{index},{index}-stoplist", ignore_unavailable=True)
+    names = template_names(index)
+    for stem in ("pages-template", "stoplist-template"):
+        client.indices.delete_index_template(name=names[stem], ignore=404)
+    for stem in ("pages-settings", "pages-mappings"):
+        client.cluster.delete_component_template(name=names[stem], ignore=404)
+
+
+def _dead_letters(env: dict[str, str]) -> list[str]:
+    import redis
+
+    r = redis.Redis.from_url(env["CELERY_BROKER_URL"])
+    return [x.decode() for x in r.lrange(env["NEARDUP_DEAD_LETTER"], 0, -1)]
+
+
+def test_opensearch_restarted_mid_ingest(
+    small: tuple[Path, dict[str, str]], private_opensearch: tuple[str, Callable[[str], None]],
+    redis_url: str, tmp_path: Path,
+) -> None:
+    from opensearchpy import OpenSearch
+
+    path, clean = small
+    url, control = private_opensearch
+    index = f"neardup-test-os-restart-{os.getpid()}-{int(time.time())}"
+    client = OpenSearch(url, timeout=30, max_retries=0)
+    env = worker_env(redis_url, url, index)
+    lines = path.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    ingest = PipedIngest(env, index, tmp_path / "ingest.log")
+    try:
+        with running_workers(env, tmp_path, 2) as workers:
+            ingest.feed(lines[:half])
+            ingest.feeding.join(60)
+            # the first half indexed and (some of it) being grouped by the workers
+            _wait_for(lambda: _count(client, index) >= half, 120, "the first half indexed")
+            _wait_for(lambda: _count(client, index, {"term": {"status": "grouped"}}) >= 20, 120,
+                      "workers to start grouping")
+            control("stop")
+            ingest.feed(lines[half:])  # ingest meets the dead node with these
+            time.sleep(3)
+            assert ingest.proc.poll() is None, "ingest gave up while the node was down"
+            control("start")
+            summary = ingest.finish()
+            assert summary["indexed"] == len(lines) and summary["errors"] == 0, (
+                summary, workers.logs())
+            assert not summary["timed_out"]
+        assert _dead_letters(env) == []
+        stored = stored_groups(client, index)
+        assert len(stored) == len(lines)  # nothing lost
+        assert all(s["status"] == "grouped" for s in stored.values())
+        assert {i: s["dup_group"] for i, s in stored.items()} == clean
+    finally:
+        ingest.kill()
+        cleanup_broker(env)
+        try:
+            _wipe(client, index)
+        finally:
+            client.close()
+
+
+@pytest.mark.parametrize("keep_data", [True, False], ids=["aof-kept", "messages-lost"])
+def test_redis_restarted_mid_run(
+    keep_data: bool, small: tuple[Path, dict[str, str]],
+    private_redis: tuple[str, Callable[[str], None], Path], opensearch_url: str,
+    os_client: Any, index_name: str, tmp_path: Path,
+) -> None:
+    path, clean = small
+    broker, control, redis_dir = private_redis
+    env = worker_env(broker, opensearch_url, index_name)
+    lines = path.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    ingest = PipedIngest(env, index_name, tmp_path / "ingest.log", "--stall", "5")
+    try:
+        with running_workers(env, tmp_path, 2) as workers:
+            ingest.feed(lines[:half])
+            ingest.feeding.join(60)
+            _wait_for(lambda: _count(os_client, index_name) >= half, 120, "the first half indexed")
+            control("stop")
+            if not keep_data:  # a broker without persistence: every queued message is gone
+                shutil.rmtree(redis_dir / "appendonlydir", ignore_errors=True)
+                for f in redis_dir.glob("*.aof"):
+                    f.unlink()
+            ingest.feed(lines[half:])  # ingest's publishes retry until the broker is back
+            time.sleep(3)
+            control("start")
+            summary = ingest.finish()
+            assert summary["indexed"] == len(lines) and summary["errors"] == 0, (
+                summary, workers.logs())
+            assert not summary["timed_out"], (summary, workers.logs())
+            if not keep_data:
+                assert summary["requeued"] > 0, summary
+            assert all(p.poll() is None for p in workers.procs), "a worker died with the broker"
+        assert _dead_letters(env) == []
+    finally:
+        ingest.kill()
+        cleanup_broker(env)
+    stored = stored_groups(os_client, index_name)
+    assert len(stored) == len(lines)
+    assert all(s["status"] == "grouped" for s in stored.values())
+    assert {i: s["dup_group"] for i, s in stored.items()} == clean
