@@ -20,18 +20,21 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import heapq
 import json
 import multiprocessing
 import os
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from ingest.pipeline import Prepared
 
-__all__ = ["add_parser", "dedup_embedded", "result_line"]
+__all__ = ["add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
 
 DEFAULT_K = 20
+VERIFY_CHUNK = 16  # documents per verification task of the process pool
 
 
 def add_parser(sub: Any) -> None:
@@ -83,15 +86,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"neardup dedup: {exc}", file=sys.stderr)
         return 2
     progress = _progress(args)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
     prepared = list(
         progress(
             prepare_lines(read_lines(args.input), config, processes=args.processes),
             desc="fingerprint",
         )
     )
+    timings["fingerprint_s"] = time.perf_counter() - t0
     if args.backend == "embedded":
         groups = dedup_embedded(
-            prepared, args.profile, k=args.candidates, processes=args.processes, progress=progress
+            prepared, args.profile, k=args.candidates, processes=args.processes, progress=progress,
+            timings=timings,
         )
     else:
         from ingest.commands.ingest import dedup_via_opensearch
@@ -106,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
             out.close()
     errors = sum(1 for p in prepared if not p.ok)
     print(
-        json.dumps({"documents": len(prepared), "errors": errors, "groups": _n_groups(groups)}),
+        json.dumps({"documents": len(prepared), "errors": errors, "groups": _n_groups(groups),
+                    "timings": {k: round(v, 3) for k, v in timings.items()}}),
         file=sys.stderr,
     )
     return 0
@@ -145,6 +153,38 @@ def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, fl
     return out
 
 
+def _compare_chunk(
+    chunk: Sequence[tuple[str, Sequence[str]]],
+) -> list[list[tuple[bool, float, float]]]:
+    return [_compare_against(doc_id, reps) for doc_id, reps in chunk]
+
+
+def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
+    """The top-``k`` earlier candidates of every document, ``docs`` sorted by ``(seq, id)``.
+
+    The embedded store's candidate rule (and the OpenSearch query's): documents of the same
+    fingerprint config sharing distinct fingerprints, by shared count desc, then ``seq``, then
+    ``id`` — asked before the document is added, so only earlier documents. A dict inverted
+    index instead of the SQLite store: the same answer, without storing every body in SQLite
+    (the candidate phase was over half of a 10k-document run). No stoplist: a fresh embedded
+    store has none either.
+    """
+    postings: dict[tuple[str, str], list[int]] = {}
+    out: dict[str, list[str]] = {}
+    for i, d in enumerate(docs):
+        terms = {(d.fp_config, fp) for fp in d.fingerprints}
+        shared: dict[int, int] = {}
+        for t in terms:
+            for j in postings.get(t, ()):
+                shared[j] = shared.get(j, 0) + 1
+        # the position in docs is the (seq, id) order: the tie-break
+        best = heapq.nsmallest(k, shared.items(), key=lambda x: (-x[1], x[0]))
+        out[d.id] = [docs[j].id for j, _ in best]
+        for t in terms:
+            postings.setdefault(t, []).append(i)
+    return out
+
+
 class _V:
     __slots__ = ("similar", "resemble", "contain")
 
@@ -158,28 +198,24 @@ def dedup_embedded(
     k: int = DEFAULT_K,
     processes: int = 1,
     progress: Any = None,
+    timings: dict[str, float] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Groups of the prepared documents, in-process: ``{id: {dup_group, dup_of, resemble,
-    contain}}`` (documents in error are absent)."""
+    contain}}`` (documents in error are absent). ``timings`` receives the seconds spent in
+    the candidate and verification phases."""
+    timings = {} if timings is None else timings
+    t0 = time.perf_counter()
     global _VCONFIG
-    from ingest.store.embedded import EmbeddedStore
     from verifier.config import VerifyConfig
     from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
 
     progress = progress or (lambda it, desc, total=None: it)
     docs = [p.doc for p in prepared if p.doc is not None]
     docs.sort(key=lambda d: (d.seq, d.id))
-    # Candidates: ask the store before adding each document = its top-k earlier candidates.
-    store = EmbeddedStore()
-    earlier: dict[str, list[str]] = {}
-    try:
-        for d in progress(docs, desc="candidates"):
-            earlier[d.id] = [c.id for c in store.candidates(d, k)]
-            for r in store.put([d]):
-                if not r.ok:
-                    raise RuntimeError(f"embedded store refused {d.id}: {r.error}")
-    finally:
-        store.close()
+    earlier = earlier_candidates(docs, k)
+    timings["candidates_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    compared = 0
     seq = {d.id: d.seq for d in docs}
     _TEXTS.clear()
     _TEXTS.update((d.id, d.body) for d in docs)
@@ -207,7 +243,11 @@ def dedup_embedded(
     if processes > 1 and len(docs) > 1:
         ctx = multiprocessing.get_context("fork") if os.name == "posix" else None
         pool = cf.ProcessPoolExecutor(processes, mp_context=ctx)
-    inflight: dict[cf.Future[Any], tuple[str, list[str]]] = {}
+    # Bounded: cf.wait() is linear in the futures it watches, so submitting every ready
+    # document at once made the scheduling quadratic (100k documents: the parent at 100 %
+    # CPU, the pool idle). A few chunks per process keep the pool busy.
+    max_inflight = 4 * processes
+    inflight: dict[cf.Future[Any], list[tuple[str, list[str]]]] = {}
 
     def finish(doc_id: str, decision: Decision) -> None:
         decisions[doc_id] = decision
@@ -218,29 +258,38 @@ def dedup_embedded(
                 ready.append(dep)
 
     def conclude(doc_id: str, rep_ids: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
+        nonlocal compared
+        compared += len(rep_ids)
         by_rep = {r: _V(*v) for r, v in zip(rep_ids, verdicts, strict=True)}
         finish(doc_id, decide(seq[doc_id], doc_id, peers_of(doc_id), by_rep.__getitem__))
 
     try:
         while ready or inflight:
-            while ready:
-                doc_id = ready.pop()
-                reps = [r for _, r in representatives(seq[doc_id], doc_id, peers_of(doc_id))]
-                if not reps:
-                    finish(doc_id, Decision())
-                elif pool is None:
-                    conclude(doc_id, reps, _compare_against(doc_id, reps))
-                else:
-                    inflight[pool.submit(_compare_against, doc_id, reps)] = (doc_id, reps)
+            while ready and len(inflight) < max_inflight:
+                chunk: list[tuple[str, list[str]]] = []
+                while ready and len(chunk) < VERIFY_CHUNK:
+                    doc_id = ready.pop()
+                    reps = [r for _, r in representatives(seq[doc_id], doc_id, peers_of(doc_id))]
+                    if not reps:
+                        finish(doc_id, Decision())
+                    elif pool is None:
+                        conclude(doc_id, reps, _compare_against(doc_id, reps))
+                    else:
+                        chunk.append((doc_id, reps))
+                if chunk and pool is not None:
+                    inflight[pool.submit(_compare_chunk, chunk)] = chunk
             if inflight:
                 done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
                 for fut in done:
-                    doc_id, reps = inflight.pop(fut)
-                    conclude(doc_id, reps, fut.result())
+                    chunk = inflight.pop(fut)
+                    for (doc_id, reps), verdicts in zip(chunk, fut.result(), strict=True):
+                        conclude(doc_id, reps, verdicts)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
         _TEXTS.clear()
+    timings["verify_s"] = time.perf_counter() - t0
+    timings["comparisons"] = compared
     if len(decisions) != len(docs):  # a cycle is impossible: candidates are strictly earlier
         raise RuntimeError("some documents were never decided")
     groups = assign_groups([(d.id, d.seq) for d in docs], decisions)
