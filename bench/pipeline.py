@@ -1,0 +1,266 @@
+"""Throughput of the whole pipeline, and how the embedded dedup scales.
+
+(a) ``neardup ingest --wait`` + 2 Celery workers, timed from the start of ``ingest`` until every
+    document carries its ``dup_group``, vs plain ``opensearchpy.helpers.bulk`` of the same
+    documents (the same ``_source`` the pipeline indexes: body, fingerprints, url, site, ...,
+    into an index made from the same template) on the same node, in the same run, each into a
+    fresh index. The bulk side gets its documents already fingerprinted (untimed): it is the
+    floor of "just putting the pages into OpenSearch". Goal: pipeline ≥ 0.5× bulk.
+(b) ``neardup dedup`` (embedded backend, default ``-j``) on N and 10×N documents of the same
+    kind: docs/s and the ratio of time per document (goal ≤ 1.3×, i.e. linear cost growth).
+
+The corpus: near-duplicate groups (sizes 1-5, mean ~2.6) of People's Daily (January 1998)
+paragraphs. An article is 6-10 paragraphs drawn at random and disguised per group (15 % of the
+characters substituted, so articles of different groups do not share sentences even when
+they drew the same paragraph and the density of shared fingerprints does not grow with N);
+its variants drop or add a paragraph and edit ~3 % of one paragraph; every page gets a site
+head/tail template (site name, navigation, editor, copyright) as on the web.
+
+Run (services on OPENSEARCH_URL / CELERY_BROKER_URL, as for the integration tests):
+``python bench/pipeline.py [--pipeline-docs 3000] [--dedup-docs 10000] [--skip-pipeline]
+[--skip-dedup]``. Prints one JSON object per measurement and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "integration"))
+
+from corpus import NAV, SITES, paragraphs  # noqa: E402
+
+_GROUP_SIZES = [1, 1, 1, 2, 2, 3, 4, 5]
+
+
+def _disguise(text: str, rate: float, rng: random.Random, pool: str) -> str:
+    chars = list(text)
+    for i in range(len(chars)):
+        if rng.random() < rate and not chars[i].isspace():
+            chars[i] = rng.choice(pool)
+    return "".join(chars)
+
+
+def bench_corpus(n_docs: int, seed: int = 2024) -> list[dict[str, Any]]:
+    """``n_docs`` documents ``{"id", "text", "site"}`` in near-duplicate groups (shuffled)."""
+    paras = paragraphs()
+    rng = random.Random(seed)
+    pool = "".join(sorted({c for p in paras[:300] for c in p if not c.isspace()}))
+    docs: list[dict[str, Any]] = []
+    g = 0
+    while len(docs) < n_docs:
+        size = min(rng.choice(_GROUP_SIZES), n_docs - len(docs))
+        article = [_disguise(p, 0.15, rng, pool) for p in rng.sample(paras, rng.randint(6, 10))]
+        extra = _disguise(rng.choice(paras), 0.15, rng, pool)
+        for v in range(size):
+            body = list(article)
+            if v:
+                r = rng.random()
+                if r < 0.3:
+                    del body[rng.randrange(1, len(body) - 1)]
+                elif r < 0.6:
+                    body.insert(rng.randrange(1, len(body)), extra)
+                i = rng.randrange(len(body))
+                body[i] = _disguise(body[i], 0.03, rng, pool)
+            site = rng.choice(SITES)
+            nav = " | ".join(rng.sample(NAV, 6))
+            head = f"{site} > {rng.choice(NAV)} > 正文\n{nav}\n"
+            tail = (f"\n责任编辑：{rng.choice('王李张刘陈杨')}{rng.choice('明华强伟')}\n"
+                    f"版权所有 {site} 1998\n{nav}")
+            docs.append({"id": f"g{g:06d}-{v}", "text": head + "\n".join(body) + tail,
+                         "site": site})
+        g += 1
+    rng.shuffle(docs)
+    return docs
+
+
+def write_jsonl(path: Path, docs: list[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for d in docs:
+            f.write(json.dumps(d, ensure_ascii=False) + "\n")
+
+
+def _emit(record: dict[str, Any]) -> None:
+    print(json.dumps(record, ensure_ascii=False), flush=True)
+
+
+# --- (a) pipeline vs plain bulk -----------------------------------------------------------------
+
+
+def _start_workers(n: int, env: dict[str, str], log_dir: Path) -> list[subprocess.Popen[bytes]]:
+    procs = []
+    for i in range(n):
+        log = open(log_dir / f"worker{i}.log", "wb")
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "verifier.celery_app", "worker", "--pool=solo",
+             "-Q", env["NEARDUP_QUEUE"], "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h",
+             "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        ))
+    deadline = time.monotonic() + 120
+    for i in range(n):  # timing starts with the workers ready, as in production
+        while b" ready." not in (log_dir / f"worker{i}.log").read_bytes():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"worker {i} did not become ready")
+            time.sleep(0.2)
+    return procs
+
+
+def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
+    from opensearchpy import helpers
+
+    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
+    from ingest.store import client_from_env, open_store
+
+    tag = uuid.uuid4().hex[:8]
+    pipe_index, bulk_index = f"neardup-bench-pipe-{tag}", f"neardup-bench-bulk-{tag}"
+    broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT),
+        CELERY_BROKER_URL=f"{broker.rpartition('/')[0]}/{8 + int(tag, 16) % 8}",
+        NEARDUP_QUEUE=f"neardup.bench.{tag}",
+        NEARDUP_DEAD_LETTER=f"neardup.bench.{tag}.dead",
+        NEARDUP_INDEX=pipe_index,
+    )
+    client = client_from_env(timeout=120)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "corpus.jsonl"
+        write_jsonl(path, bench_corpus(n_docs))
+        # plain bulk: the same sources into an index made from the same template
+        config = fingerprint_config("web")
+        sources = [p.doc.to_source() for p in prepare_lines(read_lines(path), config, 1)
+                   if p.doc is not None]
+        bulk_store = open_store("opensearch", client=client, index=bulk_index)
+        bulk_store.install()
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            t0 = time.perf_counter()
+            ok, errors = helpers.bulk(
+                client, ({"_index": bulk_index, "_id": s["id"], "_source": s} for s in sources),
+                chunk_size=batch, raise_on_error=False,
+            )
+            client.indices.refresh(index=bulk_index)
+            bulk_s = time.perf_counter() - t0
+            assert ok == len(sources) and not errors, errors
+            procs = _start_workers(workers, env, Path(tmp))
+            t0 = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-m", "ingest.cli", "ingest", str(path), "--wait",
+                 "--no-progress", "--index", pipe_index, "--batch", str(batch)],
+                cwd=ROOT, env=env, capture_output=True, text=True, timeout=7200,
+            )
+            pipe_s = time.perf_counter() - t0
+            if proc.returncode != 0:
+                raise SystemExit(f"ingest failed: {proc.stderr[-3000:]}")
+            summary = json.loads(proc.stdout.strip().splitlines()[-1])
+            client.indices.refresh(index=pipe_index)
+            grouped = client.count(index=pipe_index,
+                                   body={"query": {"term": {"status": "grouped"}}})["count"]
+            groups = client.search(index=pipe_index, body={
+                "size": 0, "aggs": {"g": {"cardinality": {"field": "dup_group",
+                                                          "precision_threshold": 40000}}}})
+        finally:
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.wait(30)
+            client.indices.delete(
+                index=f"{pipe_index},{pipe_index}-stoplist,{bulk_index},{bulk_index}-stoplist",
+                ignore_unavailable=True,
+            )
+            _drop_templates(client, pipe_index, bulk_index)
+            _cleanup_broker(env)
+    record = {
+        "bench": "pipeline-vs-bulk", "docs": len(sources), "workers": workers, "batch": batch,
+        "bulk_s": round(bulk_s, 2), "bulk_docs_s": round(len(sources) / bulk_s, 1),
+        "pipeline_s": round(pipe_s, 2), "pipeline_docs_s": round(len(sources) / pipe_s, 1),
+        "ratio": round(bulk_s / pipe_s, 3), "grouped": grouped,
+        "groups": groups["aggregations"]["g"]["value"], "ingest": summary,
+    }
+    _emit(record)
+    return record
+
+
+def _drop_templates(client: Any, *indices: str) -> None:
+    from ingest.mappings import template_names
+
+    for index in indices:
+        names = template_names(index)
+        for stem in ("pages-template", "stoplist-template"):
+            client.indices.delete_index_template(name=names[stem], ignore=404)
+        for stem in ("pages-settings", "pages-mappings"):
+            client.cluster.delete_component_template(name=names[stem], ignore=404)
+
+
+def _cleanup_broker(env: dict[str, str]) -> None:
+    import redis
+
+    r = redis.Redis.from_url(env["CELERY_BROKER_URL"])
+    keys = [k for k in r.scan_iter(f"{env['NEARDUP_QUEUE']}*")]
+    if keys:
+        r.delete(*keys)
+
+
+# --- (b) embedded dedup scaling -----------------------------------------------------------------
+
+
+def bench_dedup(n_docs: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "corpus.jsonl"
+        write_jsonl(path, bench_corpus(n_docs))
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "ingest.cli", "dedup", str(path), "-o", os.devnull,
+             "--no-progress"],
+            cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            capture_output=True, text=True, timeout=4 * 3600,
+        )
+        elapsed = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"dedup failed: {proc.stderr[-3000:]}")
+    summary = json.loads(proc.stderr.strip().splitlines()[-1])
+    record = {
+        "bench": "dedup-embedded", "docs": n_docs, "s": round(elapsed, 2),
+        "docs_s": round(n_docs / elapsed, 1), "ms_per_doc": round(1000 * elapsed / n_docs, 3),
+        "summary": summary,
+    }
+    _emit(record)
+    return record
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pipeline-docs", type=int, default=3000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=500)
+    ap.add_argument("--dedup-docs", type=int, default=10000, help="N: runs N and 10×N")
+    ap.add_argument("--scale", type=int, default=10, help="the larger run is scale × N")
+    ap.add_argument("--skip-pipeline", action="store_true")
+    ap.add_argument("--skip-dedup", action="store_true")
+    args = ap.parse_args()
+    summary: dict[str, Any] = {"cpus": os.cpu_count()}
+    if not args.skip_pipeline:
+        r = bench_pipeline(args.pipeline_docs, args.workers, args.batch)
+        summary["pipeline_vs_bulk"] = r["ratio"]
+    if not args.skip_dedup:
+        small = bench_dedup(args.dedup_docs)
+        large = bench_dedup(args.dedup_docs * args.scale)
+        summary["dedup_docs_s"] = {small["docs"]: small["docs_s"], large["docs"]: large["docs_s"]}
+        summary["time_per_doc_ratio"] = round(large["ms_per_doc"] / small["ms_per_doc"], 3)
+    _emit({"summary": summary})
+
+
+if __name__ == "__main__":
+    main()
