@@ -24,6 +24,7 @@ Failure policy:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -101,22 +102,73 @@ def earlier_candidates(store: Store, doc: StoredDocument, k: int) -> list[str]:
     from ingest.store.opensearch import OpenSearchStore, translate_errors
 
     if isinstance(store, OpenSearchStore):
-        from ingest.query import build_candidate_query, candidate_terms
-
-        terms = candidate_terms(doc.fingerprints, store.stoplist())
-        if not terms:
+        body = candidate_search(store, doc, k)
+        if body is None:
             return []
-        body = build_candidate_query(terms, (), k + 8, doc.id, doc.fp_config)
-        body["query"]["bool"]["filter"].append({"range": {"seq": {"lte": doc.seq}}})
         with translate_errors():
             hits = store.client.search(index=store.index, body=body)["hits"]["hits"]
-        # sort values are [shared, seq, id] (ingest.query.CANDIDATE_SORT)
-        ranked = [(h["_id"], int(h["sort"][1])) for h in hits]
+        return rank_hits(doc, hits, k)
     else:
         found = store.candidates(doc, 4 * k)
         docs = store.mget([c.id for c in found], with_fingerprints=False)
         ranked = [(c.id, docs[c.id].seq) for c in found if c.id in docs]
     return [i for i, seq in ranked if (seq, i) < key][:k]
+
+
+def candidate_search(store: Any, doc: StoredDocument, k: int) -> dict[str, Any] | None:
+    """The search body of ``doc``'s earlier candidates on OpenSearch (None: no usable term)."""
+    from ingest.query import build_candidate_query, candidate_terms
+
+    terms = candidate_terms(doc.fingerprints, store.stoplist())
+    if not terms:
+        return None
+    body = build_candidate_query(terms, (), k + 8, doc.id, doc.fp_config)
+    body["query"]["bool"]["filter"].append({"range": {"seq": {"lte": doc.seq}}})
+    return body
+
+
+def rank_hits(doc: StoredDocument, hits: list[dict[str, Any]], k: int) -> list[str]:
+    """The top-``k`` of candidate hits that come before ``doc`` in ``(seq, id)``."""
+    key = (doc.seq, doc.id)
+    # sort values are [shared, seq, id] (ingest.query.CANDIDATE_SORT)
+    ranked = [(h["_id"], int(h["sort"][1])) for h in hits]
+    return [i for i, seq in ranked if (seq, i) < key][:k]
+
+
+def prefetch(
+    store: Store, ids: Sequence[str], k: int
+) -> tuple[dict[str, StoredDocument], dict[str, list[str]], dict[str, StoredDocument]]:
+    """A batch's reads in three requests: its documents (``mget``), the candidate queries of
+    the pending ones (``msearch``) and every candidate (``mget``, bodies without
+    fingerprints). Returns ``(docs, candidate ids per pending doc, candidates)``; a document
+    whose query failed is left out of the second map (it takes the one-by-one path)."""
+    from ingest.store.opensearch import OpenSearchStore, translate_errors
+
+    docs = store.mget(ids)
+    pending = [d for d in docs.values() if d.status == PENDING]
+    cand_ids: dict[str, list[str]] = {}
+    if isinstance(store, OpenSearchStore):
+        searches: list[dict[str, Any]] = []
+        asked: list[StoredDocument] = []
+        for d in pending:
+            body = candidate_search(store, d, k)
+            if body is None:
+                cand_ids[d.id] = []
+            else:
+                searches += [{"index": store.index}, body]
+                asked.append(d)
+        if searches:
+            with translate_errors():
+                responses = store.client.msearch(body=searches)["responses"]
+            for d, res in zip(asked, responses, strict=True):
+                if "error" not in res:
+                    cand_ids[d.id] = rank_hits(d, res["hits"]["hits"], k)
+    else:
+        for d in pending:
+            cand_ids[d.id] = earlier_candidates(store, d, k)
+    wanted = {c for cs in cand_ids.values() for c in cs}
+    cands = store.mget(sorted(wanted), with_fingerprints=False) if wanted else {}
+    return docs, cand_ids, cands
 
 
 def _get(store: Store, doc_id: str) -> StoredDocument:
@@ -197,6 +249,32 @@ def write_decision(store: Store, doc: StoredDocument, decision: Decision) -> boo
 # --- one document ----------------------------------------------------------------------------
 
 
+def decide_and_write(
+    store: Store,
+    doc: StoredDocument,
+    cands: dict[str, StoredDocument],
+    compare_fn: Callable[[str, str], Any],
+) -> tuple[str | None, Decision]:
+    """Decide ``doc`` from its earlier candidates ``cands`` and write the decision.
+
+    Returns ``("grouped" | "wait" | None, decision)``; None: ``doc`` changed since it was read.
+    """
+    rep_ids = {c.dup_of for c in cands.values() if c.dup_of is not None}
+    reps = dict(cands)
+    missing = [r for r in rep_ids if r not in reps]
+    if missing:
+        reps.update(store.mget(missing, with_fingerprints=False))
+    peers = [
+        Peer(c.id, c.seq, c.status, c.dup_of, reps[c.dup_of].seq if c.dup_of in reps else None)
+        for c in cands.values()
+        if c.dup_of is None or c.dup_of in reps  # a vanished representative: skip
+    ]
+    decision = decide(doc.seq, doc.id, peers, lambda r: compare_fn(doc.body, reps[r].body))
+    if not decision.ready:
+        return "wait", decision
+    return (GROUPED if write_decision(store, doc, decision) else None), decision
+
+
 def process_document(
     store: Store,
     doc_id: str,
@@ -211,33 +289,9 @@ def process_document(
             return "noop"
         cand_ids = earlier_candidates(store, doc, k)
         cands = store.mget(cand_ids, with_fingerprints=False) if cand_ids else {}
-        rep_ids = {c.dup_of for c in cands.values() if c.dup_of is not None}
-        reps = dict(cands)
-        missing = [r for r in rep_ids if r not in reps]
-        if missing:
-            reps.update(store.mget(missing, with_fingerprints=False))
-        peers = [
-            Peer(
-                c.id,
-                c.seq,
-                c.status,
-                c.dup_of,
-                reps[c.dup_of].seq if c.dup_of in reps else None,
-            )
-            for c in cands.values()
-            if c.dup_of is None or c.dup_of in reps  # a vanished representative: skip
-        ]
-
-        def against(
-            rep_id: str, doc: StoredDocument = doc, reps: dict[str, StoredDocument] = reps
-        ) -> Any:
-            return compare_fn(doc.body, reps[rep_id].body)
-
-        decision = decide(doc.seq, doc.id, peers, against)
-        if not decision.ready:
-            return "wait"
-        if write_decision(store, doc, decision):
-            return GROUPED
+        outcome, _ = decide_and_write(store, doc, cands, compare_fn)
+        if outcome is not None:
+            return outcome
         # doc changed under us (a redelivered twin got there first?): read it again.
     raise RuntimeError(f"{doc_id}: could not write its group after 100 attempts")
 
@@ -301,6 +355,32 @@ class _VerifyTask(Task):
                 mark_error(store, doc_id, f"gave up after {self.request.retries} retries: {exc!r}")
 
 
+def _prefetched_document(
+    store: Store,
+    doc_id: str,
+    docs: dict[str, StoredDocument],
+    cand_ids: dict[str, list[str]],
+    cands: dict[str, StoredDocument],
+    compare_fn: Callable[[str, str], Any],
+    k: int,
+) -> str:
+    """:func:`process_document` from the batch's prefetched reads; a decision that would wait
+    (the reads may be stale) or a write conflict falls back to fresh reads."""
+    doc = docs.get(doc_id)
+    if doc is None or doc.status != PENDING:
+        return "noop"  # status only ever moves away from pending
+    if doc_id not in cand_ids:
+        return process_document(store, doc_id, compare_fn, k)
+    peers = {c: cands[c] for c in cand_ids[doc_id] if c in cands}
+    outcome, decision = decide_and_write(store, doc, peers, compare_fn)
+    if outcome != GROUPED:
+        return process_document(store, doc_id, compare_fn, k)
+    # later documents of this batch see this one decided
+    cands[doc_id] = dataclasses.replace(doc, status=GROUPED, dup_of=decision.dup_of,
+                                        fingerprints=[])
+    return GROUPED
+
+
 @app.task(bind=True, base=_VerifyTask, name="neardup.verify_batch")
 def verify_batch(
     self: Task,
@@ -334,9 +414,12 @@ def _verify_batch(
     compare_fn = _compare_fn(profile)
     counts: dict[str, int] = {}
     waiting: list[str] = []
-    for doc_id in ids:
+    docs, cand_ids, cands = prefetch(store, ids, k)
+    # In (seq, id) order, so a document sees the decisions of earlier ones of its own batch.
+    order = sorted(ids, key=lambda i: (docs[i].seq, i) if i in docs else (-1, i))
+    for doc_id in order:
         try:
-            outcome = process_document(store, doc_id, compare_fn, k)
+            outcome = _prefetched_document(store, doc_id, docs, cand_ids, cands, compare_fn, k)
         except TRANSIENT:
             raise
         except Exception as exc:
