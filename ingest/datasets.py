@@ -792,7 +792,11 @@ def pydoc_pairs(
     """Python 3.11 docs: a page's HTML vs its own reST source (positive, kind ``format``), and
     two different HTML pages of one directory sharing the Sphinx template (negative, kind
     ``same-template``). Pages are split dev/test by a hash of their path; pages whose HTML is
-    larger than ``max_chars`` are left out to keep runs short."""
+    larger than ``max_chars`` are left out to keep runs short.
+
+    The source side is the document field ``rst``, so every method sees the extractor's plain
+    text of it (:func:`ingest.extract.rst_text`: docutils, roles and directives rendered as
+    Sphinx does), not the raw markup."""
     _split_range(2, split)
     seed = _SPLIT_SEED[split] if seed is None else seed
     rng = random.Random(f"pydoc/{split}/{seed}")
@@ -815,7 +819,7 @@ def pydoc_pairs(
             {
                 "id": f"pydoc-{h}",
                 "a": {"html": html, "site": "docs.python.org"},
-                "b": {"text": rst, "site": "rst"},
+                "b": {"rst": rst, "site": "rst"},
                 "label": 1,
                 "kind": "format",
             }
