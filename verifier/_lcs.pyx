@@ -4,12 +4,23 @@
 Texts are copied once into C arrays of ``Py_UCS4`` code points; skeleton, Myers and TLCS then
 run on C arrays only. Every branch mirrors the reference line by line, so that tie-breaks (which
 LCS, which region) are identical and the property tests can compare results exactly.
+
+Speed notes (the reference has the same algorithm, with Python containers):
+
+- Work arrays live in a module-level workspace that grows to the largest pair seen and is
+  reused (no malloc/free or page faults per call); a call made while it is in use (another
+  thread, re-entry) gets a private one.
+- Window hashes are computed once per pair. Every distinct hash gets a dense id from one
+  open-addressing table; a text's skeleton is then one pass over its window ids against the
+  other text's per-id window counts. When the iterative TLCS removes a region, only the
+  windows crossing the cut are hashed again (``_splice``): all others are unchanged.
+- Snakes compare two code points per 64-bit load.
 """
 
 from cpython.unicode cimport Py_UNICODE_ISSPACE
 from libc.math cimport floor
-from libc.stdint cimport int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memmove, memset
 
 from verifier.units import char_width as _char_width
@@ -18,7 +29,6 @@ from verifier.units import char_width as _char_width
 cdef extern from "Python.h":
     int PyUnicode_KIND(object u)
     void* PyUnicode_DATA(object u)
-    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
 
 IMPLEMENTATION = "cython"
 
@@ -53,13 +63,201 @@ cdef void* _alloc(size_t nbytes) except NULL:
     return p
 
 
+# ---------------------------------------------------------------------------------------------
+# Workspace: grow-only arrays reused from call to call.
+
+cdef enum:
+    W_CA
+    W_CB
+    W_OA
+    W_OB
+    W_WA
+    W_WB
+    W_MA
+    W_MB
+    W_KA
+    W_KB
+    W_HA
+    W_HB
+    W_LA
+    W_LB
+    W_IA
+    W_IB
+    W_CNTA
+    W_CNTB
+    W_KEYS
+    W_SLOTOF
+    W_POSB
+    W_POW
+    W_SA
+    W_SB
+    W_OI
+    W_OJ
+    W_ON
+    W_VF
+    W_VB
+    W_PA
+    W_PB
+    W_MCUM
+    W_INS
+    W_COUNT
+
+
+cdef struct Work:
+    void* ptr[W_COUNT]
+    size_t cap[W_COUNT]
+    int32_t* slots  # hash table of ids (id + 1; 0 = empty): all zero between uses
+    size_t nslots
+    bint slots_dirty  # a use ended without clearing its slots
+    size_t total
+    bint busy
+
+
+cdef Work _WORK  # static storage: zero-initialised
+# A workspace that grew beyond this (a pair of very long texts) is freed after the call.
+cdef size_t _KEEP_BYTES = 64 << 20
+
+
+cdef void* _get(Work* W, int which, size_t nbytes) except NULL:
+    """Array ``which`` of at least ``nbytes`` bytes (contents undefined)."""
+    cdef void* p
+    if nbytes == 0:
+        nbytes = 1
+    if W.cap[which] < nbytes:
+        free(W.ptr[which])
+        W.total -= W.cap[which]
+        W.ptr[which] = NULL
+        W.cap[which] = 0
+        nbytes += nbytes >> 3  # some headroom: the next pair may be a little longer
+        p = malloc(nbytes)
+        if p == NULL:
+            raise MemoryError()
+        W.ptr[which] = p
+        W.cap[which] = nbytes
+        W.total += nbytes
+    return W.ptr[which]
+
+
+cdef int32_t* _get_slots(Work* W, size_t nslots) except NULL:
+    """The id table with at least ``nslots`` slots, all empty."""
+    if W.nslots < nslots:
+        free(W.slots)
+        W.total -= W.nslots * sizeof(int32_t)
+        W.slots = NULL
+        W.nslots = 0
+        W.slots = <int32_t*>calloc(nslots, sizeof(int32_t))
+        if W.slots == NULL:
+            raise MemoryError()
+        W.nslots = nslots
+        W.total += nslots * sizeof(int32_t)
+        W.slots_dirty = False
+    elif W.slots_dirty:
+        memset(W.slots, 0, W.nslots * sizeof(int32_t))
+        W.slots_dirty = False
+    return W.slots
+
+
+cdef void _free_work(Work* W) noexcept:
+    cdef int i
+    for i in range(W_COUNT):
+        free(W.ptr[i])
+        W.ptr[i] = NULL
+        W.cap[i] = 0
+    free(W.slots)
+    W.slots = NULL
+    W.nslots = 0
+    W.total = 0
+
+
+cdef Work* _acquire() except NULL:
+    cdef Work* W
+    if not _WORK.busy:
+        _WORK.busy = True
+        return &_WORK
+    W = <Work*>calloc(1, sizeof(Work))
+    if W == NULL:
+        raise MemoryError()
+    W.busy = True
+    return W
+
+
+cdef void _release(Work* W) noexcept:
+    if W == &_WORK:
+        if W.total > _KEEP_BYTES:
+            _free_work(W)
+        W.busy = False
+    else:
+        _free_work(W)
+        free(W)
+
+
+# ---------------------------------------------------------------------------------------------
+# Whitespace normalisation.
+
+ctypedef fused char_t:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef inline bint _is_blank(Py_UCS4 c) noexcept:
+    # Same set as _lcs_py._is_blank; U+00A1..U+167F holds no whitespace, so most CJK and Latin
+    # text is decided by the first comparisons.
+    if c <= 0xA0:
+        return c <= 0x20 or c >= 0x7F
+    return 0x1680 <= c <= 0x3000 and Py_UNICODE_ISSPACE(c)
+
+
+cdef Py_ssize_t _norm(char_t* data, Py_ssize_t n, Py_UCS4* out, int* offs,
+                      uint8_t* widths) except -1:
+    cdef Py_ssize_t i, k = 0
+    cdef bint pending = False
+    cdef Py_UCS4 c
+    for i in range(n):
+        c = data[i]
+        if _is_blank(c):
+            pending = k > 0
+            continue
+        if pending:
+            out[k] = 32
+            offs[k] = <int>(i - 1)
+            if widths != NULL:
+                widths[k] = 1
+            k += 1
+            pending = False
+        out[k] = c
+        offs[k] = <int>i
+        if widths != NULL:
+            widths[k] = <uint8_t>_width(c)
+        k += 1
+    return k
+
+
+cdef Py_ssize_t _normalize(str text, Py_UCS4* out, int* offs, uint8_t* widths) except -1:
+    """Normalised code points, their offsets in ``text`` and (unless NULL) their widths."""
+    cdef Py_ssize_t n = len(text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    if kind == 1:
+        return _norm(<uint8_t*>data, n, out, offs, widths)
+    if kind == 2:
+        return _norm(<uint16_t*>data, n, out, offs, widths)
+    return _norm(<uint32_t*>data, n, out, offs, widths)
+
+
 cdef Py_UCS4* _ucs4(str text, Py_ssize_t* n) except NULL:
     cdef Py_ssize_t i, length = len(text)
     cdef Py_UCS4* out = <Py_UCS4*>_alloc(length * sizeof(Py_UCS4))
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    for i in range(length):
-        out[i] = PyUnicode_READ(kind, data, i)
+    if kind == 1:
+        for i in range(length):
+            out[i] = (<uint8_t*>data)[i]
+    elif kind == 2:
+        for i in range(length):
+            out[i] = (<uint16_t*>data)[i]
+    else:
+        memcpy(out, data, length * sizeof(Py_UCS4))
     n[0] = length
     return out
 
@@ -77,46 +275,13 @@ cdef str _to_str(const Py_UCS4* codes, Py_ssize_t n):
     return "".join(parts)
 
 
-# ---------------------------------------------------------------------------------------------
-# Whitespace normalisation.
-
-cdef inline bint _is_blank(Py_UCS4 c) noexcept:
-    # Same set as _lcs_py._is_blank; U+00A1..U+167F holds no whitespace, so most CJK and Latin
-    # text is decided by the first comparisons.
-    if c <= 0xA0:
-        return c <= 0x20 or c >= 0x7F
-    return 0x1680 <= c <= 0x3000 and Py_UNICODE_ISSPACE(c)
-
-
-cdef Py_ssize_t _normalize(str text, Py_UCS4* out, int* offs):
-    cdef Py_ssize_t i, n = len(text), k = 0
-    cdef bint pending = False
-    cdef Py_UCS4 c
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    for i in range(n):
-        c = PyUnicode_READ(kind, data, i)
-        if _is_blank(c):
-            pending = k > 0
-            continue
-        if pending:
-            out[k] = 32
-            offs[k] = <int>(i - 1)
-            k += 1
-            pending = False
-        out[k] = c
-        offs[k] = <int>i
-        k += 1
-    return k
-
-
 def normalize(str text):
     cdef Py_ssize_t n = len(text), k, i
     cdef Py_UCS4* out = <Py_UCS4*>_alloc(n * sizeof(Py_UCS4))
     cdef int* offs = NULL
     try:
         offs = <int*>_alloc(n * sizeof(int))
-        k = _normalize(text, out, offs)
+        k = _normalize(text, out, offs, NULL)
         return _to_str(out, k), [offs[i] for i in range(k)]
     finally:
         free(out)
@@ -125,35 +290,6 @@ def normalize(str text):
 
 # ---------------------------------------------------------------------------------------------
 # Filter skeleton (paper §4.3).
-
-cdef Py_ssize_t _windows(const Py_UCS4* codes, const uint8_t* widths, Py_ssize_t n, int window,
-                         int* ends, uint64_t* hashes) except -1:
-    cdef uint64_t* prefix = <uint64_t*>_alloc((n + 1) * sizeof(uint64_t))
-    cdef uint64_t* powers = <uint64_t*>_alloc((window + 1) * sizeof(uint64_t))
-    cdef uint64_t h = 0
-    cdef Py_ssize_t i, e = 0, nw = 0
-    cdef int w = 0
-    prefix[0] = 0
-    for i in range(n):
-        h = h * _BASE + <uint64_t>codes[i] + 1
-        prefix[i + 1] = h
-    powers[0] = 1
-    for i in range(1, window + 1):
-        powers[i] = powers[i - 1] * _BASE
-    for i in range(n):
-        while e < n and w < window:
-            w += widths[e]
-            e += 1
-        if w < window:
-            break
-        ends[i] = <int>e
-        hashes[i] = prefix[e] - prefix[i] * powers[e - i]
-        nw += 1
-        w -= widths[i]
-    free(prefix)
-    free(powers)
-    return nw
-
 
 cdef struct Params:
     int window
@@ -171,63 +307,108 @@ cdef struct Params:
     Py_ssize_t max_d
 
 
-cdef struct HashSet:
-    uint64_t* keys  # 0 marks an empty slot; the key 0 itself is kept in has_zero
-    bint has_zero
+cdef void _powers(uint64_t* pw, int window) noexcept:
+    cdef int i
+    pw[0] = 1
+    for i in range(1, window + 1):
+        pw[i] = pw[i - 1] * _BASE
+
+
+cdef Py_ssize_t _windows(const Py_UCS4* c, const uint8_t* wd, Py_ssize_t n, int window,
+                         const uint64_t* pw, Py_ssize_t i, Py_ssize_t stop,
+                         uint64_t* hs, int32_t* ls) noexcept:
+    """Hash and length of the windows starting at ``i``, ``i + 1``, ... ``stop - 1``.
+
+    Returns the first start without a window (``stop`` when all have one). The hash is kept
+    rolling: ``hash(i, e) = sum((c[p] + 1) * base^(e-1-p))``, the prefix-hash formula.
+    """
+    cdef Py_ssize_t e = i
+    cdef int width = 0
+    cdef uint64_t h = 0
+    while i < stop:
+        while e < n and width < window:
+            width += wd[e]
+            h = h * _BASE + <uint64_t>c[e] + 1
+            e += 1
+        if width < window:
+            break
+        hs[i] = h
+        ls[i] = <int32_t>(e - i)
+        h -= (<uint64_t>c[i] + 1) * pw[e - i - 1]
+        width -= wd[i]
+        i += 1
+    return i
+
+
+cdef struct Table:
+    int32_t* slots  # id + 1 of the hash in the slot; 0: empty
+    uint64_t* keys  # hash of each id
+    int32_t* slot_of  # slot of each id, to empty the table after use
     uint64_t mask
     int shift
+    int32_t n  # ids given
+    int32_t cap  # ids that fit
 
 
-cdef int _set_init(HashSet* s, const uint64_t* hashes, Py_ssize_t n) except -1:
-    cdef uint64_t size = 8, slot, h
-    cdef int bits = 3
-    cdef Py_ssize_t i
-    while size < <uint64_t>(2 * n):
-        size <<= 1
-        bits += 1
-    s.keys = <uint64_t*>_alloc(size * sizeof(uint64_t))
-    memset(s.keys, 0, size * sizeof(uint64_t))
-    s.has_zero = False
-    s.mask = size - 1
-    s.shift = 64 - bits
-    for i in range(n):
-        h = hashes[i]
-        if h == 0:
-            s.has_zero = True
-            continue
-        # Fibonacci hashing spreads the polynomial hash's high bits over the table.
-        slot = (h * 0x9E3779B97F4A7C15ULL) >> s.shift
-        while s.keys[slot] != 0 and s.keys[slot] != h:
-            slot = (slot + 1) & s.mask
-        s.keys[slot] = h
-    return 0
+cdef inline uint64_t _slot(const Table* T, uint64_t h) noexcept:
+    # Fibonacci hashing spreads the polynomial hash's high bits over the table.
+    return (h * 0x9E3779B97F4A7C15ULL) >> T.shift
 
 
-cdef inline bint _set_has(const HashSet* s, uint64_t h) noexcept:
-    if h == 0:
-        return s.has_zero
-    cdef uint64_t slot = (h * 0x9E3779B97F4A7C15ULL) >> s.shift
-    while s.keys[slot] != 0:
-        if s.keys[slot] == h:
-            return True
-        slot = (slot + 1) & s.mask
-    return False
+cdef inline int32_t _find(const Table* T, uint64_t h) noexcept:
+    """Id of hash ``h``, -1 if it has none."""
+    cdef uint64_t slot = _slot(T, h)
+    cdef int32_t v
+    while True:
+        v = T.slots[slot]
+        if v == 0:
+            return -1
+        if T.keys[v - 1] == h:
+            return v - 1
+        slot = (slot + 1) & T.mask
 
 
-cdef Py_ssize_t _keep(Py_ssize_t nw, const int* ends, const uint64_t* hashes, const HashSet* other,
-                      int* kept) noexcept:
-    cdef Py_ssize_t s, lo, e, covered = 0, nk = 0
-    for s in range(nw):
-        if _set_has(other, hashes[s]):
-            lo = s if s > covered else covered
-            e = ends[s]
-            if lo < e:
-                while lo < e:
-                    kept[nk] = <int>lo
-                    nk += 1
-                    lo += 1
-                covered = e
-    return nk
+cdef inline int32_t _intern(Table* T, uint64_t h) noexcept:
+    """Id of hash ``h``, given now if it has none (the caller ensures ``T.n < T.cap``)."""
+    cdef uint64_t slot = _slot(T, h)
+    cdef int32_t v
+    while True:
+        v = T.slots[slot]
+        if v == 0:
+            v = T.n
+            T.n += 1
+            T.keys[v] = h
+            T.slot_of[v] = <int32_t>slot
+            T.slots[slot] = v + 1
+            return v
+        if T.keys[v - 1] == h:
+            return v - 1
+        slot = (slot + 1) & T.mask
+
+
+cdef void _table_clear(Table* T) noexcept:
+    cdef int32_t v
+    for v in range(T.n):
+        T.slots[T.slot_of[v]] = 0
+    T.n = 0
+
+
+# The windows of one text: start ``i < nw`` has hash ``hash[i]``, ``len[i]`` code points and
+# id ``id[i]``; ``cnt[v]`` counts the text's windows with id ``v``.
+cdef struct Win:
+    uint64_t* hash
+    int32_t* len
+    int32_t* id
+    int32_t* cnt
+    Py_ssize_t nw
+
+
+cdef struct Skel:
+    Table T
+    Win A
+    Win B
+    uint64_t* pw
+    int window
 
 
 cdef inline bint _cannot_reach(Py_ssize_t upper, Py_ssize_t na, Py_ssize_t nb,
@@ -237,43 +418,161 @@ cdef inline bint _cannot_reach(Py_ssize_t upper, Py_ssize_t na, Py_ssize_t nb,
             and <double>upper / <double>nb < P.contain)
 
 
-cdef int _skeleton(const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
-                   const Py_UCS4* b, const uint8_t* wb, Py_ssize_t nb, int window,
-                   int* kept_a, Py_ssize_t* nka, int* kept_b, Py_ssize_t* nkb,
-                   const Params* reject) except -1:
-    """Kept positions of a and b (arrays sized na and nb).
+cdef Py_ssize_t _keep(const Win* W, const int32_t* other_cnt, int* kept) noexcept:
+    """Positions covered by a window whose hash the other text has, in increasing order."""
+    cdef Py_ssize_t s, lo, e, covered = 0, nk = 0
+    cdef const int32_t* ids = W.id
+    for s in range(W.nw):
+        if other_cnt[ids[s]] > 0:
+            lo = s if s > covered else covered
+            e = s + W.len[s]
+            if lo < e:
+                while lo < e:
+                    kept[nk] = <int>lo
+                    nk += 1
+                    lo += 1
+                covered = e
+    return nk
 
-    With ``reject``, returns 1 (``nkb`` unset) as soon as A's skeleton alone proves that the
-    pair cannot be similar: |A'| bounds |TLCS| too, and non-duplicates stop at half the work.
+
+cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
+                     const Py_UCS4* b, const uint8_t* wb, Py_ssize_t nb, int window,
+                     Py_ssize_t extra, int* kept_a, Py_ssize_t* nka, int* kept_b,
+                     Py_ssize_t* nkb, const Params* reject) except -1:
+    """Windows, ids and skeletons of a and b (kept arrays sized na and nb).
+
+    ``extra``: how many more ids later ``_splice`` calls may need. With ``reject``, returns 1
+    (``nkb`` unset) as soon as A's skeleton alone proves that the pair cannot be similar:
+    |A'| bounds |TLCS| too, and non-duplicates stop at half the work. The caller empties the
+    table (``_table_clear``) when done, also after a rejection.
     """
-    cdef int* ends_a = NULL
-    cdef int* ends_b = NULL
-    cdef uint64_t* hash_a = NULL
-    cdef uint64_t* hash_b = NULL
-    cdef HashSet set_a, set_b
-    cdef Py_ssize_t nwa, nwb
-    set_a.keys = NULL
-    set_b.keys = NULL
+    cdef Table* T = &S.T
+    cdef Win* A = &S.A
+    cdef Win* B = &S.B
+    cdef Py_ssize_t i, j, cap, covered, lo, e, nk
+    cdef size_t nslots = 16
+    cdef int bits = 4
+    cdef int32_t v, nb_ids
+    cdef int32_t* posb
+    S.window = window
+    S.pw = <uint64_t*>_get(W, W_POW, (window + 1) * sizeof(uint64_t))
+    _powers(S.pw, window)
+    A.hash = <uint64_t*>_get(W, W_HA, na * sizeof(uint64_t))
+    A.len = <int32_t*>_get(W, W_LA, na * sizeof(int32_t))
+    A.id = <int32_t*>_get(W, W_IA, na * sizeof(int32_t))
+    B.hash = <uint64_t*>_get(W, W_HB, nb * sizeof(uint64_t))
+    B.len = <int32_t*>_get(W, W_LB, nb * sizeof(int32_t))
+    B.id = <int32_t*>_get(W, W_IB, nb * sizeof(int32_t))
+    A.nw = _windows(a, wa, na, window, S.pw, 0, na, A.hash, A.len)
+    B.nw = _windows(b, wb, nb, window, S.pw, 0, nb, B.hash, B.len)
+    cap = A.nw + B.nw + extra + 1
+    while nslots < <size_t>(2 * cap):
+        nslots <<= 1
+        bits += 1
+    T.n = 0
+    T.cap = <int32_t>cap
+    T.mask = nslots - 1
+    T.shift = 64 - bits
+    T.keys = <uint64_t*>_get(W, W_KEYS, cap * sizeof(uint64_t))
+    T.slot_of = <int32_t*>_get(W, W_SLOTOF, cap * sizeof(int32_t))
+    T.slots = _get_slots(W, nslots)
+    W.slots_dirty = True  # until the caller's _table_clear
+    # B's hashes get ids 0, 1, ...; posb[v]: first window of B with id v.
+    posb = <int32_t*>_get(W, W_POSB, (B.nw + 1) * sizeof(int32_t))
+    for j in range(B.nw):
+        nb_ids = T.n
+        v = _intern(T, B.hash[j])
+        B.id[j] = v
+        if T.n != nb_ids:
+            posb[v] = <int32_t>j
+    # A's windows: a hash of B or not (-1). In near-duplicates a window matching B's window j
+    # is mostly followed by one matching j + 1: compare that hash first, then probe.
+    j = -2
+    covered = 0
+    nk = 0
+    for i in range(A.nw):
+        if 0 <= j < B.nw - 1 and B.hash[j + 1] == A.hash[i]:
+            j += 1
+            v = B.id[j]
+        else:
+            v = _find(T, A.hash[i])
+            j = posb[v] if v >= 0 else -2
+        A.id[i] = v
+        if v >= 0:
+            lo = i if i > covered else covered
+            e = i + A.len[i]
+            while lo < e:
+                kept_a[nk] = <int>lo
+                nk += 1
+                lo += 1
+            if e > covered:
+                covered = e
+    nka[0] = nk
+    if reject != NULL and _cannot_reach(nk, na, nb, reject):
+        return 1
+    for i in range(A.nw):
+        if A.id[i] < 0:
+            A.id[i] = _intern(T, A.hash[i])
+    A.cnt = <int32_t*>_get(W, W_CNTA, cap * sizeof(int32_t))
+    B.cnt = <int32_t*>_get(W, W_CNTB, cap * sizeof(int32_t))
+    memset(A.cnt, 0, cap * sizeof(int32_t))
+    memset(B.cnt, 0, cap * sizeof(int32_t))
+    for i in range(A.nw):
+        A.cnt[A.id[i]] += 1
+    for j in range(B.nw):
+        B.cnt[B.id[j]] += 1
+    nkb[0] = _keep(B, A.cnt, kept_b)
+    return 0
+
+
+cdef int _splice(Skel* S, Win* X, const Py_UCS4* c, const uint8_t* wd, Py_ssize_t n,
+                 Py_ssize_t lo, Py_ssize_t hi) except -1:
+    """Update X's windows after ``[lo, hi)`` was removed from its text (``c``/``wd``: the
+    text after the removal, ``n`` code points).
+
+    Windows ending at or before ``lo`` are unchanged, those starting at or after ``hi`` only
+    move; those starting in ``[lo - window, lo)`` that reached past ``lo`` are hashed again
+    over the new text (at most ``window`` of them).
+    """
+    cdef Py_ssize_t nw = X.nw, s0, i, stop, tail, got
+    cdef int32_t v
+    s0 = lo - S.window
+    if s0 < 0:
+        s0 = 0
+    if s0 > nw:
+        s0 = nw
+    while s0 < lo and s0 < nw and s0 + X.len[s0] <= lo:
+        s0 += 1
+    stop = nw if nw < hi else hi
+    for i in range(s0, stop):
+        X.cnt[X.id[i]] -= 1
+    tail = nw - hi if nw > hi else 0
+    if tail > 0:
+        memmove(X.hash + lo, X.hash + hi, tail * sizeof(uint64_t))
+        memmove(X.len + lo, X.len + hi, tail * sizeof(int32_t))
+        memmove(X.id + lo, X.id + hi, tail * sizeof(int32_t))
+    got = _windows(c, wd, n, S.window, S.pw, s0, lo, X.hash, X.len)
+    if S.T.n + (got - s0) > S.T.cap:
+        raise AssertionError("skeleton id table too small")
+    for i in range(s0, got):
+        v = _intern(&S.T, X.hash[i])
+        X.id[i] = v
+        X.cnt[v] += 1
+    X.nw = lo + tail if got == lo else got
+    return 0
+
+
+cdef int _skeleton(Work* W, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
+                   const Py_UCS4* b, const uint8_t* wb, Py_ssize_t nb, int window,
+                   int* kept_a, Py_ssize_t* nka, int* kept_b, Py_ssize_t* nkb) except -1:
+    """Kept positions of a and b, from scratch (arrays sized na and nb)."""
+    cdef Skel S
+    S.T.n = 0
     try:
-        ends_a = <int*>_alloc(na * sizeof(int))
-        ends_b = <int*>_alloc(nb * sizeof(int))
-        hash_a = <uint64_t*>_alloc(na * sizeof(uint64_t))
-        hash_b = <uint64_t*>_alloc(nb * sizeof(uint64_t))
-        nwa = _windows(a, wa, na, window, ends_a, hash_a)
-        nwb = _windows(b, wb, nb, window, ends_b, hash_b)
-        _set_init(&set_b, hash_b, nwb)
-        nka[0] = _keep(nwa, ends_a, hash_a, &set_b, kept_a)
-        if reject != NULL and _cannot_reach(nka[0], na, nb, reject):
-            return 1
-        _set_init(&set_a, hash_a, nwa)
-        nkb[0] = _keep(nwb, ends_b, hash_b, &set_a, kept_b)
+        _skel_start(W, &S, a, wa, na, b, wb, nb, window, 0, kept_a, nka, kept_b, nkb, NULL)
     finally:
-        free(ends_a)
-        free(ends_b)
-        free(hash_a)
-        free(hash_b)
-        free(set_a.keys)
-        free(set_b.keys)
+        _table_clear(&S.T)
+        W.slots_dirty = False
     return 0
 
 
@@ -285,6 +584,7 @@ def skeleton(str a, str b, int window):
     cdef uint8_t* wb = NULL
     cdef int* ka = NULL
     cdef int* kb = NULL
+    cdef Work* W = _acquire()
     try:
         ca = _ucs4(a, &na)
         cb = _ucs4(b, &nb)
@@ -292,7 +592,7 @@ def skeleton(str a, str b, int window):
         wb = _widths(cb, nb)
         ka = <int*>_alloc(na * sizeof(int))
         kb = <int*>_alloc(nb * sizeof(int))
-        _skeleton(ca, wa, na, cb, wb, nb, window, ka, &nka, kb, &nkb, NULL)
+        _skeleton(W, ca, wa, na, cb, wb, nb, window, ka, &nka, kb, &nkb)
         index_a = [ka[i] for i in range(nka)]
         index_b = [kb[i] for i in range(nkb)]
         return (
@@ -300,6 +600,62 @@ def skeleton(str a, str b, int window):
             "".join([b[i] for i in index_b]), index_b,
         )
     finally:
+        _release(W)
+        free(ca)
+        free(cb)
+        free(wa)
+        free(wb)
+        free(ka)
+        free(kb)
+
+
+def _skeletons_after(str a, str b, int window, cuts):
+    """Skeletons of ``a`` and ``b`` after each cut ``(xl, xr, bs, be)`` (``[xl, xr)`` removed
+    from a, ``[bs, be)`` from b, offsets in the texts as cut so far), kept up to date the way
+    :func:`verify` does; for the tests, which compare them with :func:`skeleton` from scratch.
+    """
+    cdef Py_ssize_t na, nb, nka = 0, nkb = 0, i, xl, xr, bs, be
+    cdef Py_UCS4* ca = NULL
+    cdef Py_UCS4* cb = NULL
+    cdef uint8_t* wa = NULL
+    cdef uint8_t* wb = NULL
+    cdef int* ka = NULL
+    cdef int* kb = NULL
+    cdef Skel S
+    cdef Work* W = _acquire()
+    cdef list out = []
+    S.T.n = 0
+    try:
+        ca = _ucs4(a, &na)
+        cb = _ucs4(b, &nb)
+        wa = _widths(ca, na)
+        wb = _widths(cb, nb)
+        ka = <int*>_alloc(na * sizeof(int))
+        kb = <int*>_alloc(nb * sizeof(int))
+        _skel_start(W, &S, ca, wa, na, cb, wb, nb, window, 2 * window * len(cuts),
+                    ka, &nka, kb, &nkb, NULL)
+        for xl, xr, bs, be in cuts:
+            if not (0 <= xl < xr <= na and 0 <= bs < be <= nb):
+                raise ValueError("cut out of range")
+            memmove(ca + xl, ca + xr, (na - xr) * sizeof(Py_UCS4))
+            memmove(wa + xl, wa + xr, (na - xr) * sizeof(uint8_t))
+            na -= xr - xl
+            _splice(&S, &S.A, ca, wa, na, xl, xr)
+            memmove(cb + bs, cb + be, (nb - be) * sizeof(Py_UCS4))
+            memmove(wb + bs, wb + be, (nb - be) * sizeof(uint8_t))
+            nb -= be - bs
+            _splice(&S, &S.B, cb, wb, nb, bs, be)
+            nka = _keep(&S.A, S.B.cnt, ka)
+            nkb = _keep(&S.B, S.A.cnt, kb)
+            out.append((
+                "".join([chr(ca[ka[i]]) for i in range(nka)]), [ka[i] for i in range(nka)],
+                "".join([chr(cb[kb[i]]) for i in range(nkb)]), [kb[i] for i in range(nkb)],
+            ))
+        return out
+    finally:
+        _table_clear(&S.T)
+        W.slots_dirty = False
+        _release(W)
         free(ca)
         free(cb)
         free(wa)
@@ -310,6 +666,36 @@ def skeleton(str a, str b, int window):
 
 # ---------------------------------------------------------------------------------------------
 # Myers' O(ND) LCS, linear-space variant.
+
+cdef inline Py_ssize_t _run_fwd(const Py_UCS4* a, const Py_UCS4* b, Py_ssize_t lim) noexcept:
+    """Length of the common prefix of a[:lim] and b[:lim]; two code points per comparison."""
+    cdef Py_ssize_t p = 0
+    cdef uint64_t x, y
+    while p + 2 <= lim:
+        memcpy(&x, a + p, 8)
+        memcpy(&y, b + p, 8)
+        if x != y:
+            break
+        p += 2
+    while p < lim and a[p] == b[p]:
+        p += 1
+    return p
+
+
+cdef inline Py_ssize_t _run_bwd(const Py_UCS4* a, const Py_UCS4* b, Py_ssize_t lim) noexcept:
+    """Length of the common suffix of a[-lim:] and b[-lim:] (``a``, ``b``: one past the end)."""
+    cdef Py_ssize_t q = 0
+    cdef uint64_t x, y
+    while q + 2 <= lim:
+        memcpy(&x, a - q - 2, 8)
+        memcpy(&y, b - q - 2, 8)
+        if x != y:
+            break
+        q += 2
+    while q < lim and a[-q - 1] == b[-q - 1]:
+        q += 1
+    return q
+
 
 cdef struct Myers:
     const Py_UCS4* a
@@ -332,7 +718,7 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
     cdef int64_t delta = n - m
     cdef bint odd = delta & 1
     cdef int64_t off = m + 1
-    cdef int64_t d, k, kmin, kmax, x, y, x0, y0, down, right, left, up, j
+    cdef int64_t d, k, kmin, kmax, x, y, x0, y0, down, right, left, up, j, lim
     for d in range((n + m + 1) // 2 + 1):
         if max_d >= 0 and 2 * d - 1 > max_d:
             return 1
@@ -364,9 +750,11 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
                 y = x - k
                 x0 = x
                 y0 = y
-                while x < n and y < m and a[x] == b[y]:
-                    x += 1
-                    y += 1
+                lim = n - x if n - x < m - y else m - y
+                if lim > 0 and a[x] == b[y]:
+                    j = _run_fwd(a + x, b + y, lim)
+                    x += j
+                    y += j
                 vf[off + k] = x
                 if odd and delta - (d - 1) <= k <= delta + (d - 1) and x >= vb[off + k]:
                     snake[0] = alo + x0
@@ -404,9 +792,11 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
                 y = x - k
                 x0 = x
                 y0 = y
-                while x > 0 and y > 0 and a[x - 1] == b[y - 1]:
-                    x -= 1
-                    y -= 1
+                lim = x if x < y else y
+                if lim > 0 and a[x - 1] == b[y - 1]:
+                    j = _run_bwd(a + x, b + y, lim)
+                    x -= j
+                    y -= j
                 vb[off + k] = x
                 if not odd and -d <= k <= d and x <= vf[off + k]:
                     snake[0] = alo + x
@@ -429,17 +819,17 @@ cdef int _lcs_rec(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo, Py_s
                   Py_ssize_t max_d) noexcept:
     cdef const Py_UCS4* a = M.a
     cdef const Py_UCS4* b = M.b
-    cdef Py_ssize_t p = 0, q = 0
+    cdef Py_ssize_t p, q, lim
     cdef Py_ssize_t snake[4]
     cdef int rc
-    while alo + p < ahi and blo + p < bhi and a[alo + p] == b[blo + p]:
-        p += 1
+    lim = ahi - alo if ahi - alo < bhi - blo else bhi - blo
+    p = _run_fwd(a + alo, b + blo, lim)
     if p:
         _emit(M, alo, blo, p)
         alo += p
         blo += p
-    while alo < ahi - q and blo < bhi - q and a[ahi - q - 1] == b[bhi - q - 1]:
-        q += 1
+    lim = ahi - alo if ahi - alo < bhi - blo else bhi - blo
+    q = _run_bwd(a + ahi, b + bhi, lim)
     ahi -= q
     bhi -= q
     if max_d >= 0 and (alo == ahi or blo == bhi) and (ahi - alo) + (bhi - blo) > max_d:
@@ -461,31 +851,23 @@ cdef int _lcs_rec(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo, Py_s
     return 0
 
 
-cdef Py_ssize_t _matching_blocks(const Py_UCS4* a, Py_ssize_t n, const Py_UCS4* b, Py_ssize_t m,
-                                 Py_ssize_t max_d, int** bi, int** bj, int** bn) except -2:
-    """Merged matching blocks into freshly allocated arrays (caller frees); -1: D > max_d."""
+cdef Py_ssize_t _matching_blocks(Work* W, const Py_UCS4* a, Py_ssize_t n, const Py_UCS4* b,
+                                 Py_ssize_t m, Py_ssize_t max_d, int** bi, int** bj,
+                                 int** bn) except -2:
+    """Merged matching blocks, in workspace arrays (valid until the next call); -1: D > max_d."""
     cdef Myers M
     cdef Py_ssize_t cap = (n if n < m else m) + 1, t, w
     cdef int rc
     M.a = a
     M.b = b
-    M.vf = NULL
-    M.vb = NULL
     M.nout = 0
-    M.out_i = <int*>_alloc(cap * sizeof(int))
-    M.out_j = <int*>_alloc(cap * sizeof(int))
-    M.out_n = <int*>_alloc(cap * sizeof(int))
-    try:
-        M.vf = <int64_t*>_alloc((n + m + 3) * sizeof(int64_t))
-        M.vb = <int64_t*>_alloc((n + m + 3) * sizeof(int64_t))
-        rc = _lcs_rec(&M, 0, n, 0, m, max_d)
-    finally:
-        free(M.vf)
-        free(M.vb)
+    M.out_i = <int*>_get(W, W_OI, cap * sizeof(int))
+    M.out_j = <int*>_get(W, W_OJ, cap * sizeof(int))
+    M.out_n = <int*>_get(W, W_ON, cap * sizeof(int))
+    M.vf = <int64_t*>_get(W, W_VF, (n + m + 3) * sizeof(int64_t))
+    M.vb = <int64_t*>_get(W, W_VB, (n + m + 3) * sizeof(int64_t))
+    rc = _lcs_rec(&M, 0, n, 0, m, max_d)
     if rc:
-        free(M.out_i)
-        free(M.out_j)
-        free(M.out_n)
         if rc == 1:
             return -1
         raise AssertionError("Myers middle snake not found")
@@ -511,19 +893,18 @@ def matching_blocks(str a, str b, Py_ssize_t max_d=-1):
     cdef int* bi = NULL
     cdef int* bj = NULL
     cdef int* bn = NULL
+    cdef Work* W = _acquire()
     try:
         ca = _ucs4(a, &n)
         cb = _ucs4(b, &m)
-        nb = _matching_blocks(ca, n, cb, m, max_d, &bi, &bj, &bn)
+        nb = _matching_blocks(W, ca, n, cb, m, max_d, &bi, &bj, &bn)
         if nb < 0:
             return None
         return [(bi[t], bj[t], bn[t]) for t in range(nb)]
     finally:
+        _release(W)
         free(ca)
         free(cb)
-        free(bi)
-        free(bj)
-        free(bn)
 
 
 def lcs_length(str a, str b):
@@ -533,20 +914,18 @@ def lcs_length(str a, str b):
     cdef int* bi = NULL
     cdef int* bj = NULL
     cdef int* bn = NULL
+    cdef Work* W = _acquire()
     try:
         ca = _ucs4(a, &n)
         cb = _ucs4(b, &m)
-        nb = _matching_blocks(ca, n, cb, m, -1, &bi, &bj, &bn)
+        nb = _matching_blocks(W, ca, n, cb, m, -1, &bi, &bj, &bn)
         for t in range(nb):
             total += bn[t]
         return total
     finally:
+        _release(W)
         free(ca)
         free(cb)
-        free(bi)
-        free(bj)
-        free(bn)
-
 
 # ---------------------------------------------------------------------------------------------
 # TLCS (paper §4.4, Figure 4).
@@ -647,89 +1026,82 @@ cdef struct Once:
     Py_ssize_t be
 
 
-cdef int _tlcs_once(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b, Py_ssize_t nb,
+cdef int _tlcs_once(Work* W, const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b, Py_ssize_t nb,
                     const int* ka, Py_ssize_t nka, const int* kb, Py_ssize_t nkb,
                     const Params* P, Py_ssize_t max_d, Once* r) except -1:
     """1: rejected (D > max_d); 0: ``r`` filled (tlcs 0 when there is no region)."""
-    cdef Py_UCS4* sa = NULL
-    cdef Py_UCS4* sb = NULL
+    cdef Py_UCS4* sa
+    cdef Py_UCS4* sb
     cdef int* bi = NULL
     cdef int* bj = NULL
     cdef int* bn = NULL
-    cdef int* pa = NULL
-    cdef int* pb = NULL
-    cdef int* m_cum = NULL
-    cdef int64_t* ins_le = NULL
-    cdef Py_ssize_t i, t, u, nblk, lcs = 0, x, prev_b, first, lastm, xl = 0, xr = 0
-    cdef int64_t acc
+    cdef int* pa
+    cdef int* pb
+    cdef int* m_cum
+    cdef int64_t* ins_le
+    cdef Py_ssize_t i, t, u, nblk, lcs = 0, x, p, first, lastm, xl = 0, xr = 0
+    cdef int64_t acc, prev_b
     memset(r, 0, sizeof(Once))
-    try:
-        sa = <Py_UCS4*>_alloc(nka * sizeof(Py_UCS4))
-        sb = <Py_UCS4*>_alloc(nkb * sizeof(Py_UCS4))
-        for i in range(nka):
-            sa[i] = a[ka[i]]
-        for i in range(nkb):
-            sb[i] = b[kb[i]]
-        nblk = _matching_blocks(sa, nka, sb, nkb, max_d, &bi, &bj, &bn)
-        if nblk < 0:
-            return 1
-        for t in range(nblk):
-            lcs += bn[t]
-        r.lcs = lcs
-        if lcs == 0:
-            return 0
-        pa = <int*>_alloc(lcs * sizeof(int))
-        pb = <int*>_alloc(lcs * sizeof(int))
-        u = 0
-        for t in range(nblk):
-            for i in range(bn[t]):
-                pa[u] = ka[bi[t] + i]
-                pb[u] = kb[bj[t] + i]
-                u += 1
-        m_cum = <int*>_alloc((na + 1) * sizeof(int))
-        ins_le = <int64_t*>_alloc((na + 1) * sizeof(int64_t))
-        memset(ins_le, 0, (na + 1) * sizeof(int64_t))
-        prev_b = -1
-        for t in range(lcs):
-            ins_le[pa[t]] += pb[t] - prev_b - 1
-            prev_b = pb[t]
-        ins_le[pa[lcs - 1] + 1] += nb - pb[lcs - 1] - 1
-        acc = 0
-        for x in range(na + 1):
-            acc += ins_le[x]
-            ins_le[x] = acc
-        m_cum[0] = 0
-        t = 0
-        for x in range(na):
-            if t < lcs and pa[t] == x:
-                m_cum[x + 1] = m_cum[x] + 1
-                t += 1
-            else:
-                m_cum[x + 1] = m_cum[x]
-        if not _region(na, m_cum, ins_le, P, &xl, &xr):
-            return 0
-        r.tlcs = m_cum[xr] - m_cum[xl]
-        if r.tlcs == 0:
-            return 0
-        first = m_cum[xl]
-        lastm = m_cum[xr] - 1
-        r.xl = xl
-        r.xr = xr
-        r.as_ = pa[first]
-        r.ae = pa[lastm] + 1
-        r.bs = pb[first]
-        r.be = pb[lastm] + 1
+    sa = <Py_UCS4*>_get(W, W_SA, nka * sizeof(Py_UCS4))
+    sb = <Py_UCS4*>_get(W, W_SB, nkb * sizeof(Py_UCS4))
+    for i in range(nka):
+        sa[i] = a[ka[i]]
+    for i in range(nkb):
+        sb[i] = b[kb[i]]
+    nblk = _matching_blocks(W, sa, nka, sb, nkb, max_d, &bi, &bj, &bn)
+    if nblk < 0:
+        return 1
+    for t in range(nblk):
+        lcs += bn[t]
+    r.lcs = lcs
+    if lcs == 0:
         return 0
-    finally:
-        free(sa)
-        free(sb)
-        free(bi)
-        free(bj)
-        free(bn)
-        free(pa)
-        free(pb)
-        free(m_cum)
-        free(ins_le)
+    pa = <int*>_get(W, W_PA, lcs * sizeof(int))
+    pb = <int*>_get(W, W_PB, lcs * sizeof(int))
+    u = 0
+    for t in range(nblk):
+        for i in range(bn[t]):
+            pa[u] = ka[bi[t] + i]
+            pb[u] = kb[bj[t] + i]
+            u += 1
+    # m_cum[x]: matched positions of A below x; ins_le[g]: insertions anchored at gaps <= g
+    # (the insertions before match t sit at gap pa[t]; those after the last match at the gap
+    # right after it). Both are constant between matches: filled run by run.
+    m_cum = <int*>_get(W, W_MCUM, (na + 1) * sizeof(int))
+    ins_le = <int64_t*>_get(W, W_INS, (na + 1) * sizeof(int64_t))
+    acc = 0
+    prev_b = -1
+    x = 0
+    for t in range(lcs):
+        p = pa[t]
+        while x < p:
+            m_cum[x] = <int>t
+            ins_le[x] = acc
+            x += 1
+        acc += pb[t] - prev_b - 1
+        prev_b = pb[t]
+        m_cum[x] = <int>t
+        ins_le[x] = acc
+        x += 1
+    acc += nb - prev_b - 1
+    while x <= na:
+        m_cum[x] = <int>lcs
+        ins_le[x] = acc
+        x += 1
+    if not _region(na, m_cum, ins_le, P, &xl, &xr):
+        return 0
+    r.tlcs = m_cum[xr] - m_cum[xl]
+    if r.tlcs == 0:
+        return 0
+    first = m_cum[xl]
+    lastm = m_cum[xr] - 1
+    r.xl = xl
+    r.xr = xr
+    r.as_ = pa[first]
+    r.ae = pa[lastm] + 1
+    r.bs = pb[first]
+    r.be = pb[lastm] + 1
+    return 0
 
 
 cdef double EDGE_ANCHOR = 0.02  # as _lcs_py.EDGE_ANCHOR
@@ -769,28 +1141,34 @@ cdef bint _less(const Py_UCS4* x, const Py_UCS4* y, Py_ssize_t n) noexcept:
     return False
 
 
+
+
+
+
 def verify(str a, str b, config):
     cdef Params P
-    cdef Py_ssize_t na, nb, nka = 0, nkb = 0, upper, shorter, max_d, it, iters, i
+    cdef Py_ssize_t na, nb, nka = 0, nkb = 0, upper, shorter, max_d, it, iters, i, extra
     cdef Py_ssize_t cur_na, cur_nb, tlcs_total = 0, lcs_first = 0, tlcs_first = 0
     cdef bint first_anchored = False
     cdef double need
     cdef bint swapped
     cdef Once r
-    cdef Py_UCS4* ca = NULL
-    cdef Py_UCS4* cb = NULL
-    cdef int* oa = NULL
-    cdef int* ob = NULL
-    cdef uint8_t* wa = NULL
-    cdef uint8_t* wb = NULL
-    cdef int* ma = NULL
-    cdef int* mb = NULL
-    cdef int* ka = NULL
-    cdef int* kb = NULL
+    cdef Skel S
+    cdef Py_UCS4* ca
+    cdef Py_UCS4* cb
+    cdef int* oa
+    cdef int* ob
+    cdef uint8_t* wa
+    cdef uint8_t* wb
+    cdef int* ma
+    cdef int* mb
+    cdef int* ka
+    cdef int* kb
     cdef Py_UCS4* tc
     cdef int* ti
     cdef uint8_t* tw
     cdef list spans_a = [], spans_b = []
+    cdef Work* W
 
     P.window = config.window
     P.theta = config.theta
@@ -805,27 +1183,33 @@ def verify(str a, str b, config):
     P.edge_zone = config.edge_zone
     P.min_extra_ratio = config.min_extra_ratio
     P.max_d = config.max_d
+    S.T.n = 0
+    W = _acquire()
     try:
-        ca = <Py_UCS4*>_alloc(len(a) * sizeof(Py_UCS4))
-        oa = <int*>_alloc(len(a) * sizeof(int))
-        na = _normalize(a, ca, oa)
-        cb = <Py_UCS4*>_alloc(len(b) * sizeof(Py_UCS4))
-        ob = <int*>_alloc(len(b) * sizeof(int))
-        nb = _normalize(b, cb, ob)
+        ca = <Py_UCS4*>_get(W, W_CA, len(a) * sizeof(Py_UCS4))
+        oa = <int*>_get(W, W_OA, len(a) * sizeof(int))
+        wa = <uint8_t*>_get(W, W_WA, len(a))
+        na = _normalize(a, ca, oa, wa)
+        cb = <Py_UCS4*>_get(W, W_CB, len(b) * sizeof(Py_UCS4))
+        ob = <int*>_get(W, W_OB, len(b) * sizeof(int))
+        wb = <uint8_t*>_get(W, W_WB, len(b))
+        nb = _normalize(b, cb, ob, wb)
         if na == 0 or nb == 0:
             return False, 0.0, 0.0, 0, 0, [], [], "empty"
         swapped = nb > na or (nb == na and _less(cb, ca, na))
         if swapped:
             tc = ca; ca = cb; cb = tc
             ti = oa; oa = ob; ob = ti
+            tw = wa; wa = wb; wb = tw
             na, nb = nb, na
         shorter = nb
-        wa = _widths(ca, na)
-        wb = _widths(cb, nb)
-        ka = <int*>_alloc(na * sizeof(int))
-        kb = <int*>_alloc(nb * sizeof(int))
+        ka = <int*>_get(W, W_KA, na * sizeof(int))
+        kb = <int*>_get(W, W_KB, nb * sizeof(int))
+        # Ids for the windows that later iterations hash again (at most one window's worth
+        # per text and removal).
+        extra = 2 * P.window * P.max_iterations if P.iterative else 0
         # Early rejection (paper §4.3): |TLCS| <= |LCS| <= the shorter skeleton.
-        if _skeleton(ca, wa, na, cb, wb, nb, P.window, ka, &nka, kb, &nkb, &P):
+        if _skel_start(W, &S, ca, wa, na, cb, wb, nb, P.window, extra, ka, &nka, kb, &nkb, &P):
             return False, 0.0, 0.0, 0, 0, [], [], "skeleton"
         upper = nka if nka < nkb else nkb
         if _cannot_reach(upper, na, nb, &P):
@@ -843,8 +1227,8 @@ def verify(str a, str b, config):
                 return False, 0.0, 0.0, 0, 0, [], [], "edit_distance"
 
         # Positions of the current (shrinking) texts in the normalised ones.
-        ma = <int*>_alloc(na * sizeof(int))
-        mb = <int*>_alloc(nb * sizeof(int))
+        ma = <int*>_get(W, W_MA, na * sizeof(int))
+        mb = <int*>_get(W, W_MB, nb * sizeof(int))
         for i in range(na):
             ma[i] = <int>i
         for i in range(nb):
@@ -854,8 +1238,12 @@ def verify(str a, str b, config):
         iters = P.max_iterations if P.iterative else 1
         for it in range(iters):
             if it > 0:
-                _skeleton(ca, wa, cur_na, cb, wb, cur_nb, P.window, ka, &nka, kb, &nkb, NULL)
-            if _tlcs_once(ca, cur_na, cb, cur_nb, ka, nka, kb, nkb, &P, max_d, &r):
+                nka = _keep(&S.A, S.B.cnt, ka)
+                nkb = _keep(&S.B, S.A.cnt, kb)
+                # |TLCS| <= |LCS| <= the shorter skeleton: this region could not count.
+                if nka < P.min_iteration_tlcs or nkb < P.min_iteration_tlcs:
+                    break
+            if _tlcs_once(W, ca, cur_na, cb, cur_nb, ka, nka, kb, nkb, &P, max_d, &r):
                 if it == 0:
                     return False, 0.0, 0.0, 0, 0, [], [], "edit_distance"
                 break
@@ -876,7 +1264,8 @@ def verify(str a, str b, config):
                 break
             if it + 1 == iters:
                 break
-            # Remove the trustable region from A and the part of B it matched.
+            # Remove the trustable region from A and the part of B it matched; only the
+            # windows across each cut change.
             memmove(ca + r.xl, ca + r.xr, (cur_na - r.xr) * sizeof(Py_UCS4))
             memmove(wa + r.xl, wa + r.xr, (cur_na - r.xr) * sizeof(uint8_t))
             memmove(ma + r.xl, ma + r.xr, (cur_na - r.xr) * sizeof(int))
@@ -887,6 +1276,8 @@ def verify(str a, str b, config):
             cur_nb -= r.be - r.bs
             if cur_na == 0 or cur_nb == 0:
                 break
+            _splice(&S, &S.A, ca, wa, cur_na, r.xl, r.xr)
+            _splice(&S, &S.B, cb, wb, cur_nb, r.bs, r.be)
         resemble = tlcs_total / <double>(na + nb - tlcs_total)
         contain = tlcs_total / <double>shorter
         similar = resemble >= P.resemble or contain >= P.contain
@@ -894,13 +1285,6 @@ def verify(str a, str b, config):
             spans_a, spans_b = spans_b, spans_a
         return similar, resemble, contain, tlcs_total, lcs_first, spans_a, spans_b, None
     finally:
-        free(ca)
-        free(cb)
-        free(oa)
-        free(ob)
-        free(wa)
-        free(wb)
-        free(ma)
-        free(mb)
-        free(ka)
-        free(kb)
+        _table_clear(&S.T)
+        W.slots_dirty = False
+        _release(W)
