@@ -197,10 +197,12 @@ class EvalReport:
 # --------------------------------------------------------------------------------------------
 
 
+#: document fields that carry content (the extractor's ``MARKUP_FIELDS``, in its precedence)
+CONTENT_FIELDS = ("text", "html", "rst", "markdown")
+
+
 def _valid_side(side: Any) -> bool:
-    return isinstance(side, Mapping) and (
-        isinstance(side.get("text"), str) or isinstance(side.get("html"), str)
-    )
+    return isinstance(side, Mapping) and any(isinstance(side.get(k), str) for k in CONTENT_FIELDS)
 
 
 def check_record(rec: Any, mode: str) -> str | None:
@@ -209,14 +211,14 @@ def check_record(rec: Any, mode: str) -> str | None:
         return "not a JSON object"
     if mode == "pairs":
         if not _valid_side(rec.get("a")) or not _valid_side(rec.get("b")):
-            return "'a' and 'b' must be objects with a string 'text' or 'html'"
+            return "'a' and 'b' must be objects with a string 'text', 'html', 'rst' or 'markdown'"
         if rec.get("label") not in (0, 1, True, False):
             return "'label' must be 0 or 1"
         return None
     if not isinstance(rec.get("id"), str | int):
         return "'id' missing"
     if not _valid_side(rec):
-        return "needs a string 'text' or 'html'"
+        return "needs a string 'text', 'html', 'rst' or 'markdown'"
     if rec.get("group") is None:
         return "'group' missing"
     return None

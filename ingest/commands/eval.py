@@ -8,8 +8,8 @@
 
 ``--dataset`` is a built-in name (``--list``) or a labelled JSONL file: pairs in the
 ``neardup compare`` format plus ``label`` (0/1) and optional ``kind``, or a corpus of documents
-with ``id``, ``text``/``html`` and ``group``. Bad lines are reported one by one on stderr and
-left out. Output: an aligned text table on stdout (precision, recall, F1 of the duplicate class,
+with ``id``, ``text``/``html``/``rst``/``markdown`` and ``group``. Bad lines are reported one by
+one on stderr and left out. Output: an aligned text table on stdout (precision, recall, F1 of the duplicate class,
 time), and the same as JSON with ``--json``. Progress on stderr.
 
 Exit codes: 0 completed (even with per-line errors), 2 usage error, 1 data unavailable.

@@ -75,6 +75,10 @@ def test_check_record() -> None:
     assert check_record({"a": {"text": 1}, "b": {"text": "y"}, "label": 0}, "pairs")
     assert check_record([], "pairs")
     assert check_record({"id": "1", "text": "x", "group": "g"}, "corpus") is None
+    # markup sources are content too (the extractor converts them); other keys are not
+    assert check_record({"a": {"html": "<p>x</p>"}, "b": {"rst": "x\n="}, "label": 1}, "pairs") is None
+    assert check_record({"id": "1", "markdown": "# x", "group": "g"}, "corpus") is None
+    assert check_record({"a": {"text": "x"}, "b": {"pdf": "x"}, "label": 1}, "pairs")
     assert check_record({"id": "1", "text": "x"}, "corpus")
 
 
@@ -92,3 +96,10 @@ def test_table_is_aligned() -> None:
     assert len(header) == len(rule) == len(row1) == len(row2)
     assert row1.startswith("lcs") and "1.000" in row1
     assert row2.split()[2] == "0.000"  # simhash recall
+
+
+def test_content_fields_follow_the_extractor() -> None:
+    from ingest import evaluate
+    from ingest.extract import MARKUP_FIELDS
+
+    assert evaluate.CONTENT_FIELDS == MARKUP_FIELDS
