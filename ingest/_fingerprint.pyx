@@ -1,14 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Compiled twin of :func:`ingest.fingerprint.fingerprints` (the hot path of step 1).
 
-One pass over the prepared text (:func:`ingest.sentences.prepare_text`) finds the sentence
-breaks (the rules of :func:`ingest.sentences.is_break`) and builds each sentence's key in a C
-buffer (casefold + letters/digits through a per-code-point table built from the running
-interpreter's Unicode database, so it agrees with ``str.casefold``/``str.isalnum``), with its
-width; MD5 per key (the paper's hash; a C implementation, tested against hashlib); then, per rotation, bucket and order of every
-digest in C and the top-Y of each bucket kept in small sorted arrays; the combination and the
-base64url encoding in C too. The reference (:mod:`ingest.fingerprint`, :mod:`ingest.sentences`)
-owns the documentation; tests assert identical output.
+One pass over the raw text finds the sentence breaks (the rules of
+:func:`ingest.sentences.is_break`) and builds each sentence's key in a C buffer, with its width:
+a loop specialised per string kind (1, 2 or 4 bytes per code point) reads one packed table
+entry per code point (class, key length, width and — for one-byte keys, i.e. ASCII letters and
+digits — the key byte itself) and appends that byte without branching on the character; "\n",
+sentence punctuation and several-byte keys (CJK, accents, ligatures) take a slower path. The
+tables are built at import from the reference functions (casefold + letters/digits through
+the running interpreter's Unicode database). MD5 per key (the paper's hash; RFC 1321 unrolled
+in C, tested against hashlib) into a C array, duplicates dropped through a small hash table;
+then per rotation each digest's bucket (its value mod m, carried from one rotation to the
+next), its order (two big-endian 64-bit loads) and the top-Y of each bucket in small sorted
+arrays; combination and base64url in C. The reference (:mod:`ingest.fingerprint`,
+:mod:`ingest.sentences`) owns the documentation; tests assert identical output.
 """
 
 import array
@@ -16,9 +21,9 @@ import unicodedata
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.unicode cimport Py_UNICODE_ISSPACE
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy, memset
 
 from ingest import sentences as _s
 from ingest.sentences import ABBREVIATIONS
@@ -35,36 +40,77 @@ cdef extern from *:
        against hashlib (tests/unit/ingest/test_fingerprint.py). */
     #include <stdint.h>
     #include <string.h>
-    static const uint32_t ND_K[64] = {
-        0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
-        0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
-        0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-        0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
-        0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
-        0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-        0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-        0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391};
-    static const unsigned char ND_S[64] = {
-        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-        5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-        4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-        6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21};
-
-    static void nd_md5_block(uint32_t h[4], const unsigned char *p) {
+    static inline void nd_md5_block(uint32_t h[4], const unsigned char *p) {
+        /* RFC 1321, the 64 steps unrolled: T[i] = floor(2^32 |sin(i + 1)|), shifts
+           7 12 17 22 / 5 9 14 20 / 4 11 16 23 / 6 10 15 21 by round. */
         uint32_t m[16], a = h[0], b = h[1], c = h[2], d = h[3];
         for (int i = 0; i < 16; i++)
             m[i] = (uint32_t)p[4 * i] | ((uint32_t)p[4 * i + 1] << 8)
                  | ((uint32_t)p[4 * i + 2] << 16) | ((uint32_t)p[4 * i + 3] << 24);
-        for (int i = 0; i < 64; i++) {
-            uint32_t f; int g;
-            if (i < 16) { f = (b & c) | (~b & d); g = i; }
-            else if (i < 32) { f = (d & b) | (~d & c); g = (5 * i + 1) & 15; }
-            else if (i < 48) { f = b ^ c ^ d; g = (3 * i + 5) & 15; }
-            else { f = c ^ (b | ~d); g = (7 * i) & 15; }
-            f += a + ND_K[i] + m[g];
-            a = d; d = c; c = b;
-            b += (f << ND_S[i]) | (f >> (32 - ND_S[i]));
-        }
+        a += (d ^ (b & (c ^ d))) + m[0] + 0xd76aa478u; a = ((a << 7) | (a >> 25)) + b;
+        d += (c ^ (a & (b ^ c))) + m[1] + 0xe8c7b756u; d = ((d << 12) | (d >> 20)) + a;
+        c += (b ^ (d & (a ^ b))) + m[2] + 0x242070dbu; c = ((c << 17) | (c >> 15)) + d;
+        b += (a ^ (c & (d ^ a))) + m[3] + 0xc1bdceeeu; b = ((b << 22) | (b >> 10)) + c;
+        a += (d ^ (b & (c ^ d))) + m[4] + 0xf57c0fafu; a = ((a << 7) | (a >> 25)) + b;
+        d += (c ^ (a & (b ^ c))) + m[5] + 0x4787c62au; d = ((d << 12) | (d >> 20)) + a;
+        c += (b ^ (d & (a ^ b))) + m[6] + 0xa8304613u; c = ((c << 17) | (c >> 15)) + d;
+        b += (a ^ (c & (d ^ a))) + m[7] + 0xfd469501u; b = ((b << 22) | (b >> 10)) + c;
+        a += (d ^ (b & (c ^ d))) + m[8] + 0x698098d8u; a = ((a << 7) | (a >> 25)) + b;
+        d += (c ^ (a & (b ^ c))) + m[9] + 0x8b44f7afu; d = ((d << 12) | (d >> 20)) + a;
+        c += (b ^ (d & (a ^ b))) + m[10] + 0xffff5bb1u; c = ((c << 17) | (c >> 15)) + d;
+        b += (a ^ (c & (d ^ a))) + m[11] + 0x895cd7beu; b = ((b << 22) | (b >> 10)) + c;
+        a += (d ^ (b & (c ^ d))) + m[12] + 0x6b901122u; a = ((a << 7) | (a >> 25)) + b;
+        d += (c ^ (a & (b ^ c))) + m[13] + 0xfd987193u; d = ((d << 12) | (d >> 20)) + a;
+        c += (b ^ (d & (a ^ b))) + m[14] + 0xa679438eu; c = ((c << 17) | (c >> 15)) + d;
+        b += (a ^ (c & (d ^ a))) + m[15] + 0x49b40821u; b = ((b << 22) | (b >> 10)) + c;
+        a += (c ^ (d & (b ^ c))) + m[1] + 0xf61e2562u; a = ((a << 5) | (a >> 27)) + b;
+        d += (b ^ (c & (a ^ b))) + m[6] + 0xc040b340u; d = ((d << 9) | (d >> 23)) + a;
+        c += (a ^ (b & (d ^ a))) + m[11] + 0x265e5a51u; c = ((c << 14) | (c >> 18)) + d;
+        b += (d ^ (a & (c ^ d))) + m[0] + 0xe9b6c7aau; b = ((b << 20) | (b >> 12)) + c;
+        a += (c ^ (d & (b ^ c))) + m[5] + 0xd62f105du; a = ((a << 5) | (a >> 27)) + b;
+        d += (b ^ (c & (a ^ b))) + m[10] + 0x02441453u; d = ((d << 9) | (d >> 23)) + a;
+        c += (a ^ (b & (d ^ a))) + m[15] + 0xd8a1e681u; c = ((c << 14) | (c >> 18)) + d;
+        b += (d ^ (a & (c ^ d))) + m[4] + 0xe7d3fbc8u; b = ((b << 20) | (b >> 12)) + c;
+        a += (c ^ (d & (b ^ c))) + m[9] + 0x21e1cde6u; a = ((a << 5) | (a >> 27)) + b;
+        d += (b ^ (c & (a ^ b))) + m[14] + 0xc33707d6u; d = ((d << 9) | (d >> 23)) + a;
+        c += (a ^ (b & (d ^ a))) + m[3] + 0xf4d50d87u; c = ((c << 14) | (c >> 18)) + d;
+        b += (d ^ (a & (c ^ d))) + m[8] + 0x455a14edu; b = ((b << 20) | (b >> 12)) + c;
+        a += (c ^ (d & (b ^ c))) + m[13] + 0xa9e3e905u; a = ((a << 5) | (a >> 27)) + b;
+        d += (b ^ (c & (a ^ b))) + m[2] + 0xfcefa3f8u; d = ((d << 9) | (d >> 23)) + a;
+        c += (a ^ (b & (d ^ a))) + m[7] + 0x676f02d9u; c = ((c << 14) | (c >> 18)) + d;
+        b += (d ^ (a & (c ^ d))) + m[12] + 0x8d2a4c8au; b = ((b << 20) | (b >> 12)) + c;
+        a += (b ^ c ^ d) + m[5] + 0xfffa3942u; a = ((a << 4) | (a >> 28)) + b;
+        d += (a ^ b ^ c) + m[8] + 0x8771f681u; d = ((d << 11) | (d >> 21)) + a;
+        c += (d ^ a ^ b) + m[11] + 0x6d9d6122u; c = ((c << 16) | (c >> 16)) + d;
+        b += (c ^ d ^ a) + m[14] + 0xfde5380cu; b = ((b << 23) | (b >> 9)) + c;
+        a += (b ^ c ^ d) + m[1] + 0xa4beea44u; a = ((a << 4) | (a >> 28)) + b;
+        d += (a ^ b ^ c) + m[4] + 0x4bdecfa9u; d = ((d << 11) | (d >> 21)) + a;
+        c += (d ^ a ^ b) + m[7] + 0xf6bb4b60u; c = ((c << 16) | (c >> 16)) + d;
+        b += (c ^ d ^ a) + m[10] + 0xbebfbc70u; b = ((b << 23) | (b >> 9)) + c;
+        a += (b ^ c ^ d) + m[13] + 0x289b7ec6u; a = ((a << 4) | (a >> 28)) + b;
+        d += (a ^ b ^ c) + m[0] + 0xeaa127fau; d = ((d << 11) | (d >> 21)) + a;
+        c += (d ^ a ^ b) + m[3] + 0xd4ef3085u; c = ((c << 16) | (c >> 16)) + d;
+        b += (c ^ d ^ a) + m[6] + 0x04881d05u; b = ((b << 23) | (b >> 9)) + c;
+        a += (b ^ c ^ d) + m[9] + 0xd9d4d039u; a = ((a << 4) | (a >> 28)) + b;
+        d += (a ^ b ^ c) + m[12] + 0xe6db99e5u; d = ((d << 11) | (d >> 21)) + a;
+        c += (d ^ a ^ b) + m[15] + 0x1fa27cf8u; c = ((c << 16) | (c >> 16)) + d;
+        b += (c ^ d ^ a) + m[2] + 0xc4ac5665u; b = ((b << 23) | (b >> 9)) + c;
+        a += (c ^ (b | ~d)) + m[0] + 0xf4292244u; a = ((a << 6) | (a >> 26)) + b;
+        d += (b ^ (a | ~c)) + m[7] + 0x432aff97u; d = ((d << 10) | (d >> 22)) + a;
+        c += (a ^ (d | ~b)) + m[14] + 0xab9423a7u; c = ((c << 15) | (c >> 17)) + d;
+        b += (d ^ (c | ~a)) + m[5] + 0xfc93a039u; b = ((b << 21) | (b >> 11)) + c;
+        a += (c ^ (b | ~d)) + m[12] + 0x655b59c3u; a = ((a << 6) | (a >> 26)) + b;
+        d += (b ^ (a | ~c)) + m[3] + 0x8f0ccc92u; d = ((d << 10) | (d >> 22)) + a;
+        c += (a ^ (d | ~b)) + m[10] + 0xffeff47du; c = ((c << 15) | (c >> 17)) + d;
+        b += (d ^ (c | ~a)) + m[1] + 0x85845dd1u; b = ((b << 21) | (b >> 11)) + c;
+        a += (c ^ (b | ~d)) + m[8] + 0x6fa87e4fu; a = ((a << 6) | (a >> 26)) + b;
+        d += (b ^ (a | ~c)) + m[15] + 0xfe2ce6e0u; d = ((d << 10) | (d >> 22)) + a;
+        c += (a ^ (d | ~b)) + m[6] + 0xa3014314u; c = ((c << 15) | (c >> 17)) + d;
+        b += (d ^ (c | ~a)) + m[13] + 0x4e0811a1u; b = ((b << 21) | (b >> 11)) + c;
+        a += (c ^ (b | ~d)) + m[4] + 0xf7537e82u; a = ((a << 6) | (a >> 26)) + b;
+        d += (b ^ (a | ~c)) + m[11] + 0xbd3af235u; d = ((d << 10) | (d >> 22)) + a;
+        c += (a ^ (d | ~b)) + m[2] + 0x2ad7d2bbu; c = ((c << 15) | (c >> 17)) + d;
+        b += (d ^ (c | ~a)) + m[9] + 0xeb86d391u; b = ((b << 21) | (b >> 11)) + c;
         h[0] += a; h[1] += b; h[2] += c; h[3] += d;
     }
 
@@ -122,6 +168,7 @@ cdef extern from *:
     void nd_combine(const unsigned char *members, int y, unsigned char *out) nogil
     void nd_b64url16(const unsigned char *inp, char *out) nogil
     void nd_md5(const unsigned char *data, size_t length, unsigned char *out) nogil
+    uint64_t bswap64 "__builtin_bswap64"(uint64_t) nogil
 
 
 # --- per-code-point tables --------------------------------------------------------------------
@@ -137,6 +184,8 @@ cdef enum:
     CJK = 16
     ALPHA = 32
     UPPER = 64
+    NEWLINE = 128  # in _pack only
+    MULTI = 0x800000  # in _pack only (bit 23; widths take bits 16-22): a key of > 1 byte
 
 assert (STOP, PERIOD, SPACE, CLOSER, CJK, ALPHA, UPPER) == (
     _s.STOP, _s.PERIOD, _s.SPACE, _s.CLOSER, _s.CJK, _s.ALPHA, _s.UPPER
@@ -166,11 +215,25 @@ def _build_tables():
 
 
 _CLS, _KLEN, _KW, _KOFF, _KBLOB = _build_tables()
+_KOFF_BYTES = _KOFF.tobytes()  # native-endian unsigned ints, read through a pointer
+# The common case in one load: class | key length << 8 | width << 16 | the key byte << 24 when
+# the key is one byte (ASCII letters and digits), else 0 there.
+# "\n" (paragraph break or soft wrap) and keys of several bytes are flagged for the slow path.
+if max(_KW) >= 128 or max(_KLEN) >= 256:  # pragma: no cover - a different Unicode database
+    raise RuntimeError("key widths/lengths do not fit the packed table")
+_PACK = array.array("I", bytes(4 * 0x10000))
+for _cp in range(0x10000):
+    _PACK[_cp] = _CLS[_cp] | _KLEN[_cp] << 8 | _KW[_cp] << 16 | (
+        _KBLOB[_KOFF[_cp]] << 24 if _KLEN[_cp] == 1 else 0
+    ) | (128 if _cp == 10 else 0) | (0x800000 if _KLEN[_cp] > 1 else 0)
+_PACK_BYTES = _PACK.tobytes()
+del _cp
 cdef const uint8_t* _cls = <const uint8_t*> PyBytes_AS_STRING(_CLS)
 cdef const uint8_t* _klen = <const uint8_t*> PyBytes_AS_STRING(_KLEN)
 cdef const uint8_t* _kw = <const uint8_t*> PyBytes_AS_STRING(_KW)
 cdef const char* _kblob = PyBytes_AS_STRING(_KBLOB)
-cdef unsigned int[::1] _koff = _KOFF
+cdef const uint32_t* _pack = <const uint32_t*> (<char*> PyBytes_AS_STRING(_PACK_BYTES))
+cdef const unsigned int* _koff = <const unsigned int*> (<char*> PyBytes_AS_STRING(_KOFF_BYTES))
 cdef dict _ASTRAL = {}  # code point -> (class, key bytes, width)
 cdef frozenset _ABBREV = frozenset(ABBREVIATIONS)
 _nfkc = unicodedata.normalize
@@ -233,84 +296,177 @@ cdef int _grow(Buf* b, Py_ssize_t extra) except -1:
     return 0
 
 
-cdef bytes _digests(str text, int x, Py_ssize_t* count, list widths_out):
-    """Distinct MD5 digests (sorted, 16 bytes each, concatenated) of keys wider than x."""
+cdef struct Digest:
+    unsigned char d[16]
+    long w
+
+
+cdef struct Digests:
+    Digest* p
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+cdef int _add_digest(Digests* ds, const char* key, Py_ssize_t n, long w) except -1:
+    cdef Digest* p
+    cdef Py_ssize_t cap
+    if ds.n == ds.cap:
+        cap = ds.cap * 2 + 32
+        p = <Digest*> realloc(ds.p, cap * sizeof(Digest))
+        if p == NULL:
+            raise MemoryError()
+        ds.p = p
+        ds.cap = cap
+    nd_md5(<const unsigned char*> key, <size_t> n, ds.p[ds.n].d)
+    ds.p[ds.n].w = w
+    ds.n += 1
+    return 0
+
+
+ctypedef fused uchar_t:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef int _scan(const uchar_t* s, str text, int x, Digests* out) except -1:
+    """Keys wider than x of the sentences of text (s = its code points), MD5 of each to out."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = len(text), i, j
+    cdef Py_ssize_t n = len(text), i = 0, j
     cdef Py_UCS4 c, c2
     cdef int f, klen
+    cdef uint32_t e
     cdef long w = 0
-    cdef bint brk
     cdef Buf b
     cdef bytes piece
     cdef tuple ast
-    cdef unsigned char digest[16]
-    cdef list found = []
-    cdef dict width_of = {}
     b.p = NULL
     b.n = 0
     b.cap = 0
     try:
-        _grow(&b, 256)
-        for i in range(n + 1):
+        _grow(&b, 1024)
+        while True:
+            # The common case without a branch on the character: one table load, the key
+            # byte stored and counted only when there is one (room for 256 bytes is kept).
+            while i < n:
+                c = s[i]
+                if uchar_t is uint32_t:
+                    if c >= 0x10000:
+                        break
+                e = _pack[c]
+                if e & (STOP | PERIOD | NEWLINE | MULTI):
+                    break
+                b.p[b.n] = <char> (e >> 24)
+                b.n += (e >> 8) & 1
+                w += (e >> 16) & 0x7F
+                i += 1
+                if b.n + 256 > b.cap:
+                    _grow(&b, 256)
             if i < n:
-                c = PyUnicode_READ(kind, data, i)
-                brk = False
-                if c == 10:
+                if uchar_t is uint32_t:
+                    if c >= 0x10000:
+                        ast = _astral(c)
+                        f = ast[0]
+                        if not f & (STOP | PERIOD) or (
+                            not f & STOP and not _period_breaks(kind, data, n, i, text)
+                        ):
+                            piece = ast[1]
+                            if piece:
+                                _grow(&b, len(piece) + 256)
+                                memcpy(b.p + b.n, PyBytes_AS_STRING(piece), len(piece))
+                                b.n += len(piece)
+                                w += <long> ast[2]
+                            i += 1
+                            continue
+                        e = 0
+                if e & STOP:
+                    pass
+                elif e & PERIOD and _period_breaks(kind, data, n, i, text):
+                    pass
+                elif e & NEWLINE:  # a paragraph break when only white space leads to a "\n"
                     j = i + 1
                     while j < n:
-                        c2 = PyUnicode_READ(kind, data, j)
+                        c2 = s[j]
                         if c2 == 10 or not Py_UNICODE_ISSPACE(c2):
                             break
                         j += 1
-                    brk = j < n and PyUnicode_READ(kind, data, j) == 10
-                elif c < 0x10000:
-                    f = _cls[c]
-                    if f & STOP:
-                        brk = True
-                    elif f & PERIOD:
-                        brk = _period_breaks(kind, data, n, i, text)
-                    if not brk:
-                        klen = _klen[c]
-                        if klen:
-                            if b.n + klen > b.cap:
-                                _grow(&b, klen)
-                            memcpy(b.p + b.n, _kblob + _koff[c], klen)
-                            b.n += klen
-                            w += _kw[c]
-                        continue
-                else:
-                    ast = _astral(c)
-                    f = ast[0]
-                    if f & STOP:
-                        brk = True
-                    elif f & PERIOD:
-                        brk = _period_breaks(kind, data, n, i, text)
-                    if not brk:
-                        piece = ast[1]
-                        if piece:
-                            _grow(&b, len(piece))
-                            memcpy(b.p + b.n, PyBytes_AS_STRING(piece), len(piece))
-                            b.n += len(piece)
-                            w += <long> ast[2]
-                        continue
-                if not brk:
+                    if not (j < n and s[j] == 10):
+                        i += 1
+                        continue  # a soft wrap: white space, no key bytes
+                else:  # a key of several bytes (CJK, accents, ligatures), or a period inside
+                    klen = (e >> 8) & 0xFF
+                    if klen:
+                        _grow(&b, klen + 256)
+                        memcpy(b.p + b.n, _kblob + _koff[c], klen)
+                        b.n += klen
+                        w += (e >> 16) & 0x7F
+                    i += 1
                     continue
-            # end of a sentence
+            # end of a sentence (or of the text)
             if b.n and w > x:
-                nd_md5(<const unsigned char*> b.p, <size_t> b.n, digest)
-                piece = PyBytes_FromStringAndSize(<char*> digest, 16)
-                found.append(piece)
-                width_of[piece] = w
+                _add_digest(out, b.p, b.n, w)
             b.n = 0
             w = 0
+            if i >= n:
+                break
+            i += 1
     finally:
         free(b.p)
-    uniq = sorted(set(found))
-    count[0] = len(uniq)
-    widths_out.extend([width_of[d] for d in uniq])
-    return b"".join(uniq)
+    return 0
+
+
+cdef int _digests(str text, int x, Digests* out) except -1:
+    """Distinct MD5 digests of keys wider than x (with their key widths)."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, k
+    if kind == 1:
+        _scan(<const uint8_t*> data, text, x, out)
+    elif kind == 2:
+        _scan(<const uint16_t*> data, text, x, out)
+    else:
+        _scan(<const uint32_t*> data, text, x, out)
+    if out.n > 1:
+        _dedupe(out)
+    return 0
+
+
+cdef int _dedupe(Digests* ds) except -1:
+    """Drop repeated digests in place (first kept; the order does not matter to _select):
+    an open-addressing table on the digests' first 8 bytes (uniformly spread already)."""
+    cdef Py_ssize_t size = 16, i, k = 0, mask, slot
+    cdef uint64_t key
+    cdef int* table
+    while size < 2 * ds.n:
+        size *= 2
+    mask = size - 1
+    table = <int*> malloc(size * sizeof(int))
+    if table == NULL:
+        raise MemoryError()
+    memset(table, 0xFF, size * sizeof(int))  # -1: empty
+    try:
+        for i in range(ds.n):
+            memcpy(&key, ds.p[i].d, 8)
+            slot = <Py_ssize_t> (key & <uint64_t> mask)
+            while table[slot] >= 0 and memcmp(ds.p[table[slot]].d, ds.p[i].d, 16) != 0:
+                slot = (slot + 1) & mask
+            if table[slot] >= 0:
+                continue  # seen
+            if k != i:
+                ds.p[k] = ds.p[i]
+            table[slot] = <int> k
+            k += 1
+        ds.n = k
+    finally:
+        free(table)
+    return 0
+
+
+cdef inline uint64_t _load_be64(const unsigned char* p) noexcept nogil:
+    cdef uint64_t v
+    memcpy(&v, p, 8)
+    return bswap64(v)
 
 
 def md5(bytes data):
@@ -321,62 +477,70 @@ def md5(bytes data):
 
 
 def fingerprints(str text, int x, int y, int z, int m, int rotations):
-    """Fingerprints of prepared text; same as the reference for the same parameters."""
-    cdef Py_ssize_t n = 0
-    cdef list widths = []
-    cdef bytes digests = _digests(text, x, &n, widths)
+    """Fingerprints of text; same as the reference for the same parameters."""
+    cdef Digests ds
+    ds.p = NULL
+    ds.n = 0
+    ds.cap = 0
+    try:
+        _digests(text, x, &ds)
+        return _select(&ds, y, z, m, rotations)
+    finally:
+        free(ds.p)
+
+
+cdef list _select(Digests* ds, int y, int z, int m, int rotations):
+    cdef Py_ssize_t n = ds.n, i
     cdef long total = 0
-    cdef Py_ssize_t i
     for i in range(n):
-        total += <long> widths[i]
+        total += ds.p[i].w
     if n < y or total <= z:
         return []
-    cdef long* w = <long*> malloc(n * sizeof(long))
     cdef unsigned char* dd = <unsigned char*> malloc(n * 32)  # each digest twice: rotations
+    cdef unsigned int* res = <unsigned int*> malloc(n * sizeof(unsigned int))  # value mod m
     cdef int* slot_idx = <int*> malloc(m * y * sizeof(int))  # per bucket: indices, ascending
     cdef int* fill = <int*> malloc(m * sizeof(int))
     cdef uint64_t* hi = <uint64_t*> malloc(n * sizeof(uint64_t))
     cdef uint64_t* lo = <uint64_t*> malloc(n * sizeof(uint64_t))
-    cdef int* bucket = <int*> malloc(n * sizeof(int))
     cdef unsigned char* members = <unsigned char*> malloc(y * 16)
     cdef unsigned char* out = <unsigned char*> malloc(rotations * m * 16 + 16)
     cdef char enc[22]
-    cdef unsigned int wt[16]  # 256**(15 - k) mod m: int(rotated digest) mod m from its bytes
-    cdef const unsigned char* src = <const unsigned char*> PyBytes_AS_STRING(digests)
+    cdef unsigned int wt[16]  # 256**(15 - k) mod m: int(digest) mod m from its bytes
+    cdef unsigned int carry  # (1 - 2**128) mod m: a byte moving from the front to the back
     cdef int r, k, bk, f, p, q, nout = 0
     cdef unsigned int acc
     cdef uint64_t h, l
     cdef long cover
     cdef list result = []
     cdef set seen = set()
-    if not (w and dd and slot_idx and fill and hi and lo and bucket and members and out):
-        free(w); free(dd); free(slot_idx); free(fill); free(hi); free(lo); free(bucket)
+    if not (dd and res and slot_idx and fill and hi and lo and members and out):
+        free(dd); free(res); free(slot_idx); free(fill); free(hi); free(lo)
         free(members); free(out)
         raise MemoryError()
     wt[15] = 1 % m
     for k in range(14, -1, -1):
         wt[k] = (wt[k + 1] * 256) % m
+    carry = (1 + m - (wt[0] * 256) % m) % m
     try:
         for i in range(n):
-            w[i] = <long> widths[i]
-            memcpy(dd + 32 * i, src + 16 * i, 16)
-            memcpy(dd + 32 * i + 16, src + 16 * i, 16)
+            memcpy(dd + 32 * i, ds.p[i].d, 16)
+            memcpy(dd + 32 * i + 16, ds.p[i].d, 16)
+            acc = 0
+            for k in range(16):
+                acc += ds.p[i].d[k] * wt[k]
+            res[i] = acc % m
         for r in range(rotations):
             for k in range(m):
                 fill[k] = 0
             for i in range(n):
-                acc = 0
-                h = 0
-                l = 0
-                for k in range(16):
-                    acc += dd[32 * i + r + k] * wt[k]
-                acc %= m
-                for k in range(8):
-                    h = (h << 8) | dd[32 * i + r + k]
-                    l = (l << 8) | dd[32 * i + r + 8 + k]
+                # rotation r of digest i: bucket = its value mod m; order by its value
+                h = _load_be64(dd + 32 * i + r)
+                l = _load_be64(dd + 32 * i + r + 8)
                 hi[i] = h
                 lo[i] = l
-                bk = <int> acc
+                bk = <int> res[i]
+                # next rotation: the leading byte moves to the end
+                res[i] = (res[i] * 256 + dd[32 * i + r] * carry) % m
                 # insert i into the bucket's ascending top-y
                 f = fill[bk]
                 p = f
@@ -401,7 +565,7 @@ def fingerprints(str text, int x, int y, int z, int m, int rotations):
                 cover = 0
                 for k in range(y):
                     q = slot_idx[bk * y + k]
-                    cover += w[q]
+                    cover += ds.p[q].w
                     memcpy(members + 16 * k, dd + 32 * q + r, 16)
                 if cover > z:
                     nd_combine(members, y, out + 16 * nout)
@@ -413,6 +577,6 @@ def fingerprints(str text, int x, int y, int z, int m, int rotations):
                 seen.add(term)
                 result.append(term)
     finally:
-        free(w); free(dd); free(slot_idx); free(fill); free(hi); free(lo); free(bucket)
+        free(dd); free(res); free(slot_idx); free(fill); free(hi); free(lo)
         free(members); free(out)
     return result

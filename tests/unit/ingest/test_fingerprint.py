@@ -113,12 +113,18 @@ def _both(text: str, cfg: FingerprintConfig, monkeypatch: pytest.MonkeyPatch) ->
 
 @needs_cython
 @pytest.mark.parametrize("cfg", _CONFIGS)
-def test_cython_and_reference_agree(cfg: FingerprintConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cython_and_reference_agree(
+    cfg: FingerprintConfig, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for seed in range(20):
         rng = random.Random(seed)
         _both(_join(_article(seed, rng.randint(1, 120))), cfg, monkeypatch)
     rst = "Use ``os.path.join()`` to\njoin *paths*.  Dr. Smith paid 3.14 in the U.S. e.g. this.\n\n"
-    _both(rst * 30 + "Ｆｕｌｌ ｗｉｄｔｈ！ ＳＴＲＡẞＥ ﬁne 𠀀𠀁𠀂 한국어 문장입니다。" * 20, cfg, monkeypatch)
+    _both(
+        rst * 30 + "Ｆｕｌｌ ｗｉｄｔｈ！ ＳＴＲＡẞＥ ﬁne 𠀀𠀁𠀂 한국어 문장입니다。" * 20,
+        cfg,
+        monkeypatch,
+    )
 
 
 @needs_cython
@@ -141,6 +147,31 @@ def test_cython_and_reference_agree_on_generated_text(text: str, cfg: Fingerprin
 def test_cython_and_reference_agree_on_any_text(text: str, cfg: FingerprintConfig) -> None:
     with pytest.MonkeyPatch.context() as mp:
         _both(text, cfg, mp)
+
+
+@needs_cython
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 7, 17, 51, 255, 256, 1024])
+def test_cython_and_reference_agree_on_buckets_and_long_keys(
+    m: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every bucket count (the compiled path carries each digest's residue from one rotation to
+    # the next), one-byte and several-byte keys, and sentences longer than the key buffer's
+    # first allocation, in texts of each string kind (Latin-1, BMP, astral).
+    rng = random.Random(m)
+    words = ["alpha", "Beta", "ﬁne", "straße", "中文字", "한국어", "é\u0301", "𠀀x", "3.14", "U.S."]
+    for tail in ("", "ÿ", "€", "😀"):
+        sentences = [
+            " ".join(
+                rng.choice(words[: 4 if tail in "ÿ" else 10]) for _ in range(rng.randint(1, 900))
+            )
+            for _ in range(40)
+        ]
+        text = ". ".join(sentences) + tail
+        for cfg in (
+            FingerprintConfig(buckets=m, per_bucket=2, min_cover=50),
+            FingerprintConfig(buckets=m),
+        ):
+            _both(text, cfg, monkeypatch)
 
 
 @needs_cython
