@@ -26,6 +26,10 @@ from libc.string cimport memcpy, memmove, memset
 from verifier.units import char_width as _char_width
 
 
+cdef extern from *:
+    void __builtin_prefetch(const void* p) noexcept nogil
+
+
 cdef extern from "Python.h":
     int PyUnicode_KIND(object u)
     void* PyUnicode_DATA(object u)
@@ -36,8 +40,10 @@ cdef uint64_t _BASE = 0x100000001B3ULL
 cdef int64_t _FAR_BACK = -(1LL << 62)
 cdef int64_t _FAR_AHEAD = 1LL << 62
 
-# Widths of the Basic Multilingual Plane, from the one definition in verifier.units.
+# Widths of the Basic Multilingual Plane, from the one definition in verifier.units; and the
+# same with 0 for the code points normalisation treats as blank.
 cdef uint8_t _BMP_WIDTH[65536]
+cdef uint8_t _BMP_INFO[65536]
 
 
 def _init_widths():
@@ -45,9 +51,9 @@ def _init_widths():
     cdef int cp
     for cp in range(65536):
         _BMP_WIDTH[cp] = f(chr(cp))
+        _BMP_INFO[cp] = 0 if _is_blank(cp) else _BMP_WIDTH[cp]
 
 
-_init_widths()
 
 
 cdef inline int _width(Py_UCS4 c) except -1:
@@ -98,8 +104,6 @@ cdef enum:
     W_VB
     W_PA
     W_PB
-    W_MCUM
-    W_INS
     W_COUNT
 
 
@@ -208,33 +212,43 @@ cdef inline bint _is_blank(Py_UCS4 c) noexcept:
     return 0x1680 <= c <= 0x3000 and Py_UNICODE_ISSPACE(c)
 
 
+cdef inline int _info(Py_UCS4 c) except -1:
+    """0 for a blank code point, else its width."""
+    if c < 65536:
+        return _BMP_INFO[c]
+    return _width(c)  # no blank outside the BMP
+
+
 cdef Py_ssize_t _norm(char_t* data, Py_ssize_t n, Py_UCS4* out, int* offs,
                       uint8_t* widths) except -1:
+    # Without branches on the text: every code point is written at out[k], and k advances for
+    # a non-blank one, and for the last blank of a run (written as a space) when something
+    # precedes the run and something follows it. That is _lcs_py.normalize: a run collapses
+    # to one space with the offset of its last code point, and the ends are stripped.
     cdef Py_ssize_t i, k = 0
-    cdef bint pending = False
     cdef Py_UCS4 c
+    cdef int info, nxt
+    cdef bint blank
+    if n == 0:
+        return 0
+    nxt = _info(data[0])
     for i in range(n):
         c = data[i]
-        if _is_blank(c):
-            pending = k > 0
-            continue
-        if pending:
-            out[k] = 32
-            offs[k] = <int>(i - 1)
-            if widths != NULL:
-                widths[k] = 1
-            k += 1
-            pending = False
-        out[k] = c
+        info = nxt
+        nxt = _info(data[i + 1]) if i + 1 < n else 0
+        blank = info == 0
+        out[k] = 32 if blank else c
         offs[k] = <int>i
-        if widths != NULL:
-            widths[k] = <uint8_t>_width(c)
-        k += 1
+        widths[k] = 1 if blank else <uint8_t>info
+        k += (not blank) | (k > 0 and nxt != 0)
     return k
 
 
+_init_widths()
+
+
 cdef Py_ssize_t _normalize(str text, Py_UCS4* out, int* offs, uint8_t* widths) except -1:
-    """Normalised code points, their offsets in ``text`` and (unless NULL) their widths."""
+    """Normalised code points, their offsets in ``text`` and their widths."""
     cdef Py_ssize_t n = len(text)
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
@@ -279,13 +293,16 @@ def normalize(str text):
     cdef Py_ssize_t n = len(text), k, i
     cdef Py_UCS4* out = <Py_UCS4*>_alloc(n * sizeof(Py_UCS4))
     cdef int* offs = NULL
+    cdef uint8_t* widths = NULL
     try:
         offs = <int*>_alloc(n * sizeof(int))
-        k = _normalize(text, out, offs, NULL)
+        widths = <uint8_t*>_alloc(n)
+        k = _normalize(text, out, offs, widths)
         return _to_str(out, k), [offs[i] for i in range(k)]
     finally:
         free(out)
         free(offs)
+        free(widths)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,8 +435,10 @@ cdef inline bint _cannot_reach(Py_ssize_t upper, Py_ssize_t na, Py_ssize_t nb,
             and <double>upper / <double>nb < P.contain)
 
 
-cdef Py_ssize_t _keep(const Win* W, const int32_t* other_cnt, int* kept) noexcept:
-    """Positions covered by a window whose hash the other text has, in increasing order."""
+cdef Py_ssize_t _keep(const Win* W, const int32_t* other_cnt, const Py_UCS4* c, int* kept,
+                      Py_UCS4* sk) noexcept:
+    """Positions covered by a window whose hash the other text has, in increasing order, and
+    the skeleton (their code points)."""
     cdef Py_ssize_t s, lo, e, covered = 0, nk = 0
     cdef const int32_t* ids = W.id
     for s in range(W.nw):
@@ -429,6 +448,7 @@ cdef Py_ssize_t _keep(const Win* W, const int32_t* other_cnt, int* kept) noexcep
             if lo < e:
                 while lo < e:
                     kept[nk] = <int>lo
+                    sk[nk] = c[lo]
                     nk += 1
                     lo += 1
                 covered = e
@@ -437,9 +457,10 @@ cdef Py_ssize_t _keep(const Win* W, const int32_t* other_cnt, int* kept) noexcep
 
 cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
                      const Py_UCS4* b, const uint8_t* wb, Py_ssize_t nb, int window,
-                     Py_ssize_t extra, int* kept_a, Py_ssize_t* nka, int* kept_b,
-                     Py_ssize_t* nkb, const Params* reject) except -1:
-    """Windows, ids and skeletons of a and b (kept arrays sized na and nb).
+                     Py_ssize_t extra, int* kept_a, Py_UCS4* sk_a, Py_ssize_t* nka, int* kept_b,
+                     Py_UCS4* sk_b, Py_ssize_t* nkb, const Params* reject) except -1:
+    """Windows, ids and skeletons of a and b (kept positions and skeleton code points, in
+    arrays sized na and nb).
 
     ``extra``: how many more ids later ``_splice`` calls may need. With ``reject``, returns 1
     (``nkb`` unset) as soon as A's skeleton alone proves that the pair cannot be similar:
@@ -480,6 +501,8 @@ cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_s
     # B's hashes get ids 0, 1, ...; posb[v]: first window of B with id v.
     posb = <int32_t*>_get(W, W_POSB, (B.nw + 1) * sizeof(int32_t))
     for j in range(B.nw):
+        if j + 16 < B.nw:  # the slot loads are what this loop waits for
+            __builtin_prefetch(&T.slots[_slot(T, B.hash[j + 16])])
         nb_ids = T.n
         v = _intern(T, B.hash[j])
         B.id[j] = v
@@ -503,6 +526,7 @@ cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_s
             e = i + A.len[i]
             while lo < e:
                 kept_a[nk] = <int>lo
+                sk_a[nk] = a[lo]
                 nk += 1
                 lo += 1
             if e > covered:
@@ -521,7 +545,7 @@ cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_s
         A.cnt[A.id[i]] += 1
     for j in range(B.nw):
         B.cnt[B.id[j]] += 1
-    nkb[0] = _keep(B, A.cnt, kept_b)
+    nkb[0] = _keep(B, A.cnt, b, kept_b, sk_b)
     return 0
 
 
@@ -569,7 +593,9 @@ cdef int _skeleton(Work* W, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
     cdef Skel S
     S.T.n = 0
     try:
-        _skel_start(W, &S, a, wa, na, b, wb, nb, window, 0, kept_a, nka, kept_b, nkb, NULL)
+        _skel_start(W, &S, a, wa, na, b, wb, nb, window, 0,
+                    kept_a, <Py_UCS4*>_get(W, W_SA, na * sizeof(Py_UCS4)), nka,
+                    kept_b, <Py_UCS4*>_get(W, W_SB, nb * sizeof(Py_UCS4)), nkb, NULL)
     finally:
         _table_clear(&S.T)
         W.slots_dirty = False
@@ -621,6 +647,8 @@ def _skeletons_after(str a, str b, int window, cuts):
     cdef uint8_t* wb = NULL
     cdef int* ka = NULL
     cdef int* kb = NULL
+    cdef Py_UCS4* sa
+    cdef Py_UCS4* sb
     cdef Skel S
     cdef Work* W = _acquire()
     cdef list out = []
@@ -632,8 +660,10 @@ def _skeletons_after(str a, str b, int window, cuts):
         wb = _widths(cb, nb)
         ka = <int*>_alloc(na * sizeof(int))
         kb = <int*>_alloc(nb * sizeof(int))
+        sa = <Py_UCS4*>_get(W, W_SA, na * sizeof(Py_UCS4))
+        sb = <Py_UCS4*>_get(W, W_SB, nb * sizeof(Py_UCS4))
         _skel_start(W, &S, ca, wa, na, cb, wb, nb, window, 2 * window * len(cuts),
-                    ka, &nka, kb, &nkb, NULL)
+                    ka, sa, &nka, kb, sb, &nkb, NULL)
         for xl, xr, bs, be in cuts:
             if not (0 <= xl < xr <= na and 0 <= bs < be <= nb):
                 raise ValueError("cut out of range")
@@ -645,11 +675,11 @@ def _skeletons_after(str a, str b, int window, cuts):
             memmove(wb + bs, wb + be, (nb - be) * sizeof(uint8_t))
             nb -= be - bs
             _splice(&S, &S.B, cb, wb, nb, bs, be)
-            nka = _keep(&S.A, S.B.cnt, ka)
-            nkb = _keep(&S.B, S.A.cnt, kb)
+            nka = _keep(&S.A, S.B.cnt, ca, ka, sa)
+            nkb = _keep(&S.B, S.A.cnt, cb, kb, sb)
             out.append((
-                "".join([chr(ca[ka[i]]) for i in range(nka)]), [ka[i] for i in range(nka)],
-                "".join([chr(cb[kb[i]]) for i in range(nkb)]), [kb[i] for i in range(nkb)],
+                _to_str(sa, nka), [ka[i] for i in range(nka)],
+                _to_str(sb, nkb), [kb[i] for i in range(nkb)],
             ))
         return out
     finally:
@@ -668,9 +698,17 @@ def _skeletons_after(str a, str b, int window, cuts):
 # Myers' O(ND) LCS, linear-space variant.
 
 cdef inline Py_ssize_t _run_fwd(const Py_UCS4* a, const Py_UCS4* b, Py_ssize_t lim) noexcept:
-    """Length of the common prefix of a[:lim] and b[:lim]; two code points per comparison."""
+    """Length of the common prefix of a[:lim] and b[:lim] (compared 64 bits at a time)."""
     cdef Py_ssize_t p = 0
-    cdef uint64_t x, y
+    cdef uint64_t x, y, x2, y2
+    while p + 4 <= lim:
+        memcpy(&x, a + p, 8)
+        memcpy(&y, b + p, 8)
+        memcpy(&x2, a + p + 2, 8)
+        memcpy(&y2, b + p + 2, 8)
+        if (x ^ y) | (x2 ^ y2):
+            break
+        p += 4
     while p + 2 <= lim:
         memcpy(&x, a + p, 8)
         memcpy(&y, b + p, 8)
@@ -685,7 +723,15 @@ cdef inline Py_ssize_t _run_fwd(const Py_UCS4* a, const Py_UCS4* b, Py_ssize_t l
 cdef inline Py_ssize_t _run_bwd(const Py_UCS4* a, const Py_UCS4* b, Py_ssize_t lim) noexcept:
     """Length of the common suffix of a[-lim:] and b[-lim:] (``a``, ``b``: one past the end)."""
     cdef Py_ssize_t q = 0
-    cdef uint64_t x, y
+    cdef uint64_t x, y, x2, y2
+    while q + 4 <= lim:
+        memcpy(&x, a - q - 2, 8)
+        memcpy(&y, b - q - 2, 8)
+        memcpy(&x2, a - q - 4, 8)
+        memcpy(&y2, b - q - 4, 8)
+        if (x ^ y) | (x2 ^ y2):
+            break
+        q += 4
     while q + 2 <= lim:
         memcpy(&x, a - q - 2, 8)
         memcpy(&y, b - q - 2, 8)
@@ -930,23 +976,63 @@ def lcs_length(str a, str b):
 # ---------------------------------------------------------------------------------------------
 # TLCS (paper §4.4, Figure 4).
 
-cdef inline int64_t _d_lo(const int* m_cum, const int64_t* ins_le, Py_ssize_t x) noexcept:
-    return (x - m_cum[x]) + ins_le[x]
+# The edit curve of one iteration, from its matches: pa[t] < pa[t + 1] are the matched
+# positions of A, pb[t] the positions of B they match. With c = #{t : pa[t] < x}:
+#   m_cum[x] = c (matched positions below x),
+#   ins_le[g] = sum of the insertions anchored at gaps <= g
+#             = pb[c' - 1] + 1 - c' with c' = #{t : pa[t] <= g} (the unmatched positions of B
+#               before match c' - 1), plus those after the last match once g > pa[lcs - 1].
+# The reference tabulates m_cum and ins_le over all of A; here d is evaluated where the region
+# search looks (block ends, then the one or two blocks around the extended ends).
+cdef struct Curve:
+    const int* pa
+    const int* pb
+    Py_ssize_t lcs
+    int64_t tail  # insertions after the last match
 
 
-cdef inline int64_t _d_hi(const int* m_cum, const int64_t* ins_le, Py_ssize_t x) noexcept:
-    return (x - m_cum[x]) + (ins_le[x - 1] if x > 0 else 0)
+cdef inline Py_ssize_t _count_below(const Curve* C, Py_ssize_t x) noexcept:
+    """#{t : pa[t] < x}."""
+    cdef Py_ssize_t lo = 0, hi = C.lcs, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if C.pa[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
-cdef bint _region(Py_ssize_t na, const int* m_cum, const int64_t* ins_le, const Params* P,
+cdef inline int64_t _ins_le(const Curve* C, Py_ssize_t g, Py_ssize_t c_le) noexcept:
+    """Insertions anchored at gaps <= g, given c_le = #{t : pa[t] <= g}."""
+    cdef int64_t v = (C.pb[c_le - 1] + 1 - c_le) if c_le > 0 else 0
+    if g > C.pa[C.lcs - 1]:
+        v += C.tail
+    return v
+
+
+cdef inline int64_t _d_lo(const Curve* C, Py_ssize_t x, Py_ssize_t c) noexcept:
+    """Cost accumulated before a region starting at x (c = #{t : pa[t] < x})."""
+    cdef Py_ssize_t c_le = c + 1 if c < C.lcs and C.pa[c] == x else c
+    return (x - c) + _ins_le(C, x, c_le)
+
+
+cdef inline int64_t _d_hi(const Curve* C, Py_ssize_t x, Py_ssize_t c) noexcept:
+    """Cost accumulated up to a region ending at x (c = #{t : pa[t] < x})."""
+    return (x - c) + (_ins_le(C, x - 1, c) if x > 0 else 0)
+
+
+cdef bint _region(Py_ssize_t na, const Curve* C, const Params* P,
                   Py_ssize_t* out_l, Py_ssize_t* out_r) except -1:
     cdef double theta = P.theta
     cdef Py_ssize_t s, k, centre, i, j, x1, x2, w, nblocks, best_w = -1, best_len = 0, nbase = 0
-    cdef Py_ssize_t t, xl, xr, lim, x, best_l = 0, best_r = 0
+    cdef Py_ssize_t t, xl, xr, lim, x, c, best_l = 0, best_r = 0
     cdef bint found = False
     cdef int64_t lo, hi
     cdef Py_ssize_t* wcum = NULL
     cdef Py_ssize_t* base = NULL
+    cdef int64_t* d_start = NULL
+    cdef int64_t* d_end = NULL
     if P.block_size > 0:
         s = P.block_size
     else:
@@ -958,17 +1044,25 @@ cdef bint _region(Py_ssize_t na, const int* m_cum, const int64_t* ins_le, const 
     try:
         wcum = <Py_ssize_t*>_alloc((k + 1) * sizeof(Py_ssize_t))
         base = <Py_ssize_t*>_alloc(2 * (k + 1) * sizeof(Py_ssize_t))
+        d_start = <int64_t*>_alloc((k + 1) * sizeof(int64_t))
+        d_end = <int64_t*>_alloc((k + 1) * sizeof(int64_t))
         wcum[0] = 0
         for i in range(1, k + 1):
             wcum[i] = wcum[i - 1] + centre - (centre - i if centre >= i else i - centre)
+            x1 = (i - 1) * s
+            d_start[i] = _d_lo(C, x1, _count_below(C, x1))
+            x2 = i * s
+            if x2 > na:
+                x2 = na
+            d_end[i] = _d_hi(C, x2, _count_below(C, x2))
         for i in range(1, k + 1):
             x1 = (i - 1) * s
-            lo = _d_lo(m_cum, ins_le, x1)
+            lo = d_start[i]
             for j in range(i, k + 1):
                 x2 = j * s
                 if x2 > na:
                     x2 = na
-                if <double>(_d_hi(m_cum, ins_le, x2) - lo) <= theta * <double>(x2 - x1):
+                if <double>(d_end[j] - lo) <= theta * <double>(x2 - x1):
                     w = wcum[j] - wcum[i - 1]
                     nblocks = j - i + 1
                     if w > best_w or (w == best_w and nblocks < best_len):
@@ -985,23 +1079,31 @@ cdef bint _region(Py_ssize_t na, const int* m_cum, const int64_t* ins_le, const 
         for t in range(nbase):
             x1 = base[2 * t]
             x2 = base[2 * t + 1]
-            hi = _d_hi(m_cum, ins_le, x2)
+            hi = _d_hi(C, x2, _count_below(C, x2))
+            # Left end: x only decreases (a further block is searched only when the whole
+            # previous one was taken), so c follows it.
             xl = x1
             lim = x1
+            c = _count_below(C, x1)
             while lim > 0 and xl == lim:
                 lim = lim - s if lim > s else 0
                 x = xl - 1
                 while x >= lim:
-                    if <double>(hi - _d_lo(m_cum, ins_le, x)) <= theta * <double>(x2 - x):
+                    while c > 0 and C.pa[c - 1] >= x:
+                        c -= 1
+                    if <double>(hi - _d_lo(C, x, c)) <= theta * <double>(x2 - x):
                         xl = x
                     x -= 1
-            lo = _d_lo(m_cum, ins_le, xl)
+            lo = _d_lo(C, xl, _count_below(C, xl))
             xr = x2
             lim = x2
+            c = _count_below(C, x2)
             while lim < na and xr == lim:
                 lim = lim + s if lim + s < na else na
                 for x in range(xr + 1, lim + 1):
-                    if <double>(_d_hi(m_cum, ins_le, x) - lo) <= theta * <double>(x - xl):
+                    while c < C.lcs and C.pa[c] < x:
+                        c += 1
+                    if <double>(_d_hi(C, x, c) - lo) <= theta * <double>(x - xl):
                         xr = x
             if not found or xr - xl > best_r - best_l:
                 found = True
@@ -1010,6 +1112,8 @@ cdef bint _region(Py_ssize_t na, const int* m_cum, const int64_t* ins_le, const 
     finally:
         free(wcum)
         free(base)
+        free(d_start)
+        free(d_end)
     out_l[0] = best_l
     out_r[0] = best_r
     return found
@@ -1026,28 +1130,20 @@ cdef struct Once:
     Py_ssize_t be
 
 
-cdef int _tlcs_once(Work* W, const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b, Py_ssize_t nb,
-                    const int* ka, Py_ssize_t nka, const int* kb, Py_ssize_t nkb,
+cdef int _tlcs_once(Work* W, Py_ssize_t na, Py_ssize_t nb, const int* ka, const Py_UCS4* sa,
+                    Py_ssize_t nka, const int* kb, const Py_UCS4* sb, Py_ssize_t nkb,
                     const Params* P, Py_ssize_t max_d, Once* r) except -1:
-    """1: rejected (D > max_d); 0: ``r`` filled (tlcs 0 when there is no region)."""
-    cdef Py_UCS4* sa
-    cdef Py_UCS4* sb
+    """One trustable region of texts of lengths na, nb from their skeletons (positions ka,
+    kb; code points sa, sb). 1: rejected (D > max_d); 0: ``r`` filled (tlcs 0 when there is
+    no region)."""
     cdef int* bi = NULL
     cdef int* bj = NULL
     cdef int* bn = NULL
     cdef int* pa
     cdef int* pb
-    cdef int* m_cum
-    cdef int64_t* ins_le
-    cdef Py_ssize_t i, t, u, nblk, lcs = 0, x, p, first, lastm, xl = 0, xr = 0
-    cdef int64_t acc, prev_b
+    cdef Curve C
+    cdef Py_ssize_t t, u, nblk, lcs = 0, first, lastm, xl = 0, xr = 0
     memset(r, 0, sizeof(Once))
-    sa = <Py_UCS4*>_get(W, W_SA, nka * sizeof(Py_UCS4))
-    sb = <Py_UCS4*>_get(W, W_SB, nkb * sizeof(Py_UCS4))
-    for i in range(nka):
-        sa[i] = a[ka[i]]
-    for i in range(nkb):
-        sb[i] = b[kb[i]]
     nblk = _matching_blocks(W, sa, nka, sb, nkb, max_d, &bi, &bj, &bn)
     if nblk < 0:
         return 1
@@ -1060,41 +1156,21 @@ cdef int _tlcs_once(Work* W, const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b, 
     pb = <int*>_get(W, W_PB, lcs * sizeof(int))
     u = 0
     for t in range(nblk):
-        for i in range(bn[t]):
-            pa[u] = ka[bi[t] + i]
-            pb[u] = kb[bj[t] + i]
-            u += 1
-    # m_cum[x]: matched positions of A below x; ins_le[g]: insertions anchored at gaps <= g
-    # (the insertions before match t sit at gap pa[t]; those after the last match at the gap
-    # right after it). Both are constant between matches: filled run by run.
-    m_cum = <int*>_get(W, W_MCUM, (na + 1) * sizeof(int))
-    ins_le = <int64_t*>_get(W, W_INS, (na + 1) * sizeof(int64_t))
-    acc = 0
-    prev_b = -1
-    x = 0
-    for t in range(lcs):
-        p = pa[t]
-        while x < p:
-            m_cum[x] = <int>t
-            ins_le[x] = acc
-            x += 1
-        acc += pb[t] - prev_b - 1
-        prev_b = pb[t]
-        m_cum[x] = <int>t
-        ins_le[x] = acc
-        x += 1
-    acc += nb - prev_b - 1
-    while x <= na:
-        m_cum[x] = <int>lcs
-        ins_le[x] = acc
-        x += 1
-    if not _region(na, m_cum, ins_le, P, &xl, &xr):
+        memcpy(pa + u, ka + bi[t], bn[t] * sizeof(int))
+        memcpy(pb + u, kb + bj[t], bn[t] * sizeof(int))
+        u += bn[t]
+    C.pa = pa
+    C.pb = pb
+    C.lcs = lcs
+    C.tail = nb - pb[lcs - 1] - 1
+    if not _region(na, &C, P, &xl, &xr):
         return 0
-    r.tlcs = m_cum[xr] - m_cum[xl]
+    # m_cum[x] = _count_below(x)
+    first = _count_below(&C, xl)
+    lastm = _count_below(&C, xr) - 1
+    r.tlcs = lastm + 1 - first
     if r.tlcs == 0:
         return 0
-    first = m_cum[xl]
-    lastm = m_cum[xr] - 1
     r.xl = xl
     r.xr = xr
     r.as_ = pa[first]
@@ -1164,6 +1240,8 @@ def verify(str a, str b, config):
     cdef int* mb
     cdef int* ka
     cdef int* kb
+    cdef Py_UCS4* sa
+    cdef Py_UCS4* sb
     cdef Py_UCS4* tc
     cdef int* ti
     cdef uint8_t* tw
@@ -1205,11 +1283,14 @@ def verify(str a, str b, config):
         shorter = nb
         ka = <int*>_get(W, W_KA, na * sizeof(int))
         kb = <int*>_get(W, W_KB, nb * sizeof(int))
+        sa = <Py_UCS4*>_get(W, W_SA, na * sizeof(Py_UCS4))
+        sb = <Py_UCS4*>_get(W, W_SB, nb * sizeof(Py_UCS4))
         # Ids for the windows that later iterations hash again (at most one window's worth
         # per text and removal).
         extra = 2 * P.window * P.max_iterations if P.iterative else 0
         # Early rejection (paper §4.3): |TLCS| <= |LCS| <= the shorter skeleton.
-        if _skel_start(W, &S, ca, wa, na, cb, wb, nb, P.window, extra, ka, &nka, kb, &nkb, &P):
+        if _skel_start(W, &S, ca, wa, na, cb, wb, nb, P.window, extra,
+                       ka, sa, &nka, kb, sb, &nkb, &P):
             return False, 0.0, 0.0, 0, 0, [], [], "skeleton"
         upper = nka if nka < nkb else nkb
         if _cannot_reach(upper, na, nb, &P):
@@ -1238,12 +1319,12 @@ def verify(str a, str b, config):
         iters = P.max_iterations if P.iterative else 1
         for it in range(iters):
             if it > 0:
-                nka = _keep(&S.A, S.B.cnt, ka)
-                nkb = _keep(&S.B, S.A.cnt, kb)
+                nka = _keep(&S.A, S.B.cnt, ca, ka, sa)
+                nkb = _keep(&S.B, S.A.cnt, cb, kb, sb)
                 # |TLCS| <= |LCS| <= the shorter skeleton: this region could not count.
                 if nka < P.min_iteration_tlcs or nkb < P.min_iteration_tlcs:
                     break
-            if _tlcs_once(W, ca, cur_na, cb, cur_nb, ka, nka, kb, nkb, &P, max_d, &r):
+            if _tlcs_once(W, cur_na, cur_nb, ka, sa, nka, kb, sb, nkb, &P, max_d, &r):
                 if it == 0:
                     return False, 0.0, 0.0, 0, 0, [], [], "edit_distance"
                 break

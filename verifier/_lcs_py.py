@@ -79,53 +79,51 @@ def normalize(text: str) -> tuple[str, list[int]]:
     return "".join(out), offsets
 
 
-def _windows(text: str, window: int) -> tuple[list[int], list[int], list[int]]:
-    """Start, end and hash of every skeleton window of ``text``.
+def _windows(
+    text: str, window: int, start: int = 0, stop: int | None = None
+) -> tuple[list[int], list[int]]:
+    """Hash and length of the skeleton windows of ``text`` starting at ``start`` .. ``stop - 1``.
 
     The window starting at ``i`` is the shortest ``text[i:e]`` whose width reaches ``window``;
-    starts whose remaining width is below ``window`` have no window. Ends never decrease, so
-    two pointers and prefix hashes make this O(n).
+    starts whose remaining width is below ``window`` have no window, and the lists stop at the
+    first of them. Ends never decrease, so two pointers and a rolling hash make this O(n):
+    ``hash(i, e) = sum((cp + 1) * base^(e-1-p) for p, cp in text[i:e]) mod 2^64``, the same
+    value as the prefix-hash formula ``P[e] - P[i] * base^(e-i)``.
     """
     n = len(text)
-    codes = [ord(c) for c in text]
-    widths = [char_width(c) for c in text]
-    prefix = [0] * (n + 1)
-    h = 0
-    for i, c in enumerate(codes):
-        h = (h * _BASE + c + 1) & _MASK
-        prefix[i + 1] = h
-    # A window holds at most ``window`` code points (every width is >= 1).
+    stop = n if stop is None else stop
     powers = [1] * (window + 1)
     for i in range(1, window + 1):
         powers[i] = (powers[i - 1] * _BASE) & _MASK
-    starts: list[int] = []
-    ends: list[int] = []
     hashes: list[int] = []
-    e = 0
+    lens: list[int] = []
+    e = start
     w = 0
-    for i in range(n):
+    h = 0
+    for i in range(start, stop):
         while e < n and w < window:
-            w += widths[e]
+            w += char_width(text[e])
+            h = (h * _BASE + ord(text[e]) + 1) & _MASK
             e += 1
         if w < window:
             break
-        starts.append(i)
-        ends.append(e)
-        hashes.append((prefix[e] - prefix[i] * powers[e - i]) & _MASK)
-        w -= widths[i]
-    return starts, ends, hashes
+        hashes.append(h)
+        lens.append(e - i)
+        h = (h - (ord(text[i]) + 1) * powers[e - i - 1]) & _MASK
+        w -= char_width(text[i])
+    return hashes, lens
 
 
-def _keep(n: int, starts: list[int], ends: list[int], hashes: list[int], other: set[int]) -> list[int]:
+def _keep(hashes: list[int], lens: list[int], other: set[int]) -> list[int]:
     """Positions covered by a window whose hash occurs in ``other``, in increasing order."""
     kept: list[int] = []
     covered = 0  # every position < covered is already kept
-    for s, e, h in zip(starts, ends, hashes, strict=False):
+    for s, (h, n) in enumerate(zip(hashes, lens, strict=True)):
         if h in other:
             lo = s if s > covered else covered
-            if lo < e:
-                kept.extend(range(lo, e))
-                covered = e
+            if lo < s + n:
+                kept.extend(range(lo, s + n))
+                covered = s + n
     return kept
 
 
@@ -144,16 +142,69 @@ def skeleton(a: str, b: str, window: int) -> tuple[str, list[int], str, list[int
     >>> skeleton("abc", "abc", 16)
     ('', [], '', [])
     """
-    sa, ea, ha = _windows(a, window)
-    sb, eb, hb = _windows(b, window)
-    keep_a = _keep(len(a), sa, ea, ha, set(hb))
-    keep_b = _keep(len(b), sb, eb, hb, set(ha))
-    return (
-        "".join(a[i] for i in keep_a),
-        keep_a,
-        "".join(b[i] for i in keep_b),
-        keep_b,
-    )
+    return _Skeletons(a, b, window).skeleton(a, b)
+
+
+def _splice(text: str, hashes: list[int], lens: list[int], lo: int, hi: int, window: int) -> None:
+    """Update the windows (``hashes``, ``lens`` from :func:`_windows`) of a text from which
+    ``[lo, hi)`` was removed; ``text`` is the text after the removal.
+
+    Windows ending at or before ``lo`` are unchanged and those starting at or after ``hi`` only
+    move; the ones starting in ``[lo - window, lo)`` that reached past ``lo`` (a window holds at
+    most ``window`` code points) are hashed again over the new text. O(window) hashing.
+    """
+    nw = len(hashes)
+    s0 = min(max(0, lo - window), nw)
+    while s0 < lo and s0 < nw and s0 + lens[s0] <= lo:
+        s0 += 1
+    tail_h, tail_l = hashes[hi:], lens[hi:]
+    seam_h, seam_l = _windows(text, window, s0, lo)
+    del hashes[s0:], lens[s0:]
+    hashes += seam_h
+    lens += seam_l
+    if s0 + len(seam_h) == lo:  # else no start after the cut has a window either
+        hashes += tail_h
+        lens += tail_l
+
+
+class _Skeletons:
+    """The windows of two texts, kept up to date as regions are removed from them (iterative
+    TLCS), so that each skeleton costs one pass instead of hashing every window again."""
+
+    def __init__(self, a: str, b: str, window: int) -> None:
+        self.window = window
+        self.ha, self.la = _windows(a, window)
+        self.hb, self.lb = _windows(b, window)
+
+    def skeleton(self, a: str, b: str) -> tuple[str, list[int], str, list[int]]:
+        """As :func:`skeleton` of the current texts ``a`` and ``b``."""
+        keep_a = _keep(self.ha, self.la, set(self.hb))
+        keep_b = _keep(self.hb, self.lb, set(self.ha))
+        return "".join(a[i] for i in keep_a), keep_a, "".join(b[i] for i in keep_b), keep_b
+
+    def remove(self, a: str, xl: int, xr: int, b: str, bs: int, be: int) -> None:
+        """``[xl, xr)`` was removed from A and ``[bs, be)`` from B, giving ``a`` and ``b``."""
+        _splice(a, self.ha, self.la, xl, xr, self.window)
+        _splice(b, self.hb, self.lb, bs, be, self.window)
+
+
+def _skeletons_after(
+    a: str, b: str, window: int, cuts: list[tuple[int, int, int, int]]
+) -> list[tuple[str, list[int], str, list[int]]]:
+    """Skeletons of ``a`` and ``b`` after each cut ``(xl, xr, bs, be)`` (``[xl, xr)`` removed
+    from a, ``[bs, be)`` from b, offsets in the texts as cut so far), kept up to date the way
+    :func:`verify` does; for the tests, which compare them with :func:`skeleton` from scratch.
+    """
+    skel = _Skeletons(a, b, window)
+    out = []
+    for xl, xr, bs, be in cuts:
+        if not (0 <= xl < xr <= len(a) and 0 <= bs < be <= len(b)):
+            raise ValueError("cut out of range")
+        a = a[:xl] + a[xr:]
+        b = b[:bs] + b[be:]
+        skel.remove(a, xl, xr, b, bs, be)
+        out.append(skel.skeleton(a, b))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,14 +441,14 @@ def _region_from_curve(
 
 
 def _tlcs_once(
-    a: str, b: str, config: VerifyConfig, max_d: int
+    a: str, b: str, skel: tuple[str, list[int], str, list[int]], config: VerifyConfig, max_d: int
 ) -> tuple[int, int, tuple[int, int], tuple[int, int], tuple[int, int]] | str:
-    """One trustable region of ``a`` against ``b`` (both normalised).
+    """One trustable region of ``a`` against ``b`` (both normalised; ``skel``: their skeleton).
 
     Returns ``(tlcs, lcs, region_a, span_a, span_b)`` with spans covering the matched
     positions inside the region, or a rejection reason.
     """
-    sa, ia, sb, ib = skeleton(a, b, config.window)
+    sa, ia, sb, ib = skel
     blocks = matching_blocks(sa, sb, max_d)
     if blocks is None:
         return "edit_distance"
@@ -514,7 +565,9 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
         a_norm, b_norm, a_off, b_off, na, nb = b_norm, a_norm, b_off, a_off, nb, na
     shorter = nb
     # Early rejection (paper §4.3): |TLCS| <= |LCS| <= the shorter skeleton.
-    sa, _, sb, _ = skeleton(a_norm, b_norm, config.window)
+    skeletons = _Skeletons(a_norm, b_norm, config.window)
+    skel = skeletons.skeleton(a_norm, b_norm)
+    sa, _, sb, _ = skel
     upper = min(len(sa), len(sb))
     if (
         upper / (na + nb - upper) < config.resemble
@@ -539,7 +592,12 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
     spans_a: list[tuple[int, int]] = []
     spans_b: list[tuple[int, int]] = []
     for it in range(config.max_iterations if config.iterative else 1):
-        found = _tlcs_once(cur_a, cur_b, config, max_d)
+        if it > 0:
+            skel = skeletons.skeleton(cur_a, cur_b)
+            # |TLCS| <= |LCS| <= the shorter skeleton: this region could not count.
+            if min(len(skel[0]), len(skel[2])) < config.min_iteration_tlcs:
+                break
+        found = _tlcs_once(cur_a, cur_b, skel, config, max_d)
         if isinstance(found, str):
             if it == 0:
                 return False, 0.0, 0.0, 0, 0, [], [], found
@@ -566,6 +624,7 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
         map_b = map_b[:bs] + map_b[be:]
         if not cur_a or not cur_b:
             break
+        skeletons.remove(cur_a, xl, xr, cur_b, bs, be)
     resemble = tlcs_total / (na + nb - tlcs_total)
     contain = tlcs_total / shorter
     similar = resemble >= config.resemble or contain >= config.contain
