@@ -165,6 +165,7 @@ def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
             if proc.returncode != 0:
                 raise SystemExit(f"ingest failed: {proc.stderr[-3000:]}")
             summary = json.loads(proc.stdout.strip().splitlines()[-1])
+            worker_phases = _worker_phases(Path(tmp), workers)
             client.indices.refresh(index=pipe_index)
             grouped = client.count(index=pipe_index,
                                    body={"query": {"term": {"status": "grouped"}}})["count"]
@@ -188,9 +189,31 @@ def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
         "pipeline_s": round(pipe_s, 2), "pipeline_docs_s": round(len(sources) / pipe_s, 1),
         "ratio": round(bulk_s / pipe_s, 3), "grouped": grouped,
         "groups": groups["aggregations"]["g"]["value"], "ingest": summary,
+        "workers_phases": worker_phases,
     }
     _emit(record)
     return record
+
+
+def _worker_phases(log_dir: Path, n: int) -> dict[str, Any]:
+    """Sum of what every ``verify_batch`` returned (outcome counts, ``<phase>_s`` seconds and
+    ``<phase>_n`` calls), read from the workers' INFO logs (``succeeded in ...: {...}``)."""
+    import ast
+    import re
+
+    total: dict[str, float] = {"tasks": 0}
+    pattern = re.compile(r"succeeded in ([0-9.]+)s: (\{.*\})")
+    for i in range(n):
+        for line in (log_dir / f"worker{i}.log").read_text(errors="replace").splitlines():
+            m = pattern.search(line)
+            if not m:
+                continue
+            total["tasks"] += 1
+            total["task_s"] = total.get("task_s", 0.0) + float(m.group(1))
+            for key, value in ast.literal_eval(m.group(2)).items():
+                if isinstance(value, (int, float)):
+                    total[key] = total.get(key, 0) + value
+    return {k: round(v, 2) if isinstance(v, float) else v for k, v in sorted(total.items())}
 
 
 def _drop_templates(client: Any, *indices: str) -> None:

@@ -202,39 +202,70 @@ def ingest_prepared(
     batch: int = BATCH,
     on_error: Callable[[Prepared], Any] | None = None,
 ) -> dict[str, Any]:
-    """Index prepared documents and (with ``queue``) queue their verification."""
+    """Index prepared documents and (with ``queue``) queue their verification.
+
+    A batch is queued once a refresh has made it searchable (the workers' candidate queries
+    must see it). The refresh and the publishing run in a background thread, in batch order,
+    while the next batch is being indexed."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from verifier.tasks import enqueue
 
     counts = {"indexed": 0, "unchanged": 0, "errors": 0, "queued": 0, "messages": 0}
+    phases = {"prepare_s": 0.0, "index_s": 0.0, "refresh_s": 0.0, "enqueue_s": 0.0}
     ids: list[str] = []
-    for chunk in _batches(prepared, batch):
-        docs = []
-        for p in chunk:
-            if p.doc is None:
-                counts["errors"] += 1
-                if on_error:
-                    on_error(p)
-            else:
-                docs.append(p.doc)
-        if not docs:
-            continue
-        results = _put_with_retry(store, docs)
-        fresh = []
-        for doc, r in zip(docs, results, strict=True):
-            if not r.ok:
-                counts["errors"] += 1
-                if on_error:
-                    on_error(Prepared(0, doc.id, error=f"{doc.id}: {r.error}"))
-            elif r.result == "noop":
-                counts["unchanged"] += 1
-            else:
-                counts["indexed"] += 1
-                fresh.append(doc.id)
-        ids.extend(fresh)
-        if queue is not None and fresh:
-            _retry(store.refresh)  # the workers' candidate queries must see this batch
-            counts["messages"] += enqueue(fresh, store.index, profile, k, queue=queue)
-            counts["queued"] += len(fresh)
+
+    def publish(fresh: list[str]) -> int:
+        t0 = time.perf_counter()
+        _retry(store.refresh)  # the workers' candidate queries must see this batch
+        t1 = time.perf_counter()
+        n = enqueue(fresh, store.index, profile, k, queue=queue)
+        phases["refresh_s"] += t1 - t0
+        phases["enqueue_s"] += time.perf_counter() - t1
+        return n
+
+    published: list[Future[int]] = []
+    chunks = _batches(prepared, batch)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish") as publisher:
+        while True:
+            t0 = time.perf_counter()  # blocked on extraction + fingerprinting (a process pool)
+            chunk = next(chunks, None)
+            phases["prepare_s"] += time.perf_counter() - t0
+            if chunk is None:
+                break
+            docs = []
+            for p in chunk:
+                if p.doc is None:
+                    counts["errors"] += 1
+                    if on_error:
+                        on_error(p)
+                else:
+                    docs.append(p.doc)
+            if not docs:
+                continue
+            t0 = time.perf_counter()
+            results = _put_with_retry(store, docs)
+            phases["index_s"] += time.perf_counter() - t0
+            fresh = []
+            for doc, r in zip(docs, results, strict=True):
+                if not r.ok:
+                    counts["errors"] += 1
+                    if on_error:
+                        on_error(Prepared(0, doc.id, error=f"{doc.id}: {r.error}"))
+                elif r.result == "noop":
+                    counts["unchanged"] += 1
+                else:
+                    counts["indexed"] += 1
+                    fresh.append(doc.id)
+            ids.extend(fresh)
+            if queue is not None and fresh:
+                while published and published[0].done():  # surface a failure early
+                    counts["messages"] += published.pop(0).result()
+                published.append(publisher.submit(publish, fresh))
+                counts["queued"] += len(fresh)
+        for f in published:
+            counts["messages"] += f.result()
+    counts["phases"] = {key: round(v, 3) for key, v in phases.items()}  # type: ignore[assignment]
     counts["_ids"] = ids  # type: ignore[assignment]
     return counts
 

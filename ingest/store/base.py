@@ -9,7 +9,7 @@ Two backends implement it (design.md): ``opensearch`` (the product: an index who
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,6 +172,27 @@ class Store(ABC):
         version still matches; returns False on a version conflict (the caller re-reads and
         decides again). Raises :class:`ingest.store.errors.DocumentNotFound` when the
         document does not exist."""
+
+    def update_groups(
+        self, updates: Sequence[tuple[GroupUpdate, tuple[int, int] | None]]
+    ) -> list[bool | Exception]:
+        """Several :meth:`update_group` calls, in one request where the backend can (one
+        ``_bulk`` of conditional updates on OpenSearch). Per item, in order: True (written),
+        False (version conflict) or the exception :meth:`update_group` would raise for it
+        (:class:`~ingest.store.errors.DocumentNotFound`, ...). A transient failure
+        (:class:`~ingest.store.errors.StoreUnavailable`) is raised for the whole call; the
+        items are idempotent, so it can simply be sent again."""
+        from ingest.store.errors import StoreUnavailable
+
+        out: list[bool | Exception] = []
+        for update, version in updates:
+            try:
+                out.append(self.update_group(update, version))
+            except StoreUnavailable:
+                raise
+            except Exception as exc:  # per item, like the bulk API
+                out.append(exc)
+        return out
 
     @abstractmethod
     def group_members(self, group_id: str) -> list[StoredDocument]:

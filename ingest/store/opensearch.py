@@ -3,7 +3,8 @@
 - indexing with ``helpers.streaming_bulk`` (bounded retries with exponential backoff on 429);
 - candidates with the query of :func:`ingest.query.build_candidate_query` (score = number of
   shared non-stoplisted fingerprints; ties by ``seq`` then ``id``);
-- group write-back with the update API under ``if_seq_no``/``if_primary_term``;
+- group write-back with the update API under ``if_seq_no``/``if_primary_term``, one document
+  at a time or as one ``_bulk`` of conditional updates (:meth:`OpenSearchStore.update_groups`);
 - fingerprint frequencies with a partitioned ``terms`` aggregation on ``fingerprints`` and a
   ``cardinality`` sub-aggregation on ``site``;
 - the stoplist in its own index, ``<index>-stoplist`` (one document per fingerprint), read
@@ -18,7 +19,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from functools import wraps
@@ -258,15 +259,7 @@ class OpenSearchStore(Store):
 
     @_translated
     def update_group(self, update: GroupUpdate, version: tuple[int, int] | None = None) -> bool:
-        fields = {
-            "dup_group": update.dup_group,
-            "dup_of": update.dup_of,
-            "resemble": update.resemble,
-            "contain": update.contain,
-            "status": update.status,
-            "error": update.error,
-            "grouped_at": _now(),
-        }
+        fields = _group_fields(update, _now())
         params: dict[str, Any] = {}
         if version is not None:
             params["if_seq_no"], params["if_primary_term"] = version
@@ -280,6 +273,45 @@ class OpenSearchStore(Store):
         except NotFoundError as exc:
             raise DocumentNotFound(update.id) from exc
         return True
+
+    @_translated
+    def update_groups(
+        self, updates: Sequence[tuple[GroupUpdate, tuple[int, int] | None]]
+    ) -> list[bool | Exception]:
+        """One ``_bulk`` of partial updates, each conditional on its version when given."""
+        if not updates:
+            return []
+        now = _now()
+        body: list[dict[str, Any]] = []
+        for update, version in updates:
+            meta: dict[str, Any] = {"_index": self.index, "_id": update.id}
+            if version is not None:
+                meta["if_seq_no"], meta["if_primary_term"] = version
+            body += [{"update": meta}, {"doc": _group_fields(update, now)}]
+        params: dict[str, Any] = {}
+        if self.refresh_writes:
+            params["refresh"] = self.refresh_writes
+        items = self.client.bulk(body=body, params=params)["items"]
+        out: list[bool | Exception] = []
+        transient = []
+        for (update, _), item in zip(updates, items, strict=True):
+            info = item.get("update", next(iter(item.values())))
+            status = int(info.get("status", 500))
+            if status < 300:
+                out.append(True)
+            elif status == 409:
+                log.debug("version conflict writing the group of %s", update.id)
+                out.append(False)
+            elif status == 404:
+                out.append(DocumentNotFound(update.id))
+            elif status in TRANSIENT_STATUS:
+                transient.append(_bulk_error(info))
+                out.append(StoreUnavailable(_bulk_error(info)))
+            else:
+                out.append(RuntimeError(f"{update.id}: {_bulk_error(info)}"))
+        if transient:  # the written items are idempotent: the caller sends the lot again
+            raise StoreUnavailable(f"{len(transient)} group writes refused: {transient[0]}")
+        return out
 
     @_translated
     def group_members(self, group_id: str) -> list[StoredDocument]:
@@ -445,6 +477,18 @@ class OpenSearchStore(Store):
             if len(hits) < _PAGE:
                 return entries
             body["search_after"] = hits[-1]["sort"]
+
+
+def _group_fields(update: GroupUpdate, now: str) -> dict[str, Any]:
+    return {
+        "dup_group": update.dup_group,
+        "dup_of": update.dup_of,
+        "resemble": update.resemble,
+        "contain": update.contain,
+        "status": update.status,
+        "error": update.error,
+        "grouped_at": now,
+    }
 
 
 def _version(hit: dict[str, Any]) -> tuple[int, int] | None:

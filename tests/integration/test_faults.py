@@ -56,9 +56,10 @@ def test_kill_9_worker_mid_batch(
     os_client: Any, index_name: str, tmp_path: Path,
 ) -> None:
     path, clean = small
-    # short visibility timeout so the killed worker's unacked messages come back quickly
+    # short visibility timeout so the killed worker's unacked messages come back quickly;
+    # small messages so the victim has taken several when it is killed
     env = worker_env(redis_url, opensearch_url, index_name, NEARDUP_VISIBILITY_TIMEOUT="8",
-                     NEARDUP_TASK_TIME_LIMIT="6")
+                     NEARDUP_TASK_TIME_LIMIT="6", NEARDUP_MESSAGE_BATCH="32")
     try:
         with running_workers(env, tmp_path, 2) as workers:
             victim = workers.procs[0]

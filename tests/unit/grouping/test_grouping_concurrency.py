@@ -18,7 +18,7 @@ import pytest
 from ingest.store.base import StoredDocument
 from ingest.store.embedded import EmbeddedStore
 from verifier.grouping import Decision, Peer, assign_groups, decide
-from verifier.tasks import process_document
+from verifier.tasks import process_document, verify_ids
 
 
 @dataclass(frozen=True)
@@ -133,3 +133,66 @@ def test_redelivered_task_is_a_noop() -> None:
     for d in ids:
         assert process_document(store, d, lambda a, b: sim(similar, a, b), k=8) == "noop"
     assert {d.id: (d.dup_group, d.version) for d in store.mget(ids).values()} == before
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_batches_written_in_bulk_give_sequential_groups(seed: int) -> None:
+    """:func:`verifier.tasks.verify_ids` (prefetched reads, decisions fed forward within a
+    batch, bulk conditional writes, batched settling and merges) run by 4 threads on random
+    batches — some documents in two batches at once, as after a redelivery — gives the
+    sequential groups."""
+    ids, earlier, similar = world(seed, n=80)
+    store = _store_world(ids, earlier)
+    rng = random.Random(seed)
+    shuffled = ids[:]
+    rng.shuffle(shuffled)
+    queue: list[list[str]] = []
+    i = 0
+    while i < len(shuffled):
+        size = rng.randint(1, 12)
+        queue.append(shuffled[i : i + size])
+        i += size
+    for _ in range(4):  # twins: the same documents in another batch
+        queue.insert(rng.randrange(len(queue) + 1), rng.sample(ids, 6))
+    lock = threading.Lock()
+    failures: list[BaseException] = []
+    outcomes: list[str] = []
+
+    def work() -> None:
+        while True:
+            with lock:
+                if not queue:
+                    return
+                batch = queue.pop(0)
+            try:
+                done, waiting = verify_ids(store, batch, lambda a, b: sim(similar, a, b), k=8)
+            except BaseException as exc:  # pragma: no cover - reported below
+                failures.append(exc)
+                return
+            with lock:
+                outcomes.extend(done.values())
+                if waiting:
+                    queue.insert(rng.randrange(len(queue) + 1), waiting)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+    assert "error" not in outcomes
+    got = store.mget(ids)
+    assert all(d.status == "grouped" for d in got.values())
+    assert {d.id: d.dup_group for d in got.values()} == sequential(ids, earlier, similar)
+
+
+def test_batch_redelivered_is_a_noop() -> None:
+    ids, earlier, similar = world(5, n=30)
+    store = _store_world(ids, earlier)
+    done, waiting = verify_ids(store, ids, lambda a, b: sim(similar, a, b), k=8)
+    assert not waiting and set(done.values()) == {"grouped"}
+    before = {d.id: (d.dup_group, d.version) for d in store.mget(ids).values()}
+    done, waiting = verify_ids(store, ids[::-1], lambda a, b: sim(similar, a, b), k=8)
+    assert not waiting and set(done.values()) == {"noop"}
+    assert {d.id: (d.dup_group, d.version) for d in store.mget(ids).values()} == before
+    assert {d: g for d, (g, _) in before.items()} == sequential(ids, earlier, similar)
