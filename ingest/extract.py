@@ -40,6 +40,7 @@ import re
 import time
 import types
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -51,10 +52,16 @@ from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, Extract
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_TIMEOUT",
+    "LINK_DENSITY",
     "MARKUP_FIELDS",
+    "MIN_CONTENT_CHARS",
+    "MIN_CONTENT_SHARE",
+    "DocumentText",
     "decode_html",
     "document_text",
+    "document_texts",
     "extract_text",
+    "extract_texts",
     "markdown_text",
     "rst_text",
     "to_simplified",
@@ -158,6 +165,73 @@ def extract_text(
     'One\\n\\nTwo\\n\\nthree'
     """
     deadline = None if timeout is None else time.monotonic() + timeout
+    root = _parse(html, content_type, max_bytes, deadline, doc_id)
+    if root is None:
+        return ""
+    text = _text_of(root, deadline, doc_id)
+    if to_simplified and text:
+        text = _opencc_t2s().convert(text)
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentText:
+    """A document's text in two forms. ``text``: everything visible (stored and verified).
+    ``content``: the main content, what the fingerprints are computed from — for HTML the text
+    without navigation, header, footer, sidebars and link lists (see :func:`extract_texts`);
+    for plain text, reST and Markdown the same as ``text``."""
+
+    text: str
+    content: str
+
+
+def extract_texts(
+    html: str | bytes,
+    *,
+    content_type: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    to_simplified: bool = False,
+    doc_id: str | None = None,
+) -> DocumentText:
+    """:func:`extract_text` and the page's main content, from one parse and one tree walk.
+
+    Boilerplate is dropped from ``content`` by structure, not by comparing pages: subtrees of
+    ``nav``, ``header``, ``footer``, ``aside`` and ``menu`` elements, of ARIA landmark roles
+    other than ``main`` (navigation, banner, contentinfo, complementary, search), and of
+    elements whose class/id names page furniture (Mozilla Readability's patterns: header,
+    footer, sidebar, menu, comment, related, social, breadcrumbs, pager, …, unless they also
+    name content: article, body, column, content, main); then every block whose visible
+    characters are mostly link text (:data:`LINK_DENSITY`: menus, headline lists, tag clouds).
+    When that leaves almost nothing (:data:`MIN_CONTENT_CHARS`, :data:`MIN_CONTENT_SHARE`:
+    a page of links, an unusual layout) the content is the full text. Same arguments and
+    errors as :func:`extract_text`.
+
+    >>> t = extract_texts('<ul class="nav"><li><a href="/">Home</a></li></ul><p>Body text '
+    ...                   'long enough to be the content of the page.</p><div class="footer">© Site</div>')
+    >>> t.text.split("\\n\\n"), t.content
+    (['Home', 'Body text long enough to be the content of the page.', '© Site'], 'Body text long enough to be the content of the page.')
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    root = _parse(html, content_type, max_bytes, deadline, doc_id)
+    if root is None:
+        return DocumentText("", "")
+    text, content = _texts_of(root, deadline, doc_id)
+    if to_simplified and text:
+        convert = _opencc_t2s().convert
+        text, content = convert(text), (convert(content) if content != text else None)
+        content = text if content is None else content
+    return DocumentText(text, content)
+
+
+def _parse(
+    html: str | bytes,
+    content_type: str | None,
+    max_bytes: int,
+    deadline: float | None,
+    doc_id: str | None,
+) -> Any:
+    """The lxml root of a page, or None for an empty page (limits and errors as documented)."""
     size = len(html) if isinstance(html, bytes) else _utf8_len(html, max_bytes)
     if size > max_bytes:
         raise DocumentTooLarge(
@@ -165,24 +239,21 @@ def extract_text(
         )
     if isinstance(html, bytes):
         if not html.strip():
-            return ""
+            return None
         html = decode_html(html, content_type)
         _check(deadline, doc_id, "decoding")
     if not html.strip():
-        return ""
+        return None
     try:
         if html.lstrip().startswith("<?xml"):  # lxml rejects str input with an encoding declaration
             html = _XML_DECL.sub("", html, count=1)
         root = lxml.html.document_fromstring(html)
     except (lxml.etree.ParserError, ValueError) as exc:
         if "Document is empty" in str(exc):
-            return ""
+            return None
         raise ExtractError(f"HTML could not be parsed: {exc}", doc_id) from exc
     _check(deadline, doc_id, "parsing")
-    text = _text_of(root, deadline, doc_id)
-    if to_simplified and text:
-        text = _opencc_t2s().convert(text)
-    return text
+    return root
 
 
 def _utf8_len(text: str, limit: int) -> int:
@@ -235,6 +306,119 @@ def _text_of(root: Any, deadline: float | None, doc_id: str | None) -> str:
     return _BLANK_LINES.sub(BLOCK_BREAK, text).strip()
 
 
+# --- main content (for fingerprints) --------------------------------------------------------
+#
+# Boilerplate = page furniture repeated across a site's pages: navigation, header, footer,
+# sidebars, breadcrumbs, share bars, link lists. Dropped from the *content* text, which is what
+# fingerprints are computed from; the full text (stored, verified) keeps it.
+_BOILER_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})
+_BOILER_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
+)
+# class/id patterns of Mozilla Readability (``unlikelyCandidates`` / ``okMaybeItsACandidate``,
+# Readability.js, Apache-2.0): a widely used list of page-furniture names.
+_UNLIKELY = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|"
+    r"gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|"
+    r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
+    re.IGNORECASE,
+)
+_MAYBE = re.compile(r"and|article|body|column|content|main|shadow", re.IGNORECASE)
+_NEVER_BOILER = frozenset({"html", "body", "main", "article", "a"})
+#: A block (text between two block boundaries) whose visible characters are mostly link text
+#: is a link list (menu, "related" headlines, tag clouds): not content.
+LINK_DENSITY = 0.5
+#: Content smaller than both this share of the full text and :data:`MIN_CONTENT_CHARS` visible
+#: characters is taken as a failed detection (a page of links, an unusual layout): the full
+#: text is used instead.
+MIN_CONTENT_SHARE = 0.1
+MIN_CONTENT_CHARS = 100
+_CONTENT, _LINK, _BOILER, _BREAK = 0, 1, 2, 3
+
+
+def _is_boilerplate(el: Any, name: str) -> bool:
+    if name in _BOILER_TAGS:
+        return True
+    if name in _NEVER_BOILER:
+        return False
+    role = el.get("role")
+    if role and role.strip().lower() in _BOILER_ROLES:
+        return True
+    names = " ".join(filter(None, (el.get("class"), el.get("id"))))
+    return bool(names) and _UNLIKELY.search(names) is not None and not _MAYBE.search(names)
+
+
+def _texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str, str]:
+    """Full text (as :func:`_text_of`) and main-content text of a parsed page, in one walk."""
+    parts: list[str] = []
+    modes: list[int] = []
+    add = parts.append
+    mark = modes.append
+    stack: list[tuple[Any, bool, bool, int]] = [(root, True, False, _CONTENT)]
+    count = 0
+    while stack:
+        el, block, closing, mode = stack.pop()  # mode: of the parent (the tail's)
+        if closing:
+            if block:
+                add(BLOCK_BREAK)
+                mark(_BREAK)
+            if el.tail:
+                add(el.tail)
+                mark(mode)
+            continue
+        count += 1
+        if count & 4095 == 0:
+            _check(deadline, doc_id, "walking the tree")
+        tag = el.tag
+        if not isinstance(tag, str) or tag.lower() in _DROP:
+            if el.tail:
+                add(el.tail)
+                mark(mode)
+            continue
+        name = tag.lower()
+        own = mode
+        if own != _BOILER:
+            if _is_boilerplate(el, name):
+                own = _BOILER
+            elif name == "a":
+                own = _LINK
+        block = name in _BLOCK
+        if block:
+            add(BLOCK_BREAK)
+            mark(_BREAK)
+        if el.text:
+            add(el.text)
+            mark(own)
+        stack.append((el, block, True, mode))
+        stack.extend((child, False, False, own) for child in reversed(el))
+    full = _BLANK_LINES.sub(BLOCK_BREAK, "".join(parts)).strip()
+    kept: list[str] = []
+    block_parts: list[str] = []
+    visible = linked = 0
+    for piece, m in zip([*parts, BLOCK_BREAK], [*modes, _BREAK], strict=True):
+        if m == _BREAK:
+            if block_parts and linked <= LINK_DENSITY * visible:
+                kept.extend(block_parts)
+                kept.append(BLOCK_BREAK)
+            block_parts.clear()
+            visible = linked = 0
+        elif m != _BOILER:
+            block_parts.append(piece)
+            n = len(piece) - sum(map(piece.count, " \n\t\r"))
+            visible += n
+            if m == _LINK:
+                linked += n
+    content = _BLANK_LINES.sub(BLOCK_BREAK, "".join(kept)).strip()
+    size = _visible_len(content)
+    if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * _visible_len(full):
+        content = full
+    return full, content
+
+
+def _visible_len(text: str) -> int:
+    return len(text) - sum(map(text.count, " \n\t\r"))
+
+
 @lru_cache(maxsize=1)
 def _opencc_t2s() -> Any:
     try:
@@ -268,6 +452,36 @@ def document_text(doc: Mapping[str, Any], **options: Any) -> str:
     there is no text, :class:`ExtractError` (or a subclass) when the content cannot be
     extracted; both carry the document's ``id``.
     """
+    if doc.get("html") is not None and doc.get("text") is None:
+        html = doc["html"]
+        if not isinstance(html, str | bytes):
+            raise ExtractError(f"'html' must be a string, got {type(html).__name__}", _id(doc))
+        text = extract_text(html, content_type=doc.get("content_type"), doc_id=_id(doc), **options)
+        if not text.strip():
+            raise EmptyDocument("document has no text", _id(doc))
+        return text
+    return document_texts(doc, **options).text
+
+
+def _id(doc: Mapping[str, Any]) -> str | None:
+    doc_id = doc.get("id")
+    return None if doc_id is None else str(doc_id)
+
+
+def document_texts(doc: Mapping[str, Any], **options: Any) -> DocumentText:
+    """The text of a JSONL document (:func:`document_text`) and its main content (for HTML,
+    :func:`extract_texts`; otherwise the text itself), as a :class:`DocumentText`.
+
+    The document's first field of :data:`MARKUP_FIELDS` that is present is used: ``text`` as
+    it is; ``html`` extracted (:func:`extract_texts`); ``rst``
+    (reStructuredText, e.g. Sphinx sources) and ``markdown`` are converted to plain text
+    (:func:`rst_text`, :func:`markdown_text`). ``text``/``html`` may be ``str`` or ``bytes``; an
+    optional ``content_type`` is the HTTP header hint for bytes. ``options`` go to
+    :func:`extract_text` (``max_bytes``, ``timeout``, ``to_simplified``; ``max_bytes`` and
+    ``to_simplified`` also apply to ``rst``/``markdown``). Raises :class:`EmptyDocument` when
+    there is no text, :class:`ExtractError` (or a subclass) when the content cannot be
+    extracted; both carry the document's ``id``.
+    """
     doc_id = doc.get("id")
     doc_id = None if doc_id is None else str(doc_id)
     text = doc.get("text")
@@ -281,7 +495,10 @@ def document_text(doc: Mapping[str, Any], **options: Any) -> str:
         html = doc["html"]
         if not isinstance(html, str | bytes):
             raise ExtractError(f"'html' must be a string, got {type(html).__name__}", doc_id)
-        text = extract_text(html, content_type=doc.get("content_type"), doc_id=doc_id, **options)
+        both = extract_texts(html, content_type=doc.get("content_type"), doc_id=doc_id, **options)
+        if not both.text.strip():
+            raise EmptyDocument("document has no text", doc_id)
+        return both
     elif doc.get("rst") is not None or doc.get("markdown") is not None:
         key = "rst" if doc.get("rst") is not None else "markdown"
         source = doc[key]
@@ -299,7 +516,7 @@ def document_text(doc: Mapping[str, Any], **options: Any) -> str:
         )
     if not text.strip():
         raise EmptyDocument("document has no text", doc_id)
-    return text
+    return DocumentText(text, text)
 
 
 # --------------------------------------------------------------------------------------------

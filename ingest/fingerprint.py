@@ -44,6 +44,7 @@ except ImportError:  # not built (pure-Python install): the reference is used
 
 __all__ = [
     "BODY_HASH_PREFIX",
+    "PAPER",
     "PROFILES",
     "FingerprintConfig",
     "body_hash",
@@ -54,7 +55,7 @@ __all__ = [
     "index_terms",
 ]
 
-SCHEME = 2  # bump when the fingerprint computation changes in any way
+SCHEME = 3  # bump when the fingerprint computation (or the index terms) changes in any way
 BODY_HASH_PREFIX = "b:"  # ':' is not in the base64url alphabet: never equals a fingerprint
 _DIGEST = 16  # MD5 digest size in bytes: also the number of possible rotations
 
@@ -63,14 +64,14 @@ _DIGEST = 16  # MD5 digest size in bytes: also the number of possible rotations
 class FingerprintConfig:
     """Fingerprint parameters (paper names in brackets). Frozen; validated on creation.
 
-    ``str(config)`` and :attr:`identity` encode every parameter, e.g. ``s1-x10-y4-z100-m7-r16``;
+    ``str(config)`` and :attr:`identity` encode every parameter, e.g. ``s3-x10-y2-z50-m7-r16``;
     the identity is stored with each document so fingerprints made with different parameters
     are never compared.
     """
 
     min_sentence: int = 10  # [X] keep sentences whose width is > X
-    per_bucket: int = 4  # [Y] sentences per fingerprint
-    min_cover: int = 100  # [Z] the Y sentences' total width must be > Z
+    per_bucket: int = 2  # [Y] sentences per fingerprint (paper: 4; docs/fingerprints.md)
+    min_cover: int = 50  # [Z] the Y sentences' total width must be > Z (paper: 100)
     buckets: int = 7  # [m] buckets per rotation
     rotations: int = 16  # byte rotations of the digests (16 = all)
 
@@ -122,8 +123,15 @@ class FingerprintConfig:
         return cls(parts["x"], parts["y"], parts["z"], parts["m"], parts["r"])
 
 
+#: The paper's values for web pages: X > 10, Y = 4, Z > 100, m = 7 (<= 112 fingerprints).
+PAPER = FingerprintConfig(min_sentence=10, per_bucket=4, min_cover=100, buckets=7)
+
 PROFILES: dict[str, FingerprintConfig] = {
-    # The paper's values for web pages: X > 10, Y = 4, Z > 100, m = 7 (<= 112 fingerprints).
+    # Web pages: the paper's X and m, Y = 2 sentences covering > 50 (25 CJK characters), the
+    # fingerprints taken from the main content of a page (ingest.extract.document_texts). Y = 4
+    # misses near-duplicates whose small edits are spread over many paragraphs; Y = 2 on the
+    # full text fills the top-k with pages sharing only a site template. Measured in
+    # docs/fingerprints.md ("Candidate coverage").
     "web": FingerprintConfig(),
     # Microblogs (<= 140 characters, so width <= 280 and a handful of sentences; seed 003:
     # k = 5 buckets, <= 80 fingerprints). Y = 4 would need ~20 sentences to fill a bucket, so
@@ -147,7 +155,7 @@ def fingerprints(
     (the result is the same either way).
 
     >>> len(fingerprints("too short")), len(FingerprintConfig().identity)
-    (0, 21)
+    (0, 20)
     """
     if _IMPL == "cython":
         return _compiled.fingerprints(  # type: ignore[union-attr]
@@ -174,29 +182,46 @@ def fingerprints_of_keys(keys: Iterable[str], config: FingerprintConfig) -> list
     return _encode(_select_python(list(chosen), list(chosen.values()), config))
 
 
-def body_hash(text: str, *, normalized: bool = False) -> str:
-    """``"b:"`` + base64url MD5 of the normalised text with all whitespace removed.
+def body_hash(text: str, *, normalized: bool = False, min_sentence: int = 10) -> str:
+    """``"b:"`` + base64url MD5 of the document's sentence keys: the exact-copy term.
 
-    A keyword term that lets exact copies meet when they have no fingerprint (very short
-    documents); whitespace-insensitive, so re-wrapped copies meet too.
+    A keyword term that lets copies meet when they have no fingerprint (very short documents).
+    It hashes the keys (:func:`ingest.sentences.sentence_keys`, one per line) of the sentences
+    wider than ``min_sentence`` (X) — or of all sentences when none is — so, like the
+    fingerprints, it ignores white space, punctuation, markup, case and width forms, and a
+    short heading or label ("Note") next to the text. Text without any letter or digit hashes
+    its normalised form with all white space removed. ``normalized`` is accepted for callers
+    holding :func:`ingest.sentences.normalize_text` output (the result is the same).
 
-    >>> body_hash("Hello  world") == body_hash("Hello\\nworld ") == body_hash("Ｈｅｌｌｏ world")
+    >>> body_hash("Hello  world") == body_hash("Hello\\nworld ") == body_hash("Ｈｅｌｌｏ, world!")
     True
     """
-    if not normalized:
-        text = normalize_text(text)
-    digest = hashlib.md5("".join(text.split()).encode("utf-8")).digest()
+    keys = sentence_keys(text)
+    wide = [k for k in keys if width(k) > min_sentence] or keys
+    if wide:
+        data = "\n".join(wide)
+    else:
+        data = "".join((text if normalized else normalize_text(text)).split())
+    digest = hashlib.md5(data.encode("utf-8")).digest()
     return BODY_HASH_PREFIX + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-def index_terms(text: str, config: FingerprintConfig = PROFILES["web"]) -> list[str]:
+def index_terms(
+    text: str, config: FingerprintConfig = PROFILES["web"], *, content: str | None = None
+) -> list[str]:
     """The keyword terms to index for a document: its fingerprints, or ``[body_hash]`` if none.
 
-    The zero-fingerprint rule: the paper drops such documents; we keep them, as singletons that
-    still meet their exact (whitespace-insensitive) copies.
+    ``content`` is the text to fingerprint when it differs from the stored ``text``: the main
+    content of an HTML page without its navigation, header, footer and sidebars
+    (:func:`ingest.extract.document_texts`), so pages of one site template do not share
+    fingerprints made of template sentences. The zero-fingerprint rule: the paper drops such
+    documents; we keep them, as singletons that still meet their exact copies (same keys).
+
+    Keys and breaks are defined on the raw text (per character; see :mod:`ingest.sentences`),
+    so no whole-text normalisation is done here.
     """
-    text = normalize_text(text)
-    return fingerprints(text, config, normalized=True) or [body_hash(text, normalized=True)]
+    source = text if content is None else content
+    return fingerprints(source, config) or [body_hash(source, min_sentence=config.min_sentence)]
 
 
 # --- selection: reference implementation ----------------------------------------------------

@@ -67,3 +67,56 @@ def test_coverage_on_small_people_daily_corpus() -> None:
     assert report.true_pairs == 40
     assert report.coverage >= 0.95, report.summary()
     assert report.candidates_per_doc <= 3, report.summary()
+
+
+def test_tlcs_coverage_counts_similar_pairs_among_candidates() -> None:
+    from ingest.coverage import tlcs_coverage
+
+    terms = {"a": ["x", "y"], "b": ["x"], "c": ["y"], "d": ["q"], "e": []}
+    similar = {("a", "b"), ("a", "d"), ("c", "e")}
+    report = tlcs_coverage(terms, similar, {"a": "g", "b": "g", "c": "h", "d": "i", "e": "h"})
+    assert (report.similar_pairs, report.covered_pairs, report.labelled_similar) == (3, 1, 2)
+    assert report.coverage == pytest.approx(1 / 3)
+    # per document x/X: a 1/2, b 1/1, d 0/1, c 0/1, e 0/1
+    assert report.mean_doc_coverage == pytest.approx((0.5 + 1) / 5)
+    assert report.compared_pairs == 10
+    assert tlcs_coverage(terms, {("a", "b")}, k=0).coverage == 0.0  # nothing within top-0
+
+
+def test_similar_pairs_uses_the_verifier() -> None:
+    from ingest.coverage import similar_pairs
+
+    page = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂，共庆佳节。" * 4
+    other = "全国各地的农民正在积极准备春耕生产，各级政府加强了对农业的支持力度。" * 4
+    texts = {"a": page, "b": "广告 " + page + " 版权所有", "c": other, "d": ""}
+    assert similar_pairs(texts) == {("a", "b")}
+
+
+def test_corpus_stoplist_applies_the_product_rule() -> None:
+    from ingest.coverage import corpus_stoplist
+    from ingest.stoplist import StoplistConfig
+
+    terms = {f"d{i}": ["t", f"u{i}"] + (["s"] if i < 3 else []) for i in range(20)}
+    sites = {f"d{i}": f"site{i % 2}" for i in range(20)}
+    assert corpus_stoplist(terms, sites) == frozenset()  # the paper's thresholds: 10000 / 400
+    # relative: more than 10 % of 20 documents = more than 2
+    assert corpus_stoplist(terms, sites, StoplistConfig(max_share=0.1)) == {"t", "s"}
+    assert corpus_stoplist(terms, sites, StoplistConfig(max_share=0.2)) == {"t"}
+    concentrated = StoplistConfig(concentrated_count=10, max_count=100, max_sites=2)
+    assert corpus_stoplist(terms, sites, concentrated) == {"t"}
+
+
+def test_stoplist_max_share_rule() -> None:
+    from ingest.errors import ConfigError
+    from ingest.stoplist import FREQUENT, StoplistConfig, compute_stoplist
+
+    config = StoplistConfig(max_share=0.01)
+    assert config.frequent_count(1000) == 10 and config.min_count_for(1000) == 11
+    assert config.frequent_count(10**9) == 10000  # the absolute threshold decides at scale
+    assert compute_stoplist({"a": (11, 9), "b": (10, 9)}, config, 1000) == {"a": FREQUENT}
+    assert StoplistConfig().min_count_for(50) == 401 and "docs" not in str(StoplistConfig())
+    with pytest.raises(ConfigError):
+        config.frequent_count()  # a share needs the collection size
+    for bad in (0, 1, 1.5, True, "0.1"):
+        with pytest.raises(ConfigError):
+            StoplistConfig(max_share=bad)  # type: ignore[arg-type]

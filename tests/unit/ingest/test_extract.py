@@ -6,7 +6,7 @@ import pytest
 
 from ingest import extract
 from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
-from ingest.extract import decode_html, document_text, extract_text
+from ingest.extract import decode_html, document_text, document_texts, extract_text
 
 ZH = "中华人民共和国国务院新闻办公室今天发表白皮书，介绍了我国的经济发展情况。这是第二句话！"
 
@@ -225,3 +225,59 @@ def test_document_text_markup_fields() -> None:
     assert document_text({"html": "<p>h</p>", "rst": "r"}) == "h"
     with pytest.raises(ExtractError, match="'markdown' must be a string"):
         document_text({"markdown": ["x"]})
+
+
+# --------------------------------------------------------------------------------------------
+# Main content (what fingerprints are computed from)
+# --------------------------------------------------------------------------------------------
+
+ARTICLE = "<p>" + "A sentence of the article that carries its content. " * 4 + "</p>"
+
+
+def _page(body: str) -> str:
+    return (
+        '<html><body><header><a href="/">Site</a> Site slogan text here</header>'
+        '<ul class="nav"><li><a href="/a">World</a></li><li><a href="/b">Business</a></li></ul>'
+        '<div id="sidebar"><h3>Most read</h3><p>Sidebar teaser that is plain text.</p></div>'
+        f'<div class="content main">{body}</div>'
+        '<div role="navigation"><p>Previous topic and next topic</p></div>'
+        "<ul><li><a href='/1'>Linked headline one</a></li><li><a href='/2'>Headline two</a></li></ul>"
+        "<p>Read <a href='/x'>more</a> of this paragraph, which is mostly plain text.</p>"
+        "<footer>Copyright 2008 Site. All rights reserved.</footer></body></html>"
+    )
+
+
+def test_extract_texts_full_text_and_main_content() -> None:
+    page = _page(ARTICLE)
+    both = extract.extract_texts(page)
+    assert both.text == extract_text(page)  # the full text is unchanged
+    assert "Copyright" in both.text and "Most read" in both.text
+    assert both.content.split("\n\n") == [
+        ARTICLE[3:-4].strip(),
+        "Read more of this paragraph, which is mostly plain text.",
+    ]
+
+
+def test_content_falls_back_to_the_full_text_when_nothing_is_left() -> None:
+    page = "<nav><p>" + "Only navigation on this page. " * 20 + "</p></nav><p>Tiny.</p>"
+    both = extract.extract_texts(page)
+    assert both.content == both.text
+    # ... but a short article (>= MIN_CONTENT_CHARS) on a large template is kept as it is
+    short = "A short article of three sentences. It has some words. And a third one."
+    big = _page(f"<p>{short}</p>").replace(
+        "Sidebar teaser that is plain text.", "Sidebar teaser. " * 200
+    )
+    assert extract.extract_texts(big).content.startswith(short)
+
+
+def test_document_texts() -> None:
+    assert document_texts({"text": "plain"}) == extract.DocumentText("plain", "plain")
+    assert document_texts({"rst": "Some *text*."}).content == "Some text."
+    both = document_texts({"id": "p", "html": _page(ARTICLE)})
+    assert both.text == document_text({"id": "p", "html": _page(ARTICLE)})
+    assert "Copyright" not in both.content
+    with pytest.raises(EmptyDocument) as err:
+        document_texts({"id": "e", "html": "<script>x</script>"})
+    assert err.value.doc_id == "e"
+    with pytest.raises(ExtractTimeout):
+        extract.extract_texts("<div>" + "<p>x</p>" * 10_000 + "</div>", timeout=0.0)

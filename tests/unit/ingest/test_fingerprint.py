@@ -31,7 +31,8 @@ def _join(sentences: list[str]) -> str:
 
 
 def test_config_identity_and_validation() -> None:
-    assert FingerprintConfig().identity == "s2-x10-y4-z100-m7-r16"
+    assert FingerprintConfig().identity == "s3-x10-y2-z50-m7-r16"
+    assert fp.PAPER.identity == "s3-x10-y4-z100-m7-r16"
     assert str(PROFILES["short"]) == PROFILES["short"].identity
     assert PROFILES["short"].buckets == 5 and PROFILES["short"].max_fingerprints == 80
     for cfg in PROFILES.values():
@@ -41,7 +42,7 @@ def test_config_identity_and_validation() -> None:
         with pytest.raises(ConfigError):
             FingerprintConfig(**bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError):  # ConfigError is a ValueError
-        FingerprintConfig.from_identity("s1-x10-y4-z100-m7-r16")
+        FingerprintConfig.from_identity("s2-x10-y4-z100-m7-r16")
     with pytest.raises(dataclasses.FrozenInstanceError):
         FingerprintConfig().buckets = 3  # type: ignore[misc]
 
@@ -95,9 +96,40 @@ def test_zero_fingerprint_rule() -> None:
     assert index_terms(long_text) == fingerprints(long_text)
 
 
+def test_body_hash_is_on_sentence_keys() -> None:
+    one = "The functions in this chapter perform various utility tasks."
+    # markup, punctuation and a short label next to the sentence do not matter ...
+    assert body_hash(one) == body_hash(
+        "Note\n\nThe *functions* in this chapter perform various utility tasks"
+    )
+    # ... a different word does, and so does a label when there is no longer sentence
+    assert body_hash(one) != body_hash(one.replace("various", "several"))
+    assert body_hash("Note") != body_hash("Notes") and body_hash("Note") == body_hash("note!")
+    assert body_hash("!!! ...") != body_hash("???")  # no letters: the normalised text
+
+
+def test_index_terms_fingerprint_the_content() -> None:
+    page = _join(_article(7))
+    template = _join(_article(8, 20))
+    with_template = template + "\n\n" + page
+    assert index_terms(with_template, content=page) == fingerprints(page)
+    assert index_terms(with_template) == fingerprints(with_template) != fingerprints(page)
+    # no fingerprint: the exact-copy term is the content's, too
+    assert index_terms(with_template, content="短文。") == [body_hash("短文。")]
+
+
+def test_raw_and_normalised_text_give_the_same_terms() -> None:
+    # index_terms does not normalise the whole text: breaks and keys are per character.
+    from ingest.sentences import normalize_text
+
+    text = "  Ｆｕｌｌ ｗｉｄｔｈ！\r\n\n" + _join(_article(9)) + " wrapped\nline. Café 1998年。\t"
+    for cfg in (PROFILES["web"], fp.PAPER, FingerprintConfig(per_bucket=1, min_cover=0)):
+        assert fingerprints(text, cfg) == fingerprints(normalize_text(text), cfg)
+
+
 needs_cython = pytest.mark.skipif(fp._compiled is None, reason="ingest._fingerprint not built")
 _CONFIGS = [
-    PROFILES["web"], PROFILES["short"], FingerprintConfig(per_bucket=1, min_cover=0),
+    PROFILES["web"], PROFILES["short"], FingerprintConfig(per_bucket=1, min_cover=0), fp.PAPER,
     FingerprintConfig(per_bucket=2, min_cover=50), FingerprintConfig(buckets=3, rotations=5),
     FingerprintConfig(buckets=1000, per_bucket=2), FingerprintConfig(min_sentence=0, buckets=1),
 ]  # fmt: skip

@@ -54,7 +54,13 @@ def test_paragraph_breaks_split_soft_wraps_do_not() -> None:
     raw = "标题\n\n  第一段第一句。第一段\n第二句\n\nSecond para. end\nof it"
     norm = normalize_text(raw)
     sents = split_sentences(raw)
-    assert [s.text for s in sents] == ["标题", "第一段第一句", "第一段第二句", "Second para", "end of it"]
+    assert [s.text for s in sents] == [
+        "标题",
+        "第一段第一句",
+        "第一段第二句",
+        "Second para",
+        "end of it",
+    ]
     assert all(norm[s.start : s.end] == s.text for s in sents)
     assert sentence_texts(norm) == [s.text for s in sents]
 
