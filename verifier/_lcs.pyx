@@ -435,24 +435,31 @@ cdef inline bint _cannot_reach(Py_ssize_t upper, Py_ssize_t na, Py_ssize_t nb,
             and <double>upper / <double>nb < P.contain)
 
 
+cdef inline Py_ssize_t _put_run(Py_ssize_t lo, Py_ssize_t hi, const Py_UCS4* c, int* kept,
+                                Py_UCS4* sk, Py_ssize_t nk) noexcept:
+    """Append positions lo .. hi - 1 and their code points; the new count."""
+    cdef Py_ssize_t t
+    for t in range(hi - lo):
+        kept[nk + t] = <int>(lo + t)
+    memcpy(sk + nk, c + lo, (hi - lo) * sizeof(Py_UCS4))
+    return nk + hi - lo
+
+
 cdef Py_ssize_t _keep(const Win* W, const int32_t* other_cnt, const Py_UCS4* c, int* kept,
                       Py_UCS4* sk) noexcept:
     """Positions covered by a window whose hash the other text has, in increasing order, and
-    the skeleton (their code points)."""
-    cdef Py_ssize_t s, lo, e, covered = 0, nk = 0
+    the skeleton (their code points). Window ends never decrease, so the kept windows form
+    runs of overlapping ones, written out run by run."""
+    cdef Py_ssize_t s, e, lo = 0, hi = 0, nk = 0
     cdef const int32_t* ids = W.id
     for s in range(W.nw):
         if other_cnt[ids[s]] > 0:
-            lo = s if s > covered else covered
             e = s + W.len[s]
-            if lo < e:
-                while lo < e:
-                    kept[nk] = <int>lo
-                    sk[nk] = c[lo]
-                    nk += 1
-                    lo += 1
-                covered = e
-    return nk
+            if s > hi:
+                nk = _put_run(lo, hi, c, kept, sk, nk)
+                lo = s
+            hi = e
+    return _put_run(lo, hi, c, kept, sk, nk)
 
 
 cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
@@ -470,7 +477,7 @@ cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_s
     cdef Table* T = &S.T
     cdef Win* A = &S.A
     cdef Win* B = &S.B
-    cdef Py_ssize_t i, j, cap, covered, lo, e, nk
+    cdef Py_ssize_t i, j, cap, lo, hi, e, nk
     cdef size_t nslots = 16
     cdef int bits = 4
     cdef int32_t v, nb_ids
@@ -511,7 +518,8 @@ cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_s
     # A's windows: a hash of B or not (-1). In near-duplicates a window matching B's window j
     # is mostly followed by one matching j + 1: compare that hash first, then probe.
     j = -2
-    covered = 0
+    lo = 0
+    hi = 0
     nk = 0
     for i in range(A.nw):
         if 0 <= j < B.nw - 1 and B.hash[j + 1] == A.hash[i]:
@@ -521,16 +529,13 @@ cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_s
             v = _find(T, A.hash[i])
             j = posb[v] if v >= 0 else -2
         A.id[i] = v
-        if v >= 0:
-            lo = i if i > covered else covered
+        if v >= 0:  # kept, as in _keep
             e = i + A.len[i]
-            while lo < e:
-                kept_a[nk] = <int>lo
-                sk_a[nk] = a[lo]
-                nk += 1
-                lo += 1
-            if e > covered:
-                covered = e
+            if i > hi:
+                nk = _put_run(lo, hi, a, kept_a, sk_a, nk)
+                lo = i
+            hi = e
+    nk = _put_run(lo, hi, a, kept_a, sk_a, nk)
     nka[0] = nk
     if reject != NULL and _cannot_reach(nk, na, nb, reject):
         return 1
