@@ -1,4 +1,5 @@
-"""``neardup compare PAIRS.jsonl [-o OUT.jsonl]``: verify given pairs (steps 2-3 only).
+"""``neardup compare PAIRS.jsonl [-o OUT.jsonl] [--profile P] [--single-region]``: verify given
+pairs (steps 2-3 only).
 
 Input, one JSON object per line: ``{"a": {"text"|"html": ...}, "b": {...}, ...}``; every other
 key is passed through. Output, one object per input line in the same order: the passed-through
@@ -34,8 +35,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-o", "--output", metavar="OUT.jsonl", default="-", help="default: stdout")
     p.add_argument("--profile", choices=sorted(PROFILES), default="web", help="verifier parameters")
     p.add_argument(
-        "--iterative", action="store_true", help="also match reordered paragraphs (slower)"
+        "--single-region",
+        action="store_true",
+        help="one trustable region per pair (the paper's TLCS) instead of the default iterative "
+        "TLCS, which also matches reordered paragraphs",
     )
+    # The iterative TLCS is the default now; the old switch is still accepted.
+    p.add_argument("--iterative", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -64,8 +70,11 @@ def run(args: argparse.Namespace) -> int:
     from verifier.config import VerifyConfig
 
     config = VerifyConfig.profile(args.profile)
-    if args.iterative:
-        config = config.replace(iterative=True)
+    if args.single_region and args.iterative:
+        print("neardup compare: --single-region and --iterative contradict each other", file=sys.stderr)
+        return 2
+    if args.single_region:
+        config = config.replace(iterative=False)
     with ExitStack() as stack:
         try:
             src: TextIO = (

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from ingest.cli import main
 
@@ -48,3 +51,38 @@ def test_console_script_stdin_and_usage_errors(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "missing.jsonl" in proc.stderr
     proc = subprocess.run([sys.executable, "-m", "ingest.cli", "compare"], capture_output=True, text=True)
     assert proc.returncode == 2
+
+
+def paragraph(seed: int) -> str:
+    rnd = random.Random(seed)
+    zh = "今天是新年的第一天首都各界群众欢聚一堂共同庆祝北京上海广州经济发展改革开放人民生活水平提高"
+    en = "the quick brown fox jumps over lazy dog river bank city market report said year people".split()
+    return "".join(
+        "".join(rnd.choice(zh) for _ in range(rnd.randint(10, 25))) + "。"
+        if rnd.random() < 0.5
+        else " ".join(rnd.choice(en) for _ in range(rnd.randint(5, 12))) + ". "
+        for _ in range(12)
+    )
+
+
+def test_single_region_and_legacy_iterative(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Four paragraphs in reverse order: the iterative TLCS (the default) finds them all, a
+    # single trustable region holds one.
+    paragraphs = [paragraph(seed) for seed in range(4)]
+    pair = {"a": {"text": "\n\n".join(paragraphs)}, "b": {"text": "\n\n".join(reversed(paragraphs))}}
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps(pair, ensure_ascii=False) + "\n", encoding="utf-8")
+    rows = {}
+    for flags in ([], ["--single-region"], ["--iterative"]):
+        out = tmp_path / f"out{len(rows)}.jsonl"
+        assert main(["compare", str(pairs), "-o", str(out), *flags]) == 0
+        rows[" ".join(flags)] = json.loads(out.read_text(encoding="utf-8"))
+    assert rows[""]["similar"] is True and rows[""]["resemble"] > 0.6
+    assert rows["--single-region"]["similar"] is False and rows["--single-region"]["tlcs"] < rows[""]["tlcs"] / 2
+    assert rows["--iterative"] == rows[""]  # accepted for old scripts: the default anyway
+    assert main(["compare", str(pairs), "--single-region", "--iterative"]) == 2
+    assert "contradict" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    usage = capsys.readouterr().out
+    assert "--single-region" in usage and "--iterative" not in usage
