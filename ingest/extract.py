@@ -336,16 +336,34 @@ MIN_CONTENT_CHARS = 100
 _CONTENT, _LINK, _BOILER, _BREAK = 0, 1, 2, 3
 
 
+# Inline elements are not page furniture by themselves (and are most of the elements of a page:
+# code highlighting spans, links, emphasis): their class/id is not looked at.
+_INLINE = frozenset(
+    """a abbr b bdi bdo cite code data dfn em font i img kbd label mark q s samp small span strong
+    sub sup time tt u var wbr""".split()
+)
+_NAMES_CACHE: dict[str, bool] = {}
+
+
 def _is_boilerplate(el: Any, name: str) -> bool:
     if name in _BOILER_TAGS:
         return True
-    if name in _NEVER_BOILER:
+    if name in _INLINE or name in _NEVER_BOILER:
         return False
     role = el.get("role")
     if role and role.strip().lower() in _BOILER_ROLES:
         return True
-    names = " ".join(filter(None, (el.get("class"), el.get("id"))))
-    return bool(names) and _UNLIKELY.search(names) is not None and not _MAYBE.search(names)
+    cls, ident = el.get("class"), el.get("id")
+    if not (cls or ident):
+        return False
+    names = f"{cls or ''} {ident or ''}"
+    found = _NAMES_CACHE.get(names)
+    if found is None:
+        found = _UNLIKELY.search(names) is not None and not _MAYBE.search(names)
+        if len(_NAMES_CACHE) >= 4096:
+            _NAMES_CACHE.clear()
+        _NAMES_CACHE[names] = found
+    return found
 
 
 def _texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str, str]:
@@ -393,21 +411,21 @@ def _texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[st
         stack.extend((child, False, False, own) for child in reversed(el))
     full = _BLANK_LINES.sub(BLOCK_BREAK, "".join(parts)).strip()
     kept: list[str] = []
-    block_parts: list[str] = []
-    visible = linked = 0
+    block: list[str] = []
+    links: list[str] = []
     for piece, m in zip([*parts, BLOCK_BREAK], [*modes, _BREAK], strict=True):
         if m == _BREAK:
-            if block_parts and linked <= LINK_DENSITY * visible:
-                kept.extend(block_parts)
-                kept.append(BLOCK_BREAK)
-            block_parts.clear()
-            visible = linked = 0
+            if block:
+                text = "".join(block)
+                if not links or _visible_len("".join(links)) <= LINK_DENSITY * _visible_len(text):
+                    kept.append(text)
+                    kept.append(BLOCK_BREAK)
+                block.clear()
+                links.clear()
         elif m != _BOILER:
-            block_parts.append(piece)
-            n = len(piece) - sum(map(piece.count, " \n\t\r"))
-            visible += n
+            block.append(piece)
             if m == _LINK:
-                linked += n
+                links.append(piece)
     content = _BLANK_LINES.sub(BLOCK_BREAK, "".join(kept)).strip()
     size = _visible_len(content)
     if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * _visible_len(full):
@@ -416,7 +434,7 @@ def _texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[st
 
 
 def _visible_len(text: str) -> int:
-    return len(text) - sum(map(text.count, " \n\t\r"))
+    return sum(map(len, text.split()))
 
 
 @lru_cache(maxsize=1)
