@@ -497,6 +497,8 @@ cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_s
     A.nw = _windows(a, wa, na, window, S.pw, 0, na, A.hash, A.len)
     B.nw = _windows(b, wb, nb, window, S.pw, 0, nb, B.hash, B.len)
     cap = A.nw + B.nw + extra + 1
+    if cap > 0x3FFFFFFF:  # ids and slots are int32
+        raise MemoryError("texts too long for the skeleton's id table")
     while nslots < <size_t>(2 * cap):
         nslots <<= 1
         bits += 1
