@@ -29,6 +29,7 @@ from ingest import sentences as _s
 from ingest.sentences import ABBREVIATIONS
 
 cdef extern from "Python.h":
+    str PyUnicode_DecodeASCII(const char* s, Py_ssize_t size, const char* errors)
     int PyUnicode_KIND(object)
     void* PyUnicode_DATA(object)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index) nogil
@@ -338,6 +339,9 @@ cdef int _scan(const uchar_t* s, str text, int x, Digests* out) except -1:
     cdef int f, klen
     cdef uint32_t e
     cdef long w = 0
+    cdef const uint32_t* pack = _pack
+    cdef char* bp
+    cdef Py_ssize_t bn, lim
     cdef Buf b
     cdef bytes piece
     cdef tuple ast
@@ -349,20 +353,28 @@ cdef int _scan(const uchar_t* s, str text, int x, Digests* out) except -1:
         while True:
             # The common case without a branch on the character: one table load, the key
             # byte stored and counted only when there is one (room for 256 bytes is kept).
+            # (locals: the compiler keeps them in registers across the byte stores)
+            bp = b.p
+            bn = b.n
+            lim = b.cap - 256
             while i < n:
                 c = s[i]
                 if uchar_t is uint32_t:
                     if c >= 0x10000:
                         break
-                e = _pack[c]
+                e = pack[c]
                 if e & (STOP | PERIOD | NEWLINE | MULTI):
                     break
-                b.p[b.n] = <char> (e >> 24)
-                b.n += (e >> 8) & 1
+                bp[bn] = <char> (e >> 24)
+                bn += (e >> 8) & 1
                 w += (e >> 16) & 0x7F
                 i += 1
-                if b.n + 256 > b.cap:
+                if bn > lim:
+                    b.n = bn
                     _grow(&b, 256)
+                    bp = b.p
+                    lim = b.cap - 256
+            b.n = bn
             if i < n:
                 if uchar_t is uint32_t:
                     if c >= 0x10000:
@@ -572,7 +584,7 @@ cdef list _select(Digests* ds, int y, int z, int m, int rotations):
                     nout += 1
         for i in range(nout):
             nd_b64url16(out + 16 * i, enc)
-            term = enc[:22].decode("ascii")
+            term = PyUnicode_DecodeASCII(enc, 22, NULL)
             if term not in seen:
                 seen.add(term)
                 result.append(term)
