@@ -2,8 +2,9 @@
 """Compiled twin of :mod:`verifier._lcs_py` (same API, same results; see its docstrings).
 
 Texts are copied once into C arrays of ``Py_UCS4`` code points; skeleton, Myers and TLCS then
-run on C arrays only. Every branch mirrors the reference line by line, so that tie-breaks (which
-LCS, which region) are identical and the property tests can compare results exactly.
+run on C arrays only. Every decision mirrors the reference (same order of the Myers search,
+same comparisons in the region search), so that tie-breaks (which LCS, which region) are
+identical and the property tests can compare results exactly.
 
 Speed notes (the reference has the same algorithm, with Python containers):
 
@@ -13,8 +14,9 @@ Speed notes (the reference has the same algorithm, with Python containers):
 - Window hashes are computed once per pair. Every distinct hash gets a dense id from one
   open-addressing table; a text's skeleton is then one pass over its window ids against the
   other text's per-id window counts. When the iterative TLCS removes a region, only the
-  windows crossing the cut are hashed again (``_splice``): all others are unchanged.
-- Snakes compare two code points per 64-bit load.
+  windows crossing the cut are hashed again (``_splice``, as ``_lcs_py._splice``).
+- Snakes compare four code points per step (two 64-bit loads).
+- The edit curve is evaluated where the region search looks, not tabulated over A (``Curve``).
 """
 
 from cpython.unicode cimport Py_UNICODE_ISSPACE
@@ -362,7 +364,7 @@ cdef struct Table:
     uint64_t mask
     int shift
     int32_t n  # ids given
-    int32_t cap  # ids that fit
+    int32_t cap  # ids that fit (the slots are at least twice as many)
 
 
 cdef inline uint64_t _slot(const Table* T, uint64_t h) noexcept:
@@ -401,8 +403,8 @@ cdef inline int32_t _intern(Table* T, uint64_t h) noexcept:
 
 
 cdef void _table_clear(Table* T) noexcept:
-    # The table has at most 4x as many slots as there are windows, and one memset is cheaper
-    # than clearing the used slots one by one.
+    # Empty the slots for the next pair. There are at most four per possible id, and one
+    # memset is cheaper than finding the used ones.
     if T.n > 0:
         memset(T.slots, 0, (T.mask + 1) * sizeof(int32_t))
     T.n = 0
