@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ingest import extract
 from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
@@ -281,3 +283,33 @@ def test_document_texts() -> None:
     assert err.value.doc_id == "e"
     with pytest.raises(ExtractTimeout):
         extract.extract_texts("<div>" + "<p>x</p>" * 10_000 + "</div>", timeout=0.0)
+
+
+_TAGS = ["div", "p", "a", "span", "nav", "footer", "li", "ul", "script", "aside", "b", "td"]
+_ATTRS = ["", ' class="sidebar"', ' class="main-content"', ' role="navigation"', ' id="menu"']
+
+
+@st.composite
+def _html(draw: st.DrawFn, depth: int = 0) -> str:
+    parts = []
+    for _ in range(draw(st.integers(0, 4))):
+        if depth < 4 and draw(st.booleans()):
+            tag, attr = draw(st.sampled_from(_TAGS)), draw(st.sampled_from(_ATTRS))
+            parts.append(f"<{tag}{attr}>{draw(_html(depth + 1))}</{tag}>")
+        else:
+            parts.append(
+                draw(st.sampled_from(["text. ", "Ünïcode 中文。", "\n", "<!-- c -->", "x" * 120]))
+            )
+    return "".join(parts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_html())
+def test_extract_texts_keeps_the_full_text_and_takes_content_from_it(html: str) -> None:
+    both = extract.extract_texts(html)
+    assert both.text == extract_text(html)
+    blocks = set(both.text.split("\n\n"))
+    # the content is made of whole blocks of the full text (or is the full text)
+    assert both.content == both.text or all(
+        b in blocks or b in both.text for b in both.content.split("\n\n")
+    )
