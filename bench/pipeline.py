@@ -166,6 +166,7 @@ def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
                 raise SystemExit(f"ingest failed: {proc.stderr[-3000:]}")
             summary = json.loads(proc.stdout.strip().splitlines()[-1])
             worker_phases = _worker_phases(Path(tmp), workers)
+            server = _server_phases(client, pipe_index)
             client.indices.refresh(index=pipe_index)
             grouped = client.count(index=pipe_index,
                                    body={"query": {"term": {"status": "grouped"}}})["count"]
@@ -189,10 +190,28 @@ def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
         "pipeline_s": round(pipe_s, 2), "pipeline_docs_s": round(len(sources) / pipe_s, 1),
         "ratio": round(bulk_s / pipe_s, 3), "grouped": grouped,
         "groups": groups["aggregations"]["g"]["value"], "ingest": summary,
-        "workers_phases": worker_phases,
+        "workers_phases": worker_phases, "server_phases": server,
     }
     _emit(record)
     return record
+
+
+def _server_phases(client: Any, index: str) -> dict[str, Any]:
+    """Where the node spent its time on the pipeline's index (primaries' stats, ms): indexing
+    (bulk + updates), searches, realtime gets, refreshes (with how many were internal: a
+    realtime get of a document written since the last refresh forces one), merges."""
+    p = client.indices.stats(index=index)["indices"][index]["primaries"]
+    refresh = p["refresh"]
+    return {
+        "index_ms": p["indexing"]["index_time_in_millis"], "index_n": p["indexing"]["index_total"],
+        "query_ms": p["search"]["query_time_in_millis"], "query_n": p["search"]["query_total"],
+        "fetch_ms": p["search"]["fetch_time_in_millis"],
+        "get_ms": p["get"]["time_in_millis"], "get_n": p["get"]["total"],
+        "refresh_ms": refresh["total_time_in_millis"], "refresh_n": refresh["total"],
+        "refresh_external_n": refresh.get("external_total"),
+        "merge_ms": p["merges"]["total_time_in_millis"], "merge_n": p["merges"]["total"],
+        "segments": p["segments"]["count"],
+    }
 
 
 def _worker_phases(log_dir: Path, n: int) -> dict[str, Any]:

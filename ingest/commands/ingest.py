@@ -108,9 +108,11 @@ def run(args: argparse.Namespace) -> int:
                     queue=args.queue or _default_queue(),
                     timeout=args.timeout,
                     stall=args.stall,
+                    seq_range=summary.pop("_seq_range"),
                 )
             )
         summary.pop("_ids", None)
+        summary.pop("_seq_range", None)
     finally:
         if errors_out is not sys.stderr:
             errors_out.close()
@@ -214,6 +216,7 @@ def ingest_prepared(
     counts = {"indexed": 0, "unchanged": 0, "errors": 0, "queued": 0, "messages": 0}
     phases = {"prepare_s": 0.0, "index_s": 0.0, "refresh_s": 0.0, "enqueue_s": 0.0}
     ids: list[str] = []
+    seqs: list[int] = []
 
     def publish(fresh: list[str]) -> int:
         t0 = time.perf_counter()
@@ -257,6 +260,7 @@ def ingest_prepared(
                 else:
                     counts["indexed"] += 1
                     fresh.append(doc.id)
+                    seqs.append(doc.seq)
             ids.extend(fresh)
             if queue is not None and fresh:
                 while published and published[0].done():  # surface a failure early
@@ -267,6 +271,7 @@ def ingest_prepared(
             counts["messages"] += f.result()
     counts["phases"] = {key: round(v, 3) for key, v in phases.items()}  # type: ignore[assignment]
     counts["_ids"] = ids  # type: ignore[assignment]
+    counts["_seq_range"] = (min(seqs), max(seqs)) if seqs else None  # type: ignore[assignment]
     return counts
 
 
@@ -277,6 +282,46 @@ def _pending(store: Any, ids: Sequence[str]) -> list[str]:
         found = _mget_status(store, chunk)
         pending.extend(d for d in chunk if found.get(d, "pending") == "pending")
     return pending
+
+
+NEAR_END = 200  # pending documents below which wait_for_groups reads statuses in real time
+
+
+def _pending_query(seq_range: tuple[int, int]) -> dict[str, Any]:
+    lo, hi = seq_range
+    return {"bool": {"filter": [{"term": {"status": "pending"}},
+                                {"range": {"seq": {"gte": lo, "lte": hi}}}]}}
+
+
+def _count_pending(store: Any, seq_range: tuple[int, int]) -> int:
+    from ingest.store.opensearch import translate_errors
+
+    with translate_errors():
+        res = store.client.count(index=store.index, body={"query": _pending_query(seq_range)})
+    return int(res["count"])
+
+
+def _search_pending(
+    store: Any, seq_range: tuple[int, int], ids: set[str], limit: int | None = None
+) -> list[str]:
+    """Ids among ``ids`` that the last refresh shows pending (a superset of those pending
+    now), in ``seq`` order, at most ``limit`` (``seq`` ranges of runs could overlap: other
+    documents are skipped)."""
+    from ingest.store.opensearch import translate_errors
+
+    body: dict[str, Any] = {
+        "size": 1000, "query": _pending_query(seq_range), "_source": False,
+        "sort": [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}], "track_total_hits": False,
+    }
+    found: list[str] = []
+    while limit is None or len(found) < limit:
+        with translate_errors():
+            hits = store.client.search(index=store.index, body=body)["hits"]["hits"]
+        found.extend(h["_id"] for h in hits if h["_id"] in ids)
+        if len(hits) < body["size"]:
+            break
+        body["search_after"] = hits[-1]["sort"]
+    return found if limit is None else found[:limit]
 
 
 def _mget_status(store: Any, ids: Sequence[str]) -> dict[str, str]:
@@ -303,30 +348,54 @@ def wait_for_groups(
     timeout: float = 3600,
     stall: float = 30.0,
     poll: float = 0.5,
+    seq_range: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Wait until none of ``ids`` is pending; re-queue the pending ones after ``stall``
-    seconds without progress. Returns ``{"waited_s", "requeued", "timed_out"}``."""
+    seconds without progress. Returns ``{"waited_s", "requeued", "timed_out"}``.
+
+    With ``seq_range`` (the ``seq`` of the first and last of ``ids``, all searchable), the
+    progress is a ``count`` of the pending documents in that range (near-real-time: a count of
+    the last refresh, never below the real one, since a status only moves away from pending)
+    until a few are left; then their statuses are read in real time. Reading every status of a
+    large run twice a second would cost the node more than the workers' own reads."""
     from ingest.store.errors import StoreUnavailable
     from verifier.tasks import enqueue
 
     start = time.monotonic()
     last_change, last_left, requeued = start, None, 0
     pending = list(ids)
-    while pending:
+    counting = seq_range is not None and len(pending) > NEAR_END
+    left = len(pending)
+    while left:
         try:
-            pending = _pending(store, pending)
+            if counting:
+                assert seq_range is not None
+                left = _count_pending(store, seq_range)
+                if left <= NEAR_END:  # from now on, exact realtime reads of these few
+                    counting = False
+                    pending = _search_pending(store, seq_range, set(pending), NEAR_END)
+                    left = len(pending)
+            else:
+                pending = _pending(store, pending)
+                left = len(pending)
         except StoreUnavailable:
             pass
         now = time.monotonic()
-        if len(pending) != last_left:
-            last_left, last_change = len(pending), now
-        if not pending:
+        if left != last_left:
+            last_left, last_change = left, now
+        if not left:
             break
         if now - start > timeout:
             return {"waited_s": round(now - start, 2), "requeued": requeued, "timed_out": True,
-                    "pending": len(pending)}
+                    "pending": left}
         if now - last_change > stall and queue is not None:
             try:
+                if counting:
+                    assert seq_range is not None
+                    pending = _search_pending(store, seq_range, set(pending))
+                pending = _pending(store, pending)
+                if not pending:
+                    break
                 enqueue(pending, store.index, profile, k, queue=queue)
                 requeued += len(pending)
             except Exception:  # the broker may be down right now: try again after the next stall
@@ -358,7 +427,8 @@ def dedup_via_opensearch(
         )
         ids = summary["_ids"]
         waited = wait_for_groups(
-            store, ids, profile=args.profile, k=args.candidates, queue=queue, timeout=args.timeout
+            store, ids, profile=args.profile, k=args.candidates, queue=queue, timeout=args.timeout,
+            seq_range=summary["_seq_range"],
         )
         if waited["timed_out"]:
             raise SystemExit(f"neardup dedup: workers did not finish within {args.timeout}s")
