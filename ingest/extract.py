@@ -28,8 +28,10 @@
   ``b``, ``:ref:`title <label>``` → ``title``), an unknown directive shows its argument and
   parses its content (``.. function:: f(x)``), code-like directives (``code-block``,
   ``doctest``, …) keep their content as a literal block, and directives that render nothing
-  (``index``, ``toctree``, ``module``, …) are dropped. Docutils' diagnostics are silenced, its
-  configuration files ignored, and file inclusion and ``raw`` are disabled. Markdown
+  (``index``, ``toctree``, ``module``, …) are dropped, as are file-wide metadata fields
+  (``:orphan:``, ``:tocdepth:``: docinfo, which Sphinx does not render). Docutils' diagnostics
+  are silenced — but the source of a construct it cannot parse (a malformed table) is kept as
+  text — its configuration files ignored, and file inclusion and ``raw`` are disabled. Markdown
   (CommonMark + tables, markdown-it-py) is rendered to HTML and extracted as HTML.
 """
 
@@ -706,11 +708,19 @@ def rst_text(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES, doc_id: str | N
     except Exception as exc:  # docutils raises many types on pathological input
         raise ExtractError(f"reStructuredText could not be parsed: {exc!r}", doc_id) from None
     blocks: list[str] = []
-    skip = (nodes.Invisible, nodes.system_message, nodes.raw)
+    skip = (nodes.Invisible, nodes.raw, nodes.docinfo)
     stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, skip):
+            continue
+        if isinstance(node, nodes.system_message):
+            # Diagnostics are dropped; but an error (a malformed table, an unterminated
+            # construct) carries the source it could not parse, which is still the page's text.
+            if node.get("level", 0) >= 3:
+                blocks.extend(
+                    c.astext() for c in node.children if isinstance(c, nodes.literal_block)
+                )
             continue
         if isinstance(node, nodes.TextElement):
             text = node.astext()

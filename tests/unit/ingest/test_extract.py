@@ -178,6 +178,11 @@ def test_rst_is_silent_and_permissive(capsys: pytest.CaptureFixture[str]) -> Non
     assert "<b>" not in text and "root:" not in text and ":opt:" not in text
     out = capsys.readouterr()
     assert out.out == "" and out.err == ""
+    # the source of a construct docutils cannot parse stays; file-wide metadata goes (Sphinx)
+    assert extract.rst_text("+---+---+\n| a | b |\n+---+\n\nAfter.") == (
+        "+---+---+\n| a | b |\n+---+\n\nAfter."
+    )
+    assert extract.rst_text(":orphan:\n:tocdepth: 2\n\nBody.") == "Body."
 
 
 def test_rst_errors_are_per_document(monkeypatch: pytest.MonkeyPatch) -> None:
