@@ -166,26 +166,37 @@ def prepare_document(obj: Mapping[str, Any], seq: int, config: Any) -> StoredDoc
 
     Raises :class:`~ingest.errors.DocumentError` (with the id) for a bad document.
     """
-    from ingest.extract import document_text
+    from ingest.extract import MARKUP_FIELDS, document_texts
     from ingest.fingerprint import index_terms
 
     doc_id = str(obj["id"])
-    if obj.get("text") is None and obj.get("html") is None:
-        raise EmptyDocument("neither 'text' nor 'html'", doc_id)
-    for key in ("text", "html"):
+    if all(obj.get(key) is None for key in MARKUP_FIELDS):
+        names = [repr(k) for k in MARKUP_FIELDS]
+        raise EmptyDocument(f"neither {', '.join(names[:-1])} nor {names[-1]}", doc_id)
+    for key in MARKUP_FIELDS:
         if obj.get(key) is not None and not isinstance(obj[key], str):
             raise DocumentError(f"'{key}' must be a string", doc_id)
     try:
-        text = document_text(obj)
+        texts = document_texts(obj)
     except DocumentError as exc:
         raise exc.with_id(doc_id) from None
     except (ValueError, TypeError) as exc:
         raise ExtractError(f"could not extract text: {exc}", doc_id) from None
-    text = _clean_text(text, doc_id)
+    text = _clean_text(texts.text, doc_id)
+    # The body (stored, verified) is the whole text; fingerprints come from the main content
+    # (no navigation/header/footer/sidebars), so pages of one template don't share them.
+    content = texts.content
+    if content is not None and content != texts.text:
+        try:
+            content = _clean_text(content, doc_id)
+        except DocumentError:
+            content = None
+    else:
+        content = None
     return StoredDocument(
         id=doc_id,
         body=text,
-        fingerprints=index_terms(text, config),
+        fingerprints=index_terms(text, config, content=content),
         fp_config=config.identity,
         seq=seq,
         url=_optional_str(obj, "url"),

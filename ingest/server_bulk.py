@@ -38,7 +38,8 @@ _WITH_SOURCE = ("index", "create", "update")
 
 # Fields of a neardup input document (design.md, the `dedup` input contract). Other source
 # fields are dropped: the pages index has a strict mapping.
-DOCUMENT_FIELDS = ("id", "text", "html", "url", "site", "title")
+DOCUMENT_FIELDS = ("id", "text", "html", "rst", "markdown", "url", "site", "title")
+_CONTENT_FIELDS = ("text", "html", "rst", "markdown")
 
 
 class BulkSyntaxError(ValueError):
@@ -160,7 +161,8 @@ def raw_document(
     """The neardup input document of an ``index``/``create`` operation.
 
     ``_id`` is the document id; a source ``id`` must agree with it. With ``text_field``, that
-    source field stands for ``text`` when neither ``text`` nor ``html`` is present (Logstash's
+    source field stands for ``text`` when none of ``text``, ``html``, ``rst``, ``markdown``
+    is present (Logstash's
     ``message``, Fluent Bit's ``log``).
     """
     if op.error is not None:
@@ -169,8 +171,7 @@ def raw_document(
     doc = {k: source[k] for k in DOCUMENT_FIELDS if source.get(k) is not None}
     if (
         text_field
-        and "text" not in doc
-        and "html" not in doc
+        and not any(k in doc for k in _CONTENT_FIELDS)
         and source.get(text_field) is not None
     ):
         doc["text"] = source[text_field]

@@ -109,10 +109,27 @@ def test_prepare_document_from_html() -> None:
     assert "新年" in doc.body and "var x" not in doc.body
 
 
+def test_prepare_document_fingerprints_the_main_content_and_stores_the_whole_text() -> None:
+    nav = "".join(f'<li><a href="/{i}">栏目{i}频道新闻首页导航链接</a></li>' for i in range(12))
+    footer = "版权所有 本网站所有内容未经书面授权不得转载，违者必究。联系电话：010-12345678。"
+    page = f"<html><body><nav><ul>{nav}</ul></nav><p>{ARTICLE}</p><footer>{footer}</footer></body></html>"
+    doc = prepare_document({"id": "h", "html": page}, 1, CONFIG)
+    plain = prepare_document({"id": "t", "text": ARTICLE}, 1, CONFIG)
+    assert "栏目3" in doc.body and "版权所有" in doc.body  # stored and verified as a whole
+    assert doc.fingerprints == plain.fingerprints  # fingerprinted without the template
+
+
+def test_prepare_document_from_rst() -> None:
+    source = f"Title\n=====\n\nSee :func:`len` and ``x``.\n\n{ARTICLE}\n"
+    doc = prepare_document({"id": "r", "rst": source}, 1, CONFIG)
+    assert ":func:" not in doc.body and "len" in doc.body and "新年" in doc.body
+    assert doc.fingerprints
+
+
 @pytest.mark.parametrize(
     ("obj", "kind", "message"),
     [
-        ({"id": "a"}, EmptyDocument, "neither 'text' nor 'html'"),
+        ({"id": "a"}, EmptyDocument, "neither 'text', 'html', 'rst' nor 'markdown'"),
         ({"id": "a", "text": None, "html": None}, EmptyDocument, "neither"),
         ({"id": "a", "text": ""}, EmptyDocument, "no text"),
         ({"id": "a", "text": " \n\t "}, EmptyDocument, "no text"),
@@ -202,12 +219,14 @@ def test_a_bad_first_occurrence_does_not_claim_the_id() -> None:
 def test_an_extractor_crash_is_one_documents_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import ingest.extract
 
-    def boom(obj: Any, **_: Any) -> str:
+    real = ingest.extract.document_texts
+
+    def boom(obj: Any, **options: Any) -> ingest.extract.DocumentText:
         if obj["id"] == "bad":
             raise RuntimeError("extractor bug")
-        return str(obj["text"])
+        return real(obj, **options)
 
-    monkeypatch.setattr(ingest.extract, "document_text", boom)
+    monkeypatch.setattr(ingest.extract, "document_texts", boom)
     out = prepare([line(id="a", text=ARTICLE), line(id="bad", text=ARTICLE),
                    line(id="b", text=ARTICLE)])
     assert [p.ok for p in out] == [True, False, True]
