@@ -6,8 +6,9 @@ Two modes, both on labelled data (see :mod:`ingest.datasets`):
   extractor), then :func:`verifier.compare.compare`. A baseline: ``fit`` on all texts of the
   dataset (unsupervised statistics only, never the labels), ``signature`` per text, then
   ``similar(signature(a), signature(b))``.
-* **corpus** — every method proposes candidate pairs with its own scheme (ours: sentence
-  fingerprints shared between documents, the paper's step 1; a baseline: its ``candidates``),
+* **corpus** — every method proposes candidate pairs with its own scheme (ours: the paper's
+  step 1 as the product runs it — sentence fingerprints of each page's main content, the
+  stoplist, top-20 documents by shared terms; a baseline: its ``candidates``),
   then decides the candidates; precision/recall are over *all* pairs of the labelled
   partition, so a true pair that never became a candidate counts as missed.
 
@@ -493,19 +494,41 @@ def fingerprint_candidates(
     return out
 
 
-def _corpus_candidates_ours(texts: Mapping[str, str], profile: str) -> set[tuple[str, str]]:
+def product_candidates(
+    docs: Sequence[Mapping[str, Any]], profile: str = "web", top_k: int = 20
+) -> set[tuple[str, str]]:
+    """Our step 1 as the product runs it: index terms of each document's *main content*
+    (:func:`ingest.coverage.corpus_terms`: :func:`ingest.fingerprint.index_terms` of
+    :func:`ingest.extract.document_texts`), the stoplist rule on the corpus' own term
+    frequencies, then each document's top-``top_k`` documents by shared terms."""
+    from ingest import coverage
+    from ingest.extract import document_texts
+
+    def texts_of(doc: Mapping[str, Any]) -> Any:
+        return document_texts(doc, to_simplified=doc.get("normalize") == "t2s")
+
+    doc_terms, _ = coverage.corpus_terms(docs, fingerprint_config(profile), texts_of=texts_of)
+    sites = {str(d["id"]): d.get("site") for d in docs}
+    index = coverage.build_index(doc_terms, coverage.corpus_stoplist(doc_terms, sites))
+    out: set[tuple[str, str]] = set()
+    for a, terms in doc_terms.items():
+        for b, _ in coverage.top_candidates(a, terms, index, top_k):
+            out.add((a, b) if a < b else (b, a))
+    return out
+
+
+def _corpus_candidates_ours(
+    docs: Sequence[Mapping[str, Any]], texts: Mapping[str, str], profile: str
+) -> set[tuple[str, str]]:
     try:
-        from ingest import coverage
-    except ImportError:
-        coverage = None  # type: ignore[assignment]
-    fn: Callable[..., Any] | None = getattr(coverage, "candidate_pairs", None) if coverage else None
-    if fn is not None:
-        return {tuple(sorted(p)) for p in fn(texts, fingerprint_config(profile))}  # type: ignore[misc]
-    return fingerprint_candidates(texts, profile)
+        return product_candidates(docs, profile)
+    except (ImportError, AttributeError):  # an ingest without main-content terms
+        return fingerprint_candidates(texts, profile)
 
 
 def _corpus_method(
     name: str,
+    docs: Sequence[Mapping[str, Any]],
     texts: Mapping[str, str],
     ids: Sequence[str],
     profile: str,
@@ -522,7 +545,7 @@ def _corpus_method(
         def decide_ours(a: str, b: str) -> bool:
             return ours.similar_texts(texts[a], texts[b])
 
-        return _corpus_candidates_ours(texts, profile), decide_ours, repr(ours)
+        return _corpus_candidates_ours(docs, texts, profile), decide_ours, repr(ours)
     method = get_baseline(name, **dict((baseline_params or {}).get(name, {})))
     method.fit([texts[i] for i in ids])
     sigs = {
@@ -553,11 +576,13 @@ def evaluate_corpus(
     texts: dict[str, str] = {}
     groups: dict[str, Any] = {}
     errors: list[str] = []
+    good_docs: list[Mapping[str, Any]] = []
     for doc in _progress(docs, "extract", len(docs), progress):
         doc_id = str(doc["id"])
         try:
             texts[doc_id] = doc_text(doc, doc.get("normalize"))
             groups[doc_id] = doc["group"]
+            good_docs.append(doc)
         except Exception as exc:
             errors.append(f"doc {doc_id}: {type(exc).__name__}: {exc}")
     ids = sorted(texts)
@@ -570,7 +595,7 @@ def evaluate_corpus(
         try:
             t0 = time.perf_counter()
             cands, decide, res.params = _corpus_method(
-                name, texts, ids, profile, overrides, baseline_params, progress
+                name, good_docs, texts, ids, profile, overrides, baseline_params, progress
             )
             if name == OURS:
                 config["lcs"] = res.params
