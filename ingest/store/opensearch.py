@@ -54,6 +54,11 @@ log.addHandler(logging.NullHandler())
 TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
 _PAGE = 1000  # search_after page size for group members and the stoplist
 _FREQ_PAGE = 10000  # terms buckets per partition of the frequency aggregation
+# Site counts are exact up to this many sites and approximate beyond. The stoplist rule only asks
+# whether a fingerprint's sites are "a few" (StoplistConfig.max_sites, 3), and each bucket's
+# cardinality sketch costs memory in proportion: at 3000, 10,000 buckets tripped the request
+# circuit breaker of a 512 MB node.
+_SITES_EXACT = 100
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -365,7 +370,12 @@ class OpenSearchStore(Store):
                     "fp": {
                         "terms": terms,
                         "aggs": {
-                            "sites": {"cardinality": {"field": "site", "precision_threshold": 3000}}
+                            "sites": {
+                                "cardinality": {
+                                    "field": "site",
+                                    "precision_threshold": _SITES_EXACT,
+                                }
+                            }
                         },
                     }
                 },
