@@ -179,6 +179,36 @@ def candidate_search(store: Any, doc: StoredDocument, k: int) -> dict[str, Any] 
     return body
 
 
+def scored_candidate_search(store: Any, doc: StoredDocument, k: int) -> dict[str, Any] | None:
+    """:func:`candidate_search` sorted by score alone, with each hit's ``seq``: the node can
+    then skip documents that cannot enter the top (the full sort scores every match). The
+    ties are broken here, by :func:`rank_scored_hits`, which says when that is exact."""
+    body = candidate_search(store, doc, k)
+    if body is not None:
+        body["sort"] = [{"_score": {"order": "desc"}}]
+        body["docvalue_fields"] = ["seq"]
+    return body
+
+
+def rank_scored_hits(
+    doc: StoredDocument, hits: list[dict[str, Any]], k: int, size: int
+) -> list[str] | None:
+    """The top-``k`` earlier candidates from hits of :func:`scored_candidate_search`, ordered
+    as the full sort would (shared desc, seq, id) — or None when the hits do not prove it: the
+    node returned ``size`` hits and the ``k``-th kept one scores no more than the lowest hit
+    (a document left out could tie with it and come before it)."""
+    key = (doc.seq, doc.id)
+    ranked = sorted(
+        (-float(h["_score"]), int(h["fields"]["seq"][0]), h["_id"]) for h in hits
+    )
+    kept = [(score, seq, i) for score, seq, i in ranked if (seq, i) < key][:k]
+    if len(hits) >= size:
+        lowest = min(float(h["_score"]) for h in hits)
+        if len(kept) < k or -kept[-1][0] <= lowest:
+            return None
+    return [i for _, _, i in kept]
+
+
 def rank_hits(doc: StoredDocument, hits: list[dict[str, Any]], k: int) -> list[str]:
     """The top-``k`` of candidate hits that come before ``doc`` in ``(seq, id)``."""
     key = (doc.seq, doc.id)
@@ -201,20 +231,34 @@ def prefetch(
     cand_ids: dict[str, list[str]] = {}
     if isinstance(store, OpenSearchStore):
         searches: list[dict[str, Any]] = []
-        asked: list[StoredDocument] = []
+        asked: list[tuple[StoredDocument, int]] = []
         for d in pending:
-            body = candidate_search(store, d, k)
+            body = scored_candidate_search(store, d, k)
             if body is None:
                 cand_ids[d.id] = []
             else:
                 searches += [{"index": store.index}, body]
-                asked.append(d)
+                asked.append((d, body["size"]))
         if searches:
             with translate_errors():
                 responses = store.client.msearch(body=searches)["responses"]
-            for d, res in zip(asked, responses, strict=True):
+            unsure: list[StoredDocument] = []
+            for (d, size), res in zip(asked, responses, strict=True):
                 if "error" not in res:
-                    cand_ids[d.id] = rank_hits(d, res["hits"]["hits"], k)
+                    ranked = rank_scored_hits(d, res["hits"]["hits"], k, size)
+                    if ranked is None:
+                        unsure.append(d)
+                    else:
+                        cand_ids[d.id] = ranked
+            if unsure:  # ties at the cut: the fully sorted query
+                searches = []
+                for d in unsure:
+                    searches += [{"index": store.index}, candidate_search(store, d, k)]
+                with translate_errors():
+                    responses = store.client.msearch(body=searches)["responses"]
+                for d, res in zip(unsure, responses, strict=True):
+                    if "error" not in res:
+                        cand_ids[d.id] = rank_hits(d, res["hits"]["hits"], k)
     else:
         for d in pending:
             cand_ids[d.id] = earlier_candidates(store, d, k)
