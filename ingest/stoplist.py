@@ -146,7 +146,9 @@ def refresh_stoplist(
 ) -> list[StoplistEntry]:
     """Recompute the stoplist from the store's fingerprint frequencies and store it (unless
     ``dry_run``). Returns the new entries. ``documents``, the number of stored documents, is
-    needed when ``config.max_share`` is set."""
+    needed when ``config.max_share`` is set; it is asked of the store when not given."""
+    if config.max_share is not None and documents is None:
+        documents = store.document_count()
     freqs = store.fingerprint_frequencies(config.min_count_for(documents))
     entries = stoplist_entries(freqs, config, documents)
     log.info(

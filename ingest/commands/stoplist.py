@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ingest.errors import ConfigError
 from ingest.stoplist import StoplistConfig, refresh_stoplist
 from ingest.store import BACKENDS, open_store
 
@@ -17,8 +18,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "stoplist",
         help="compute or show the fingerprint stoplist",
         description="Fingerprints occurring in more than --max-count documents, or in more "
-        "than --concentrated-count documents of at most --max-sites sites, are never used to "
-        "look up candidates (the paper's template/spam rule).",
+        "than --concentrated-count documents of at most --max-sites sites (or, with --max-share, "
+        "in more than that share of all documents), are never used to look up candidates "
+        "(the paper's template/spam rule).",
     )
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
@@ -31,6 +33,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     compute.add_argument("--max-count", type=int, default=_DEFAULTS.max_count)
     compute.add_argument("--concentrated-count", type=int, default=_DEFAULTS.concentrated_count)
     compute.add_argument("--max-sites", type=int, default=_DEFAULTS.max_sites)
+    compute.add_argument(
+        "--max-share",
+        type=float,
+        default=_DEFAULTS.max_share,
+        help="also stop fingerprints in more than this share of all stored documents "
+        "(e.g. 0.01; off by default — the relative form of --max-count for small collections)",
+    )
     compute.add_argument(
         "--dry-run", action="store_true", help="print the entries without storing them"
     )
@@ -47,10 +56,18 @@ def _store(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    config = StoplistConfig()
+    if args.action == "compute":
+        try:
+            config = StoplistConfig(
+                args.max_count, args.concentrated_count, args.max_sites, args.max_share
+            )
+        except ConfigError as exc:
+            print(f"neardup stoplist: {exc}", file=sys.stderr)
+            return 2
     store = _store(args)
     try:
         if args.action == "compute":
-            config = StoplistConfig(args.max_count, args.concentrated_count, args.max_sites)
             entries = refresh_stoplist(store, config, dry_run=args.dry_run)
             if args.dry_run:
                 _write(entries)

@@ -200,6 +200,11 @@ class Store(ABC):
         (near-real-time on OpenSearch, like :meth:`candidates`)."""
 
     @abstractmethod
+    def document_count(self) -> int:
+        """How many documents are stored (all ``fp_config``s; near-real-time on OpenSearch).
+        The stoplist's relative rule (``StoplistConfig.max_share``) is a share of it."""
+
+    @abstractmethod
     def fingerprint_frequencies(self, min_count: int) -> dict[str, tuple[int, int]]:
         """Fingerprints occurring in at least ``min_count`` documents:
         ``{fingerprint: (document count, distinct site count)}``."""

@@ -250,6 +250,10 @@ class EmbeddedStore(Store):
 
     # -- fingerprint frequencies and the stoplist --------------------------------------------
 
+    def document_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM docs").fetchone()[0])
+
     def fingerprint_frequencies(self, min_count: int) -> dict[str, tuple[int, int]]:
         with self._lock:
             rows = self._db.execute(

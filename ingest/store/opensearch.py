@@ -338,6 +338,10 @@ class OpenSearchStore(Store):
     # -- fingerprint frequencies and the stoplist --------------------------------------------
 
     @_translated
+    def document_count(self) -> int:
+        return int(self.client.count(index=self.index)["count"])
+
+    @_translated
     def fingerprint_frequencies(self, min_count: int) -> dict[str, tuple[int, int]]:
         """Exact on a single shard (the default layout). With several shards a ``terms``
         aggregation may undercount; a warning is logged when OpenSearch reports an error

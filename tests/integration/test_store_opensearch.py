@@ -241,6 +241,13 @@ def test_frequencies_and_refresh_stoplist(os_store: OpenSearchStore) -> None:
     ]
     assert os_store.stoplist() == {"everywhere", "template"}
     assert os_store.stoplist_entries() == entries
+    # The relative rule: more than 30 % of the 30 stored documents (the node counts them).
+    assert os_store.document_count() == 30
+    relative = refresh_stoplist(
+        os_store, StoplistConfig(max_count=100, concentrated_count=50, max_share=0.3), dry_run=True
+    )
+    assert relative == [StoplistEntry("everywhere", 30, 20, "frequent"),
+                        StoplistEntry("template", 12, 2, "frequent")]
     assert os_store.candidates(docs[0]) == []
 
 

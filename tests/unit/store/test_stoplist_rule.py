@@ -99,3 +99,37 @@ def test_refresh_stoplist_on_a_store() -> None:
     )
     assert store.stoplist() == {"all", "tpl"}
     assert store.stoplist_entries() == preview
+
+
+def test_refresh_stoplist_relative_rule_counts_the_stored_documents() -> None:
+    store = EmbeddedStore()
+    docs = [
+        StoredDocument(f"d{i}", "", [f"own{i}", *(["nav"] if i < 3 else [])], "c", i, site=f"s{i}")
+        for i in range(100)
+    ]
+    list(store.put(docs))
+    assert store.document_count() == 100
+    # "nav" is in 3 of 100 documents on 3 sites: under the absolute rules nothing is stopped,
+    # above 2 % of the collection it is.
+    assert refresh_stoplist(store, StoplistConfig(), dry_run=True) == []
+    assert refresh_stoplist(store, StoplistConfig(max_share=0.02), dry_run=True) == [
+        StoplistEntry("nav", 3, 3, FREQUENT)
+    ]
+    assert refresh_stoplist(store, StoplistConfig(max_share=0.05), dry_run=True) == []
+
+
+def test_stoplist_command_max_share(tmp_path, capsys) -> None:
+    from ingest.cli import main
+
+    path = tmp_path / "store.sqlite"
+    store = EmbeddedStore(path=str(path))
+    list(store.put(
+        StoredDocument(f"d{i}", "", [f"own{i}", *(["nav"] if i < 3 else [])], "c", i)
+        for i in range(100)
+    ))
+    store.close()
+    common = ["stoplist", "compute", "--backend", "embedded", "--path", str(path)]
+    assert main([*common, "--max-share", "0.02"]) == 0
+    assert "1 fingerprints" in capsys.readouterr().err
+    assert main([*common, "--max-share", "2"]) == 2
+    assert "max_share" in capsys.readouterr().err
