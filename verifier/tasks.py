@@ -48,6 +48,7 @@ __all__ = [
     "earlier_candidates",
     "enqueue",
     "process_document",
+    "publish_with_retry",
     "resolve_roots",
     "retry_countdown",
     "settle_many",
@@ -179,6 +180,76 @@ def candidate_search(store: Any, doc: StoredDocument, k: int) -> dict[str, Any] 
     return body
 
 
+# batch_candidates: the most matching documents one search may return, and terms it may ask for
+# (index.max_terms_count is 65,536); beyond either, the batch takes the per-document queries.
+BATCH_QUERY_HITS = int(os.environ.get("NEARDUP_BATCH_QUERY_HITS", "4000"))
+BATCH_QUERY_TERMS = 60_000
+
+
+def batch_candidates(
+    store: Any, docs: Sequence[StoredDocument], k: int
+) -> dict[str, list[str]] | None:
+    """The earlier candidates of a whole batch from one search per fingerprint config: every
+    document (up to the batch's last ``seq``) holding any usable fingerprint of the batch, with
+    its fingerprints (doc values) and ``seq``; the shared counts and the ranking — shared
+    desc, seq, id, among documents before each one — are done here, the rule of
+    :meth:`ingest.store.base.Store.candidates`. None when the batch is too wide for one search
+    (more than :data:`BATCH_QUERY_HITS` matches, or too many terms): the caller then asks one
+    query per document. One terms filter and no scoring cost the node far less than a scored
+    query of ~50-100 clauses per document."""
+    from ingest.query import candidate_terms
+    from ingest.store.opensearch import translate_errors
+
+    stop = store.stoplist()
+    out: dict[str, list[str]] = {}
+    by_config: dict[str, list[tuple[StoredDocument, list[str]]]] = {}
+    for d in docs:
+        terms = candidate_terms(d.fingerprints, stop)
+        if terms:
+            by_config.setdefault(d.fp_config, []).append((d, terms))
+        else:
+            out[d.id] = []
+    for config, group in by_config.items():
+        holders: dict[str, list[str]] = {}  # usable fingerprint -> batch documents holding it
+        for d, terms in group:
+            for t in terms:
+                holders.setdefault(t, []).append(d.id)
+        if len(holders) > BATCH_QUERY_TERMS:
+            return None
+        body = {
+            "size": BATCH_QUERY_HITS,
+            "query": {"bool": {"filter": [
+                {"terms": {"fingerprints": sorted(holders)}},
+                {"term": {"fp_config": config}},
+                {"range": {"seq": {"lte": max(d.seq for d, _ in group)}}},
+            ]}},
+            "_source": False,
+            "docvalue_fields": ["seq", "fingerprints"],
+            "track_total_hits": False,
+        }
+        with translate_errors():
+            hits = store.client.search(index=store.index, body=body)["hits"]["hits"]
+        if len(hits) >= BATCH_QUERY_HITS:
+            return None
+        seq_of: dict[str, int] = {}
+        shared: dict[str, dict[str, int]] = {d.id: {} for d, _ in group}
+        for h in hits:
+            hit_id = h["_id"]
+            fields = h.get("fields", {})
+            seq_of[hit_id] = int(fields["seq"][0])
+            for fp in set(fields.get("fingerprints", ())):
+                for doc_id in holders.get(fp, ()):
+                    counts = shared[doc_id]
+                    counts[hit_id] = counts.get(hit_id, 0) + 1
+        for d, _ in group:
+            key = (d.seq, d.id)
+            ranked = sorted(
+                (-n, seq_of[c], c) for c, n in shared[d.id].items() if (seq_of[c], c) < key
+            )
+            out[d.id] = [c for _, _, c in ranked[:k]]
+    return out
+
+
 def scored_candidate_search(store: Any, doc: StoredDocument, k: int) -> dict[str, Any] | None:
     """:func:`candidate_search` sorted by score alone, with each hit's ``seq``: the node can
     then skip documents that cannot enter the top (the full sort scores every match). The
@@ -229,6 +300,13 @@ def prefetch(
     docs = store.mget(ids)
     pending = [d for d in docs.values() if d.status == PENDING]
     cand_ids: dict[str, list[str]] = {}
+    if isinstance(store, OpenSearchStore) and pending:
+        t0 = time.perf_counter()
+        found = batch_candidates(store, pending, k)
+        _add_time("batch_query", time.perf_counter() - t0)
+        if found is not None:
+            cand_ids = found
+            pending = []  # answered: no per-document queries
     if isinstance(store, OpenSearchStore):
         searches: list[dict[str, Any]] = []
         asked: list[tuple[StoredDocument, int]] = []
@@ -821,12 +899,12 @@ def _verify_batch(
         else:
             countdown = min(0.2 * 1.5 ** min(waits, 10), 5.0)
             t0 = time.perf_counter()
-            verify_batch.apply_async(
+            publish_with_retry(lambda: verify_batch.apply_async(
                 (waiting,),
                 {"index": index, "profile": profile, "k": k, "waits": waits + 1},
                 countdown=countdown,
                 queue=self.request.delivery_info.get("routing_key") if self.request.delivery_info else None,
-            )
+            ))
             _add_time("requeue", time.perf_counter() - t0)
     return counts
 
@@ -853,11 +931,32 @@ def enqueue(
     batch = batch or MESSAGE_BATCH
     n = 0
     for i in range(0, len(ids), batch):
-        verify_batch.apply_async(
-            (list(ids[i : i + batch]),),
-            {"index": index, "profile": profile, "k": k},
-            queue=queue,
-            retry=True,
-        )
+        chunk = list(ids[i : i + batch])
+        publish_with_retry(lambda chunk=chunk: verify_batch.apply_async(  # type: ignore[misc]
+            (chunk,), {"index": index, "profile": profile, "k": k}, queue=queue, retry=True,
+        ))
         n += 1
     return n
+
+
+def publish_with_retry(send: Callable[[], Any], budget: float | None = None) -> Any:
+    """``send()`` (a publish), again and again while the broker is unreachable, for up to
+    ``budget`` seconds (:data:`OUTAGE_BUDGET`). Celery's own publish retries cover connection
+    errors only; while a Redis server restarts, kombu can also fail otherwise (an
+    ``AttributeError`` from a half-closed channel), and a worker must not give its batch up
+    (dead-letter healthy documents) for that."""
+    budget = OUTAGE_BUDGET if budget is None else budget
+    start, delay = time.monotonic(), 0.5
+    while True:
+        try:
+            return send()
+        except Exception as exc:
+            if time.monotonic() - start > budget:
+                raise
+            log.warning("publish failed (%r); retrying in %.1f s", exc, delay)
+            try:  # start over with fresh broker connections
+                app.pool.force_close_all()
+            except Exception:
+                log.debug("closing the producer pool failed", exc_info=True)
+            time.sleep(delay)
+            delay = min(delay * 2, 10.0)

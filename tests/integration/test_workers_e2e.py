@@ -114,3 +114,41 @@ def test_end_to_end_two_workers(
     assert len(hits) == res["aggregations"]["g"]["value"]
     multi = [h for h in hits if h["group_size"] and h["group_size"] > 1]
     assert multi and all(len(h["members"]) > 1 for h in multi)
+
+
+@pytest.mark.parametrize("k", [20, 3])
+def test_batch_candidates_equal_per_document_queries(
+    os_store: Any, stored_corpus: list[Any], k: int
+) -> None:
+    """The workers' one-search-per-batch candidates (:func:`verifier.tasks.batch_candidates`)
+    equal the per-document candidate queries, the score-only ones included, with a stoplist
+    and ties (a small k makes the (seq, id) tie-break decide membership)."""
+    from ingest.stoplist import StoplistConfig, refresh_stoplist
+    from verifier.tasks import (
+        batch_candidates,
+        earlier_candidates,
+        prefetch,
+        rank_scored_hits,
+        scored_candidate_search,
+    )
+
+    assert all(r.ok for r in os_store.put(stored_corpus))
+    os_store.refresh()
+    assert refresh_stoplist(os_store, StoplistConfig(max_count=8, concentrated_count=4,
+                                                     max_sites=6))
+    want = {d.id: earlier_candidates(os_store, d, k) for d in stored_corpus}
+    assert sum(map(len, want.values())) > len(stored_corpus) // 2  # not trivially empty
+    for lo in range(0, len(stored_corpus), 64):
+        batch = stored_corpus[lo : lo + 64]
+        got = batch_candidates(os_store, batch, k)
+        assert got == {d.id: want[d.id] for d in batch}
+    for d in stored_corpus[::7]:
+        body = scored_candidate_search(os_store, d, k)
+        if body is None:
+            assert want[d.id] == []
+            continue
+        hits = os_store.client.search(index=os_store.index, body=body)["hits"]["hits"]
+        ranked = rank_scored_hits(d, hits, k, body["size"])
+        assert ranked is None or ranked == want[d.id]
+    _, cand_ids, _ = prefetch(os_store, [d.id for d in stored_corpus[:100]], k)
+    assert cand_ids == {d.id: want[d.id] for d in stored_corpus[:100]}
