@@ -931,20 +931,24 @@ def enqueue(
     batch = batch or MESSAGE_BATCH
     n = 0
     for i in range(0, len(ids), batch):
-        chunk = list(ids[i : i + batch])
-        publish_with_retry(lambda chunk=chunk: verify_batch.apply_async(  # type: ignore[misc]
-            (chunk,), {"index": index, "profile": profile, "k": k}, queue=queue, retry=True,
-        ))
+        verify_batch.apply_async(
+            (list(ids[i : i + batch]),),
+            {"index": index, "profile": profile, "k": k},
+            queue=queue,
+            retry=True,
+        )
         n += 1
     return n
 
 
 def publish_with_retry(send: Callable[[], Any], budget: float | None = None) -> Any:
     """``send()`` (a publish), again and again while the broker is unreachable, for up to
-    ``budget`` seconds (:data:`OUTAGE_BUDGET`). Celery's own publish retries cover connection
-    errors only; while a Redis server restarts, kombu can also fail otherwise (an
-    ``AttributeError`` from a half-closed channel), and a worker must not give its batch up
-    (dead-letter healthy documents) for that."""
+    ``budget`` seconds (:data:`OUTAGE_BUDGET`) — a worker's re-queue of the documents that
+    wait. Celery's own publish retries cover connection errors only; while a Redis server
+    restarts, kombu can also fail otherwise (an ``AttributeError`` from a half-closed
+    channel), and a worker must not give its batch up (dead-letter healthy documents) for
+    that. (:func:`enqueue` keeps Celery's bounded retries: the HTTP service answers 503 when
+    the broker is down.)"""
     budget = OUTAGE_BUDGET if budget is None else budget
     start, delay = time.monotonic(), 0.5
     while True:

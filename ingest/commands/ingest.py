@@ -284,7 +284,7 @@ def _pending(store: Any, ids: Sequence[str]) -> list[str]:
     return pending
 
 
-NEAR_END = 200  # pending documents below which wait_for_groups reads statuses in real time
+NEAR_END = 1000  # pending documents below which wait_for_groups reads statuses in real time
 
 
 def _pending_query(seq_range: tuple[int, int]) -> dict[str, Any]:
@@ -347,7 +347,7 @@ def wait_for_groups(
     queue: str | None = None,
     timeout: float = 3600,
     stall: float = 30.0,
-    poll: float = 0.5,
+    poll: float = 0.25,
     seq_range: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Wait until none of ``ids`` is pending; re-queue the pending ones after ``stall``

@@ -152,3 +152,27 @@ def test_batch_candidates_equal_per_document_queries(
         assert ranked is None or ranked == want[d.id]
     _, cand_ids, _ = prefetch(os_store, [d.id for d in stored_corpus[:100]], k)
     assert cand_ids == {d.id: want[d.id] for d in stored_corpus[:100]}
+
+
+def test_update_groups_reports_each_item(os_store: Any, stored_corpus: list[Any]) -> None:
+    """One ``_bulk`` of conditional updates: written, version conflict, missing — per item."""
+    from ingest.store.base import GroupUpdate
+    from ingest.store.errors import DocumentNotFound
+
+    a, b, c = stored_corpus[:3]
+    assert all(r.ok for r in os_store.put([a, b, c]))
+    got = os_store.mget([a.id, b.id, c.id])
+    stale = (got[b.id].version[0] + 5, got[b.id].version[1])
+    results = os_store.update_groups([
+        (GroupUpdate(a.id, a.id, None, None, None), got[a.id].version),
+        (GroupUpdate(b.id, a.id, a.id, 0.9, 0.8), stale),
+        (GroupUpdate("no-such-document", a.id, None, None, None), None),
+        (GroupUpdate(c.id, a.id, a.id, 0.7, 0.6), None),
+    ])
+    assert results[0] is True and results[1] is False and results[3] is True
+    assert isinstance(results[2], DocumentNotFound)
+    after = os_store.mget([a.id, b.id, c.id])
+    assert (after[a.id].status, after[a.id].dup_group) == ("grouped", a.id)
+    assert after[b.id].status == "pending" and after[b.id].version == got[b.id].version
+    assert (after[c.id].dup_group, after[c.id].dup_of, after[c.id].resemble) == (a.id, a.id, 0.7)
+    assert os_store.update_groups([]) == []
