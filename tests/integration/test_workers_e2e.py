@@ -154,6 +154,21 @@ def test_batch_candidates_equal_per_document_queries(
     assert cand_ids == {d.id: want[d.id] for d in stored_corpus[:100]}
 
 
+def test_too_wide_a_batch_falls_back_to_per_document_queries(
+    os_store: Any, stored_corpus: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import verifier.tasks as tasks
+
+    assert all(r.ok for r in os_store.put(stored_corpus))
+    os_store.refresh()
+    batch = stored_corpus[-64:]
+    want = {d.id: tasks.earlier_candidates(os_store, d, 20) for d in batch}
+    monkeypatch.setattr(tasks, "BATCH_QUERY_HITS", 5)
+    assert tasks.batch_candidates(os_store, batch, 20) is None
+    _, cand_ids, _ = tasks.prefetch(os_store, [d.id for d in batch], 20)
+    assert cand_ids == want
+
+
 def test_update_groups_reports_each_item(os_store: Any, stored_corpus: list[Any]) -> None:
     """One ``_bulk`` of conditional updates: written, version conflict, missing — per item."""
     from ingest.store.base import GroupUpdate
