@@ -218,11 +218,15 @@ def batch_candidates(
             return None
         body = {
             "size": BATCH_QUERY_HITS,
-            "query": {"bool": {"filter": [
-                {"terms": {"fingerprints": sorted(holders)}},
-                {"term": {"fp_config": config}},
-                {"range": {"seq": {"lte": max(d.seq for d, _ in group)}}},
-            ]}},
+            "query": {"bool": {
+                "filter": [
+                    {"terms": {"fingerprints": sorted(holders)}},
+                    {"term": {"fp_config": config}},
+                    {"range": {"seq": {"lte": max(d.seq for d, _ in group)}}},
+                ],
+                # the batch's own documents: their fingerprints are at hand (below)
+                "must_not": [{"ids": {"values": [d.id for d, _ in group]}}],
+            }},
             "_source": False,
             "docvalue_fields": ["seq", "fingerprints"],
             "track_total_hits": False,
@@ -231,8 +235,15 @@ def batch_candidates(
             hits = store.client.search(index=store.index, body=body)["hits"]["hits"]
         if len(hits) >= BATCH_QUERY_HITS:
             return None
-        seq_of: dict[str, int] = {}
+        seq_of: dict[str, int] = {d.id: d.seq for d, _ in group}
         shared: dict[str, dict[str, int]] = {d.id: {} for d, _ in group}
+        for ids_with_term in holders.values():  # candidates within the batch
+            if len(ids_with_term) > 1:
+                for doc_id in ids_with_term:
+                    counts = shared[doc_id]
+                    for other in ids_with_term:
+                        if other != doc_id:
+                            counts[other] = counts.get(other, 0) + 1
         for h in hits:
             hit_id = h["_id"]
             fields = h.get("fields", {})
