@@ -29,7 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from corpus import corpus  # noqa: E402
 from test_workers_e2e import embedded_groups, run_ingest, stored_groups, write_jsonl  # noqa: E402
-from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
+from workers import ROOT, Workers, cleanup_broker, running_workers, worker_env  # noqa: E402
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PRIVATE_OS_PORT = 9250
@@ -196,6 +196,19 @@ def _wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _queued(env: dict[str, str]) -> int:
+    """Messages waiting in this test's queue (kombu's Redis transport keeps a list per queue)."""
+    import redis
+
+    r = redis.Redis.from_url(env["CELERY_BROKER_URL"])
+    try:
+        return int(r.llen(env["NEARDUP_QUEUE"]))
+    except redis.exceptions.ConnectionError:
+        return 0
+    finally:
+        r.close()
+
+
 def _count(client: Any, index: str, query: dict[str, Any] | None = None) -> int:
     client.indices.refresh(index=index)
     body = {"query": query or {"match_all": {}}}
@@ -278,28 +291,38 @@ def test_redis_restarted_mid_run(
     lines = path.read_bytes().splitlines(keepends=True)
     half = len(lines) // 2
     ingest = PipedIngest(env, index_name, tmp_path / "ingest.log", "--stall", "5")
+    workers = Workers(env, tmp_path)
     try:
-        with running_workers(env, tmp_path, 2) as workers:
-            ingest.feed(lines[:half])
-            ingest.feeding.join(60)
-            _wait_for(lambda: _count(os_client, index_name) >= half, 120, "the first half indexed")
-            control("stop")
-            if not keep_data:  # a broker without persistence: every queued message is gone
-                shutil.rmtree(redis_dir / "appendonlydir", ignore_errors=True)
-                for f in redis_dir.glob("*.aof"):
-                    f.unlink()
-            ingest.feed(lines[half:])  # ingest's publishes retry until the broker is back
-            time.sleep(3)
-            control("start")
-            summary = ingest.finish()
-            assert summary["indexed"] == len(lines) and summary["errors"] == 0, (
-                summary, workers.logs())
-            assert not summary["timed_out"], (summary, workers.logs())
-            if not keep_data:
-                assert summary["requeued"] > 0, summary
-            assert all(p.poll() is None for p in workers.procs), "a worker died with the broker"
+        if keep_data:  # the workers live through the broker's restart
+            workers.start(2)
+        ingest.feed(lines[:half])
+        ingest.feeding.join(60)
+        _wait_for(lambda: _count(os_client, index_name) >= half, 120, "the first half indexed")
+        if not keep_data:
+            # No worker yet, so the first half's messages are waiting in the broker when it
+            # goes down without its data: they are lost, and only ingest's re-queue of the
+            # stalled documents can get them verified.
+            _wait_for(lambda: _queued(env) > 0, 60, "the first half's messages queued")
+        control("stop")
+        if not keep_data:  # a broker without persistence: every queued message is gone
+            shutil.rmtree(redis_dir / "appendonlydir", ignore_errors=True)
+            for f in redis_dir.glob("*.aof"):
+                f.unlink()
+        ingest.feed(lines[half:])  # ingest's publishes retry until the broker is back
+        time.sleep(3)
+        control("start")
+        if not keep_data:
+            workers.start(2)
+        summary = ingest.finish()
+        assert summary["indexed"] == len(lines) and summary["errors"] == 0, (
+            summary, workers.logs())
+        assert not summary["timed_out"], (summary, workers.logs())
+        if not keep_data:
+            assert summary["requeued"] > 0, summary
+        assert all(p.poll() is None for p in workers.procs), "a worker died with the broker"
         assert _dead_letters(env) == []
     finally:
+        workers.stop()
         ingest.kill()
         cleanup_broker(env)
     stored = stored_groups(os_client, index_name)
