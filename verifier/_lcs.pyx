@@ -1186,6 +1186,7 @@ cdef int _tlcs_once(Work* W, Py_ssize_t na, Py_ssize_t nb, const int* ka, const 
 
 
 cdef double EDGE_ANCHOR = 0.02  # as _lcs_py.EDGE_ANCHOR
+cdef double COMMON_REST = 0.5  # as _lcs_py.COMMON_REST
 
 
 cdef bint _extra_region_counts(Py_ssize_t tlcs, Py_ssize_t tlcs_first, Py_ssize_t as_, Py_ssize_t ae,
@@ -1231,6 +1232,7 @@ def verify(str a, str b, config):
     cdef Py_ssize_t na, nb, nka = 0, nkb = 0, upper, shorter, max_d, it, iters, i, extra
     cdef Py_ssize_t cur_na, cur_nb, tlcs_total = 0, lcs_first = 0, tlcs_first = 0
     cdef bint first_anchored = False
+    cdef bint header_footer
     cdef double need
     cdef bint swapped
     cdef Once r
@@ -1341,8 +1343,11 @@ def verify(str a, str b, config):
                 tlcs_first = r.tlcs
                 first_anchored = _anchored(ma[r.as_], ma[r.ae - 1] + 1, na,
                                            mb[r.bs], mb[r.be - 1] + 1, nb, P.window)
+            # Rule (c) only while little besides this region is common (_lcs_py.COMMON_REST).
+            header_footer = first_anchored and (
+                <double>(r.lcs - r.tlcs) < COMMON_REST * <double>(cur_na - (r.xr - r.xl)))
             if it == 0 or _extra_region_counts(r.tlcs, tlcs_first, ma[r.as_], ma[r.ae - 1] + 1, na,
-                                               mb[r.bs], mb[r.be - 1] + 1, nb, &P, first_anchored):
+                                               mb[r.bs], mb[r.be - 1] + 1, nb, &P, header_footer):
                 tlcs_total += r.tlcs
                 spans_a.append((oa[ma[r.as_]], oa[ma[r.ae - 1]] + 1))
                 spans_b.append((ob[mb[r.bs]], ob[mb[r.be - 1]] + 1))

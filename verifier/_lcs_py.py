@@ -494,6 +494,10 @@ def _tlcs_once(
 
 # Share of a text's length within which a region counts as anchored at its start or end.
 EDGE_ANCHOR = 0.02
+# Rule (c) of the template guard applies only while less than this share of the rest of A
+# (outside the current region) is matched by the current LCS: a shared header and footer around
+# different texts leave little else in common, two copies of one page leave most of it.
+COMMON_REST = 0.5
 
 
 def _extra_region_counts(
@@ -611,7 +615,10 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
         if it == 0:
             tlcs_first = tlcs
             first_anchored = _anchored(*span, config.window)
-        if it == 0 or _extra_region_counts(tlcs, tlcs_first, *span, config, first_anchored):
+        # Rule (c) is for a shared header and footer around *different* texts: when most of
+        # what remains besides this region is common too, an anchored region is content.
+        header_footer = first_anchored and (lcs - tlcs) < COMMON_REST * (len(cur_a) - (xr - xl))
+        if it == 0 or _extra_region_counts(tlcs, tlcs_first, *span, config, header_footer):
             tlcs_total += tlcs
             spans_a.append((a_off[map_a[as_]], a_off[map_a[ae - 1]] + 1))
             spans_b.append((b_off[map_b[bs]], b_off[map_b[be - 1]] + 1))

@@ -74,7 +74,8 @@ def full_verify(a: str, b: str, config: VerifyConfig) -> tuple:
         if it == 0:
             first_tlcs = tlcs
             first_anchored = ref._anchored(*span, config.window)
-        if it == 0 or ref._extra_region_counts(tlcs, first_tlcs, *span, config, first_anchored):
+        header_footer = first_anchored and (lcs - tlcs) < ref.COMMON_REST * (len(cur_a) - (xr - xl))
+        if it == 0 or ref._extra_region_counts(tlcs, first_tlcs, *span, config, header_footer):
             total += tlcs
             spans_a.append((a_off[span[0]], a_off[span[1] - 1] + 1))
             spans_b.append((b_off[span[3]], b_off[span[4] - 1] + 1))
