@@ -68,8 +68,8 @@ class ServerConfig:
     ``token``: when set, every endpoint but the probes and the inspector's static files needs
     ``Authorization: Bearer <token>`` (or HTTP Basic auth with the token as password).
     ``max_body_bytes``: largest request body, after gzip decompression (413 beyond).
-    ``text_field``: a source field taken as ``text`` when a document has neither ``text`` nor
-    ``html`` (``message`` for Logstash events, ``log`` for Fluent Bit records).
+    ``text_field``: a source field taken as ``text`` when a document has none of ``text``,
+    ``html``, ``rst``, ``markdown`` (``message`` for Logstash events, ``log`` for Fluent Bit).
     ``max_explain_members``: members compared on the fly by one inspector request.
     """
 
