@@ -79,8 +79,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--text-field",
         default=None,
         metavar="FIELD",
-        help="source field taken as the text when a document has neither text "
-        "nor html (e.g. message for Logstash, log for Fluent Bit)",
+        help="source field taken as the text when a document has none of text, html, "
+        "rst, markdown (e.g. message for Logstash, log for Fluent Bit)",
     )
     parser.add_argument(
         "--profile",
