@@ -234,11 +234,7 @@ def _parse(
     doc_id: str | None,
 ) -> Any:
     """The lxml root of a page, or None for an empty page (limits and errors as documented)."""
-    size = len(html) if isinstance(html, bytes) else _utf8_len(html, max_bytes)
-    if size > max_bytes:
-        raise DocumentTooLarge(
-            f"document of {size} bytes exceeds the {max_bytes}-byte limit", doc_id
-        )
+    _check_size(html, max_bytes, doc_id)
     if isinstance(html, bytes):
         if not html.strip():
             return None
@@ -256,6 +252,15 @@ def _parse(
         raise ExtractError(f"HTML could not be parsed: {exc}", doc_id) from exc
     _check(deadline, doc_id, "parsing")
     return root
+
+
+def _check_size(source: str | bytes, max_bytes: int, doc_id: str | None) -> None:
+    """Raise :class:`DocumentTooLarge` when ``source`` (UTF-8 for str) exceeds ``max_bytes``."""
+    size = len(source) if isinstance(source, bytes) else _utf8_len(source, max_bytes)
+    if size > max_bytes:
+        raise DocumentTooLarge(
+            f"document of {size} bytes exceeds the {max_bytes}-byte limit", doc_id
+        )
 
 
 def _utf8_len(text: str, limit: int) -> int:
@@ -689,11 +694,7 @@ def rst_text(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES, doc_id: str | N
     >>> rst_text("Title\\n=====\\n\\nSee :func:`~os.path.join` and ``x``.\\n\\n.. index:: x\\n")
     'Title\\n\\nSee join and x.'
     """
-    size = _utf8_len(source, max_bytes)
-    if size > max_bytes:
-        raise DocumentTooLarge(
-            f"document of {size} bytes exceeds the {max_bytes}-byte limit", doc_id
-        )
+    _check_size(source, max_bytes, doc_id)
     if not source.strip():
         return ""
     nodes, make_inliner = _docutils()
@@ -759,11 +760,7 @@ def markdown_text(
     >>> markdown_text("# Title\\n\\nSome *text*\\nwrapped.\\n\\n- a\\n- b\\n")
     'Title\\n\\nSome text\\nwrapped.\\n\\na\\n\\nb'
     """
-    size = _utf8_len(source, max_bytes)
-    if size > max_bytes:
-        raise DocumentTooLarge(
-            f"document of {size} bytes exceeds the {max_bytes}-byte limit", doc_id
-        )
+    _check_size(source, max_bytes, doc_id)
     if not source.strip():
         return ""
     try:
