@@ -19,6 +19,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ingest.extract import MARKUP_FIELDS
+
 __all__ = [
     "ACTIONS",
     "BulkOp",
@@ -38,8 +40,7 @@ _WITH_SOURCE = ("index", "create", "update")
 
 # Fields of a neardup input document (design.md, the `dedup` input contract). Other source
 # fields are dropped: the pages index has a strict mapping.
-DOCUMENT_FIELDS = ("id", "text", "html", "rst", "markdown", "url", "site", "title")
-_CONTENT_FIELDS = ("text", "html", "rst", "markdown")
+DOCUMENT_FIELDS = ("id", *MARKUP_FIELDS, "url", "site", "title")
 
 
 class BulkSyntaxError(ValueError):
@@ -171,7 +172,7 @@ def raw_document(
     doc = {k: source[k] for k in DOCUMENT_FIELDS if source.get(k) is not None}
     if (
         text_field
-        and not any(k in doc for k in _CONTENT_FIELDS)
+        and not any(k in doc for k in MARKUP_FIELDS)
         and source.get(text_field) is not None
     ):
         doc["text"] = source[text_field]

@@ -101,6 +101,11 @@ def test_raw_document_text_field_stands_for_text() -> None:
     # text and html win over the configured field
     op = BulkOp("index", None, "a", {"message": "hello", "html": "<p>x</p>"})
     assert raw_document(op, text_field="message")[0] == {"id": "a", "html": "<p>x</p>"}
+    # so do the markup sources, which are kept
+    op = BulkOp("index", None, "a", {"message": "hello", "rst": "Title\n=====", "x": 1})
+    assert raw_document(op, text_field="message")[0] == {"id": "a", "rst": "Title\n====="}
+    op = BulkOp("index", None, "a", {"markdown": "# T"})
+    assert raw_document(op, text_field="message")[0] == {"id": "a", "markdown": "# T"}
 
 
 def test_raw_document_ids() -> None:
