@@ -38,7 +38,7 @@ cdef extern from *:
     """
     /* MD5 (RFC 1321), one-shot. The digests must be MD5 (the paper's sentence hash); hashlib
        costs ~1 us per call (an EVP context per digest), this ~0.2 us per sentence. Tested
-       against hashlib (tests/unit/ingest/test_fingerprint.py). */
+       against hashlib (tests/ingest/test_fingerprint.py). */
     #include <stdint.h>
     #include <string.h>
     static inline void nd_md5_block(uint32_t h[4], const unsigned char *p) {

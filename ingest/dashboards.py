@@ -25,6 +25,7 @@ from typing import Any
 import requests
 
 from ingest.errors import ConfigError, NeardupError
+from ingest.mappings import mappings_dir
 
 __all__ = [
     "DashboardsError",
@@ -51,12 +52,7 @@ class DashboardsError(NeardupError):
 
 def ndjson_path() -> Path:
     """``dashboards/neardup.ndjson`` in the mappings directory (see :mod:`ingest.mappings`)."""
-    try:
-        from ingest.mappings import mappings_dir
-
-        base = mappings_dir()
-    except (ImportError, ConfigError):
-        base = Path(__file__).resolve().parent.parent / "mappings"
+    base = mappings_dir()
     path = base / "dashboards" / NDJSON_NAME
     if not path.is_file():
         raise ConfigError(

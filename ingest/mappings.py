@@ -22,6 +22,7 @@ import json
 import logging
 import os
 from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -45,20 +46,16 @@ _COMPONENTS = ("pages-settings", "pages-mappings")
 
 
 def mappings_dir() -> Path:
-    """Where the JSON files are: ``$NEARDUP_MAPPINGS_DIR``, else ``mappings/`` beside the
-    ``ingest`` package (a source checkout or an editable install), else ``ingest/_mappings/``,
-    where a wheel build copies them (setup.py ``build_py``)."""
+    """Where the JSON files are: ``$NEARDUP_MAPPINGS_DIR``, else the ``mappings`` package
+    (the repository's ``mappings/``, shipped as package data)."""
     env = os.environ.get("NEARDUP_MAPPINGS_DIR")
     if env:
         return Path(env)
-    checkout = Path(__file__).resolve().parent.parent / "mappings"
-    if (checkout / "pages-template.json").is_file():
-        return checkout
-    packaged = Path(__file__).resolve().parent / "_mappings"
+    packaged = Path(str(files("mappings")))
     if (packaged / "pages-template.json").is_file():
         return packaged
     raise ConfigError(
-        f"index templates not found (looked in {checkout} and {packaged}); "
+        f"index templates not found in {packaged}; "
         "set NEARDUP_MAPPINGS_DIR to the directory holding pages-template.json"
     )
 

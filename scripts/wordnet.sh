@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the WordNet 3.0 database that the DWDCS baseline reads (ingest/baselines/wordnet.py).
+# Install the WordNet 3.0 database that the DWDCS baseline reads (evaluation/baselines/wordnet.py).
 #
 #   scripts/wordnet.sh          install Debian's wordnet-base if the data is absent, print its dir
 #   scripts/wordnet.sh check    exit 0 when the data is present, 1 otherwise

@@ -170,7 +170,7 @@ def earlier_candidates(store: Store, doc: StoredDocument, k: int) -> list[str]:
 
 def candidate_search(store: Any, doc: StoredDocument, k: int) -> dict[str, Any] | None:
     """The search body of ``doc``'s earlier candidates on OpenSearch (None: no usable term)."""
-    from ingest.query import build_candidate_query, candidate_terms
+    from ingest.store.query import build_candidate_query, candidate_terms
 
     terms = candidate_terms(doc.fingerprints, store.stoplist())
     if not terms:
@@ -197,8 +197,8 @@ def batch_candidates(
     (more than :data:`BATCH_QUERY_HITS` matches, or too many terms): the caller then asks one
     query per document. One terms filter and no scoring cost the node far less than a scored
     query of ~50-100 clauses per document."""
-    from ingest.query import candidate_terms
     from ingest.store.opensearch import translate_errors
+    from ingest.store.query import candidate_terms
 
     stop = store.stoplist()
     out: dict[str, list[str]] = {}
@@ -294,7 +294,7 @@ def rank_scored_hits(
 def rank_hits(doc: StoredDocument, hits: list[dict[str, Any]], k: int) -> list[str]:
     """The top-``k`` of candidate hits that come before ``doc`` in ``(seq, id)``."""
     key = (doc.seq, doc.id)
-    # sort values are [shared, seq, id] (ingest.query.CANDIDATE_SORT)
+    # sort values are [shared, seq, id] (ingest.store.query.CANDIDATE_SORT)
     ranked = [(h["_id"], int(h["sort"][1])) for h in hits]
     return [i for i, seq in ranked if (seq, i) < key][:k]
 

@@ -99,7 +99,7 @@ def _usage(msg: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ingest import datasets, evaluate
+    from evaluation import datasets, evaluate
     from ingest.errors import ConfigError
 
     if args.list:

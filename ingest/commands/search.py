@@ -31,8 +31,8 @@ def add_parser(sub: Any) -> None:
 
 def search(store: Any, query: str, size: int = 10, members: int = 5) -> list[dict[str, Any]]:
     """Collapsed hits: ``[{"id", "dup_group", "score", "title", "url", "members": [...]}]``."""
-    from ingest.query import build_collapse_search
     from ingest.store.opensearch import translate_errors
+    from ingest.store.query import build_collapse_search
 
     body = build_collapse_search(query, size=size, inner_hits_size=members)
     with translate_errors():

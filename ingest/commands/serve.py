@@ -29,7 +29,7 @@ def _size(text: str) -> int:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from ingest.server import DEFAULT_MAX_BODY
+    from ingest.server.app import DEFAULT_MAX_BODY
 
     parser = subparsers.add_parser(
         "serve",
@@ -103,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
         os.environ["CELERY_BROKER_URL"] = args.broker_url
     import uvicorn
 
-    from ingest.server import ServerConfig, create_app
-    from ingest.server_backend import Backend
+    from ingest.server.app import ServerConfig, create_app
+    from ingest.server.backend import Backend
     from ingest.store import open_store
     from verifier.celery_app import app as celery_app
 

@@ -23,7 +23,6 @@ from os import PathLike
 from typing import Any
 
 from ingest.errors import ConfigError
-from ingest.query import candidate_terms
 from ingest.store.base import (
     Candidate,
     GroupUpdate,
@@ -33,6 +32,7 @@ from ingest.store.base import (
     StoredDocument,
 )
 from ingest.store.errors import DocumentNotFound
+from ingest.store.query import candidate_terms
 
 __all__ = ["EmbeddedStore"]
 

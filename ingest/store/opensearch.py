@@ -1,7 +1,7 @@
 """The OpenSearch store: pages in one index, fingerprints as a ``keyword`` array.
 
 - indexing with ``helpers.streaming_bulk`` (bounded retries with exponential backoff on 429);
-- candidates with the query of :func:`ingest.query.build_candidate_query` (score = number of
+- candidates with the query of :func:`ingest.store.query.build_candidate_query` (score = number of
   shared non-stoplisted fingerprints; ties by ``seq`` then ``id``);
 - group write-back with the update API under ``if_seq_no``/``if_primary_term``, one document
   at a time or as one ``_bulk`` of conditional updates (:meth:`OpenSearchStore.update_groups`);
@@ -35,7 +35,6 @@ from opensearchpy.exceptions import (
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 
 from ingest.mappings import install_templates
-from ingest.query import build_candidate_query, candidate_terms
 from ingest.store.base import (
     Candidate,
     GroupUpdate,
@@ -45,6 +44,7 @@ from ingest.store.base import (
     StoredDocument,
 )
 from ingest.store.errors import DocumentNotFound, StoreUnavailable
+from ingest.store.query import build_candidate_query, candidate_terms
 
 __all__ = ["OpenSearchStore", "translate_errors"]
 

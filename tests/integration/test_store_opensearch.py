@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from ingest import mappings
-from ingest.query import build_collapse_search
 from ingest.stoplist import StoplistConfig, refresh_stoplist
 from ingest.store import open_store
 from ingest.store.base import GroupUpdate, StoplistEntry, StoredDocument
 from ingest.store.errors import DocumentNotFound, StoreUnavailable
 from ingest.store.opensearch import OpenSearchStore
+from ingest.store.query import build_collapse_search
 
 
 def _by_id(docs: list[StoredDocument]) -> dict[str, StoredDocument]:

@@ -1,0 +1,1 @@
+"""Detection quality: ``neardup eval``, the baselines, the labelled datasets (extra ``[eval]``)."""

@@ -1,0 +1,1 @@
+"""``neardup serve``: the HTTP ingest service, its ``_bulk`` endpoint and the inspector."""

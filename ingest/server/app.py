@@ -1,0 +1,453 @@
+"""``neardup serve``: HTTP ingest, an OpenSearch ``_bulk``-compatible endpoint, the inspector.
+
+Pages come in over HTTP (``POST /documents``, ``POST /_bulk``), go through the same pipeline as
+``neardup ingest`` (extract → sentences → fingerprints), are indexed into the pages index
+through the store and queued for verification; the Celery workers write ``dup_group`` back.
+``GET /documents/{id}`` and ``GET /groups/{id}`` read the outcome, and ``/inspector`` shows the
+largest groups with the trustable LCS region of each member highlighted. See docs/http.md.
+
+Starlette app (run by uvicorn). Blocking I/O (opensearch-py, kombu, the verifier) runs in the
+thread pool; the event loop only reads bodies and writes answers.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+import zlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ingest.errors import ConfigError
+from ingest.server.backend import Backend, IngestItem
+from ingest.server.bulk import (
+    BulkSyntaxError,
+    DocumentsSyntaxError,
+    ItemError,
+    error_item,
+    generate_id,
+    ok_item,
+    parse_bulk,
+    parse_documents,
+    raw_document,
+)
+from ingest.server.inspector import MAX_GROUPS
+from ingest.store.errors import StoreUnavailable
+
+__all__ = ["DEFAULT_MAX_BODY", "HTTPError", "ServerConfig", "create_app"]
+
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
+
+# Logstash's opensearch output sends bulk requests of up to 20 MiB (target_bulk_bytes); leave
+# room for its last event.
+DEFAULT_MAX_BODY = 32 * 1024 * 1024
+INSPECTOR_DIR = Path(__file__).resolve().parent / "static"
+
+# Reachable without the token: probes (kubelet has no token) and the inspector's static files
+# (the page asks for the token and sends it with its API calls).
+_OPEN_PATHS = ("/healthz", "/readyz", "/inspector", "/favicon.ico")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Options of ``neardup serve`` (validated on creation).
+
+    ``token``: when set, every endpoint but the probes and the inspector's static files needs
+    ``Authorization: Bearer <token>`` (or HTTP Basic auth with the token as password).
+    ``max_body_bytes``: largest request body, after gzip decompression (413 beyond).
+    ``text_field``: a source field taken as ``text`` when a document has none of ``text``,
+    ``html``, ``rst``, ``markdown`` (``message`` for Logstash events, ``log`` for Fluent Bit).
+    ``max_explain_members``: members compared on the fly by one inspector request.
+    """
+
+    token: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    text_field: str | None = None
+    max_explain_members: int = 200
+
+    def __post_init__(self) -> None:
+        if self.max_body_bytes < 1024:
+            raise ConfigError(f"max_body_bytes must be >= 1024, got {self.max_body_bytes}")
+        if self.token is not None and not self.token.strip():
+            raise ConfigError("token must not be empty (omit it to disable auth)")
+        if self.max_explain_members < 1:
+            raise ConfigError(f"max_explain_members must be >= 1, got {self.max_explain_members}")
+
+
+class HTTPError(Exception):
+    """An error answer in OpenSearch's shape: ``{"error": {"type", "reason"}, "status"}``."""
+
+    def __init__(
+        self, status: int, type_: str, reason: str, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.type = type_
+        self.reason = reason
+        self.headers = dict(headers or {})
+
+
+def error_response(
+    status: int, type_: str, reason: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"type": type_, "reason": reason}, "status": status},
+        status_code=status,
+        headers=dict(headers or {}),
+    )
+
+
+# -- auth --------------------------------------------------------------------------------------
+
+
+def _authorized(header: str | None, token: str) -> bool:
+    if not header:
+        return False
+    scheme, _, value = header.partition(" ")
+    scheme = scheme.lower()
+    value = value.strip()
+    if scheme == "bearer":
+        return hmac.compare_digest(value.encode(), token.encode())
+    if scheme == "basic":
+        # Bulk shippers that only do basic auth (Fluent Bit, Logstash user/password) send the
+        # token as the password; the user name is not checked.
+        import base64
+        import binascii
+
+        try:
+            decoded = base64.b64decode(value, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return False
+        _, _, password = decoded.partition(":")
+        return hmac.compare_digest(password.encode(), token.encode())
+    return False
+
+
+class TokenAuth:
+    """ASGI middleware: 401 unless the request carries the token (open paths excepted)."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.token is None:
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if any(path == p or path.startswith(p + "/") for p in _OPEN_PATHS):
+            await self.app(scope, receive, send)
+            return
+        header = None
+        for name, value in scope.get("headers", ()):
+            if name == b"authorization":
+                header = value.decode("latin-1")
+                break
+        if _authorized(header, self.token):
+            await self.app(scope, receive, send)
+            return
+        response = error_response(
+            401,
+            "security_exception",
+            "missing or invalid token: send 'Authorization: Bearer <token>'",
+            {"WWW-Authenticate": 'Bearer realm="neardup"'},
+        )
+        await response(scope, receive, send)
+
+
+# -- bodies ------------------------------------------------------------------------------------
+
+
+def _too_large(limit: int) -> HTTPError:
+    return HTTPError(
+        413,
+        "request_entity_too_large",
+        f"request body exceeds the limit of {limit} bytes; send smaller batches",
+    )
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, gunzipped when ``Content-Encoding: gzip``, at most ``limit`` bytes.
+
+    Refuses early on a declared ``Content-Length`` over the limit, and stops reading a chunked
+    or lying body as soon as it passes the limit (and a gzip bomb as soon as its output does).
+    """
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        try:
+            if int(declared) > limit:
+                raise _too_large(limit)
+        except ValueError:
+            raise HTTPError(400, "parse_exception", "invalid Content-Length") from None
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
+        raise HTTPError(
+            415, "illegal_argument_exception", f"unsupported Content-Encoding: {encoding}"
+        )
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    body = b"".join(chunks)
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        wbits = 16 + zlib.MAX_WBITS if encoding != "deflate" else zlib.MAX_WBITS
+        inflater = zlib.decompressobj(wbits)
+        try:
+            body = inflater.decompress(body, limit + 1)
+        except zlib.error as exc:
+            raise HTTPError(400, "parse_exception", f"invalid {encoding} body: {exc}") from None
+        if len(body) > limit or inflater.unconsumed_tail:
+            raise _too_large(limit)
+    return body
+
+
+def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise HTTPError(
+            400, "illegal_argument_exception", f"{name} must be an integer, got {raw!r}"
+        ) from None
+    if not low <= value <= high:
+        raise HTTPError(
+            400,
+            "illegal_argument_exception",
+            f"{name} must be between {low} and {high}, got {value}",
+        )
+    return value
+
+
+def _refresh_param(request: Request) -> bool:
+    raw = request.query_params.get("refresh")
+    if raw is None:
+        return False
+    if raw in ("", "true", "wait_for"):
+        return True
+    if raw == "false":
+        return False
+    raise HTTPError(
+        400, "illegal_argument_exception", f"refresh must be true, false or wait_for, got {raw!r}"
+    )
+
+
+# -- the app -----------------------------------------------------------------------------------
+
+
+def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlette:
+    """The ASGI app over ``backend`` (the store, the pipeline, the queue)."""
+    config = config or ServerConfig()
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        checks = await run_in_threadpool(backend.readiness)
+        ready = all(v == "ok" for v in checks.values())
+        return JSONResponse(
+            {"status": "ready" if ready else "unavailable", "checks": checks},
+            status_code=200 if ready else 503,
+        )
+
+    async def root(request: Request) -> Response:
+        # Bulk shippers (Logstash, Data Prepper) ask GET / for the version before sending.
+        info = await run_in_threadpool(backend.cluster_info)
+        return JSONResponse(info)
+
+    async def post_documents(request: Request) -> Response:
+        started = time.monotonic()
+        body = await read_body(request, config.max_body_bytes)
+        try:
+            parsed, single = parse_documents(body)
+        except DocumentsSyntaxError as exc:
+            raise HTTPError(400, "parse_exception", str(exc)) from None
+        items: list[IngestItem | ItemError] = []
+        for entry in parsed:
+            if isinstance(entry, ItemError):
+                items.append(entry)
+                continue
+            # the id is validated with the document (a string, as in the JSONL contract)
+            items.append(IngestItem(action="index", raw=dict(entry)))
+        await run_in_threadpool(
+            backend.ingest, [i for i in items if isinstance(i, IngestItem)], _refresh_param(request)
+        )
+        results = [_document_result(i) for i in items]
+        errors = any("error" in r for r in results)
+        if single:
+            return JSONResponse(results[0], status_code=results[0]["status"])
+        return JSONResponse(
+            {"took": _took(started), "errors": errors, "items": results}, status_code=200
+        )
+
+    async def get_document(request: Request) -> Response:
+        doc_id = request.path_params["doc_id"]
+        doc = await run_in_threadpool(backend.document, doc_id)
+        if doc is None:
+            raise HTTPError(404, "document_missing_exception", f"document [{doc_id}] not found")
+        return JSONResponse(doc)
+
+    async def get_group(request: Request) -> Response:
+        group_id = request.path_params["group_id"]
+        group = await run_in_threadpool(backend.group, group_id)
+        if group is None:
+            raise HTTPError(404, "group_missing_exception", f"group [{group_id}] not found")
+        return JSONResponse(group)
+
+    async def bulk(request: Request) -> Response:
+        started = time.monotonic()
+        url_index = request.path_params.get("index")
+        body = await read_body(request, config.max_body_bytes)
+        try:
+            ops = parse_bulk(body, url_index)
+        except BulkSyntaxError as exc:
+            raise HTTPError(400, "illegal_argument_exception", str(exc)) from None
+        index_name = backend.index
+        slots: list[IngestItem | dict[str, Any]] = []
+        for op in ops:
+            if op.action in ("delete", "update"):
+                slots.append(
+                    error_item(
+                        op.action,
+                        index_name,
+                        op.id,
+                        ItemError(
+                            400,
+                            "illegal_argument_exception",
+                            f"neardup does not accept [{op.action}] in bulk requests: only "
+                            "index and create (a page's group depends on its text; delete or "
+                            "change pages in OpenSearch directly)",
+                        ),
+                    )
+                )
+                continue
+            if op.id is None and op.error is None and not (op.source or {}).get("id"):
+                op.id = generate_id()
+            raw, err = raw_document(op, config.text_field)
+            if err is not None or raw is None:
+                slots.append(
+                    error_item(
+                        op.action,
+                        index_name,
+                        op.id,
+                        err or ItemError(400, "parse_exception", "invalid item"),
+                    )
+                )
+                continue
+            slots.append(IngestItem(action=op.action, raw=raw))
+        await run_in_threadpool(
+            backend.ingest, [s for s in slots if isinstance(s, IngestItem)], _refresh_param(request)
+        )
+        items = [_bulk_item(s, index_name) if isinstance(s, IngestItem) else s for s in slots]
+        errors = any("error" in next(iter(i.values())) for i in items)
+        return JSONResponse({"took": _took(started), "errors": errors, "items": items})
+
+    async def api_groups(request: Request) -> Response:
+        size = _int_param(request, "size", 20, 1, MAX_GROUPS)
+        min_size = _int_param(request, "min_size", 2, 1, 1_000_000)
+        return JSONResponse(await run_in_threadpool(backend.largest_groups, size, min_size))
+
+    async def api_explain(request: Request) -> Response:
+        group_id = request.path_params["group_id"]
+        limit = _int_param(request, "members", 20, 1, config.max_explain_members)
+        explained = await run_in_threadpool(backend.explain, group_id, limit)
+        if explained is None:
+            raise HTTPError(404, "group_missing_exception", f"group [{group_id}] not found")
+        return JSONResponse(explained)
+
+    async def inspector_root(request: Request) -> Response:
+        return RedirectResponse(url="/inspector/", status_code=308)
+
+    routes = [
+        Route("/", root, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/documents", post_documents, methods=["POST"]),
+        Route("/documents/{doc_id:path}", get_document, methods=["GET"]),
+        Route("/groups/{group_id:path}", get_group, methods=["GET"]),
+        Route("/_bulk", bulk, methods=["POST", "PUT"]),
+        Route("/api/groups", api_groups, methods=["GET"]),
+        Route("/api/groups/{group_id:path}/explain", api_explain, methods=["GET"]),
+        Route("/inspector", inspector_root, methods=["GET"]),
+        Mount("/inspector", app=StaticFiles(directory=INSPECTOR_DIR, html=True), name="inspector"),
+        Route("/{index}/_bulk", bulk, methods=["POST", "PUT"]),
+    ]
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPError)
+        return error_response(exc.status, exc.type, exc.reason, exc.headers)
+
+    async def on_starlette_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        reason = (
+            exc.detail
+            if exc.status_code not in (404, 405)
+            else (f"no such endpoint: {request.method} {request.url.path}")
+        )
+        return error_response(exc.status_code, kind, str(reason), exc.headers)
+
+    async def on_unavailable(request: Request, exc: Exception) -> Response:
+        log.warning("backend unavailable: %s", exc)
+        return error_response(
+            503,
+            "unavailable",
+            f"OpenSearch or the broker is unavailable, retry later: {exc}",
+            {"Retry-After": "5"},
+        )
+
+    async def on_unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return error_response(500, "internal_error", f"{type(exc).__name__}: {exc}")
+
+    handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+        HTTPError: on_http_error,
+        HTTPException: on_starlette_error,
+        StoreUnavailable: on_unavailable,
+        Exception: on_unexpected,
+    }
+    app = Starlette(routes=routes, exception_handlers=handlers)
+    app.state.backend = backend
+    app.state.config = config
+    app.add_middleware(TokenAuth, token=config.token)
+    return app
+
+
+def _took(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def _document_result(item: IngestItem | ItemError) -> dict[str, Any]:
+    if isinstance(item, ItemError):
+        return {"id": None, "status": item.status, "error": item.to_json()}
+    out: dict[str, Any] = {"id": item.raw.get("id"), "status": item.status}
+    if item.error is not None:
+        out["error"] = item.error.to_json()
+    else:
+        out["result"] = item.result
+        out["queued"] = item.queued
+    return out
+
+
+def _bulk_item(item: IngestItem, index: str) -> dict[str, Any]:
+    doc_id = str(item.raw.get("id"))
+    if item.error is not None:
+        return error_item(item.action, index, doc_id, item.error)
+    return ok_item(item.action, index, doc_id, item.result or "created", item.status)

@@ -1,0 +1,456 @@
+"""What ``neardup serve`` does behind its endpoints: the I/O edge of the HTTP service.
+
+:class:`Backend` ties together the store (:func:`ingest.store.open_store`), step 1 of the
+method (:func:`ingest.pipeline.prepare_document`), the verification queue
+(:mod:`verifier.tasks`) and, for the inspector, the verifier itself
+(:func:`verifier.compare.compare`). The HTTP layer (``ingest.server.app``) only parses requests and
+shapes answers; everything here is synchronous and runs in the server's thread pool.
+
+Ingest semantics (shared by ``POST /documents`` and ``POST /_bulk``):
+
+* A new id is indexed (``created``, 201) and queued for verification.
+* An identical re-send (same text and metadata) is a ``noop`` (200) and changes nothing:
+  re-ingest is idempotent, as design.md requires. A page still ``pending`` is queued again,
+  so a client retrying after a broker outage heals the queue.
+* The same id with another text or metadata is refused (409): neardup keeps the first
+  version of a page, like ``neardup ingest``; a group was decided on that text, and members
+  verified against it would silently lose their reason to be grouped.
+* ``create`` of an id that exists (in the index or earlier in the request) is a 409, as in
+  OpenSearch.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ingest.errors import DocumentError
+from ingest.server.bulk import ItemError
+from ingest.server.inspector import (
+    build_largest_groups_query,
+    parse_largest_groups,
+    segments,
+)
+from ingest.store.base import Store, StoredDocument
+from ingest.store.errors import StoreUnavailable
+
+__all__ = ["Backend", "IngestItem", "document_summary"]
+
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
+
+MAX_ID_BYTES = 512  # OpenSearch refuses longer _id values
+_SUMMARY_FIELDS = (
+    "id", "url", "site", "title", "seq", "dup_group", "dup_of", "resemble", "contain",
+    "status", "error", "ingested_at", "grouped_at",
+)  # fmt: skip
+_CONTENT_FIELDS = ("body", "fp_config", "url", "site", "title")
+
+
+@dataclass(slots=True)
+class IngestItem:
+    """One document of an ingest request and, after :meth:`Backend.ingest`, its outcome."""
+
+    action: str  # index | create
+    raw: dict[str, Any]  # the input document (id, text|html, url, site, title)
+    status: int = 0  # HTTP status of the item (201 created, 200 updated/noop, 4xx/5xx error)
+    result: str | None = None  # created | updated | noop
+    queued: bool = False
+    error: ItemError | None = None
+
+    def fail(self, error: ItemError) -> None:
+        self.error, self.status, self.result, self.queued = error, error.status, None, False
+
+
+def document_summary(doc: StoredDocument) -> dict[str, Any]:
+    """A stored document without its text and fingerprints, plus ``length`` (code points)."""
+    source = doc.to_source()
+    out = {k: source.get(k) for k in _SUMMARY_FIELDS}
+    out["length"] = len(doc.body or "")
+    return out
+
+
+def _error_type(exc: BaseException) -> str:
+    """``EmptyDocument`` → ``empty_document``: the per-item error type of a document error."""
+    name = type(exc).__name__
+    return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+def _validate_id(raw: Mapping[str, Any]) -> str | None:
+    """Why ``raw["id"]`` is unusable, or None (the checks of ``ingest.pipeline.parse_line``)."""
+    doc_id = raw.get("id")
+    if doc_id is None:
+        return "missing 'id'"
+    if not isinstance(doc_id, str):
+        return f"'id' must be a string, got {type(doc_id).__name__}"
+    if not doc_id.strip():
+        return "'id' is empty"
+    try:
+        size = len(doc_id.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "'id' contains invalid code points (lone surrogates)"
+    if size > MAX_ID_BYTES:
+        return f"'id' is {size} bytes; at most {MAX_ID_BYTES}"
+    return None
+
+
+class Backend:
+    """The store, the pipeline and the queue behind the HTTP endpoints.
+
+    Parameters
+    ----------
+    store
+        An opened store (``open_store("opensearch", ...)``); ``store.client`` and
+        ``store.index`` are used for the inspector's aggregation and ``GET /``.
+    enqueue
+        Queues verification of document ids (default: :mod:`verifier.tasks`).
+    next_seq
+        Reserves ``n`` consecutive ingest sequence numbers and returns the first (default:
+        :func:`default_seq_source`). ``seq`` decides "earliest ingest wins" between groups.
+    compare
+        ``compare(a_text, b_text) -> Verdict`` with ``a_span``/``b_span`` (default:
+        :func:`verifier.compare.compare`).
+    broker_url
+        Checked by :meth:`readiness`.
+    profile
+        Fingerprint profile (``web`` or ``short``).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        enqueue: Callable[[Sequence[str]], None] | None = None,
+        next_seq: Callable[[int], int] | None = None,
+        compare: Callable[[str, str], Any] | None = None,
+        broker_url: str | None = None,
+        profile: str = "web",
+    ) -> None:
+        from ingest.pipeline import fingerprint_config
+
+        self.store = store
+        self.fp_config = fingerprint_config(profile)
+        self.profile = profile
+        self.broker_url = broker_url or os.environ.get(
+            "CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"
+        )
+        self._enqueue = enqueue
+        self._next_seq = next_seq or default_seq_source()
+        self._compare = compare
+        self._installed = False
+        self._install_lock = threading.Lock()
+
+    def ensure_installed(self) -> None:
+        """Install the index templates and create the indices once (idempotent); until
+        OpenSearch answers, raises :class:`StoreUnavailable` (HTTP 503) and tries again on the
+        next request."""
+        if self._installed:
+            return
+        with self._install_lock:
+            if not self._installed:
+                self.store.install()
+                self._installed = True
+
+    @property
+    def index(self) -> str:
+        return str(getattr(self.store, "index", "pages"))
+
+    # -- ingest ------------------------------------------------------------------------------
+
+    def enqueue(self, ids: Sequence[str]) -> None:
+        if self._enqueue is None:
+            self._enqueue = default_enqueue(self.index, self.profile)
+        self._enqueue(ids)
+
+    def ingest(self, items: Sequence[IngestItem], refresh: bool = False) -> None:
+        """Prepare, index and queue ``items``, setting each item's outcome in place."""
+        from ingest.pipeline import prepare_document
+
+        if not items:
+            return
+        self.ensure_installed()
+        prepared: list[tuple[IngestItem, StoredDocument]] = []
+        first_seq = self._next_seq(len(items))
+        for offset, item in enumerate(items):
+            problem = _validate_id(item.raw)
+            if problem is not None:
+                item.fail(ItemError(400, "illegal_argument_exception", problem))
+                continue
+            try:
+                doc = prepare_document(item.raw, first_seq + offset, self.fp_config)
+            except DocumentError as exc:
+                item.fail(ItemError(400, _error_type(exc), exc.message))
+                continue
+            except Exception as exc:  # an extractor crash is still one document's failure
+                log.warning("document %r failed to prepare: %r", item.raw.get("id"), exc)
+                item.fail(ItemError(400, "document_error", f"{type(exc).__name__}: {exc}"))
+                continue
+            prepared.append((item, doc))
+        if not prepared:
+            return
+
+        existing = self.store.mget({doc.id for _, doc in prepared}, with_fingerprints=False)
+        current: dict[str, StoredDocument] = dict(existing)
+        new: dict[str, StoredDocument] = {}  # first version of each id not yet stored
+        requeue: set[str] = set()
+        for item, doc in prepared:
+            before = current.get(doc.id)
+            if before is None:
+                item.status, item.result = 201, "created"
+                current[doc.id] = new[doc.id] = doc
+            elif item.action == "create":
+                item.fail(_conflict(doc.id, "document already exists"))
+            elif not _same_content(before, doc):
+                item.fail(
+                    _conflict(
+                        doc.id,
+                        "a page with this id is already indexed with another text; neardup keeps "
+                        "the first version (its group was decided on that text)",
+                    )
+                )
+            else:
+                item.status, item.result = 200, "noop"
+                if doc.id not in new and before.status == "pending":
+                    requeue.add(doc.id)
+
+        written: set[str] = set()
+        raced: set[str] = set()
+        failed: dict[str, str] = {}
+        if new:
+            for res in self.store.put(list(new.values()), overwrite=False):
+                if res.ok and res.result != "noop":
+                    written.add(res.id)
+                elif res.ok:  # created by a concurrent request between mget and put
+                    raced.add(res.id)
+                else:
+                    failed[res.id] = res.error or "indexing failed"
+        to_queue = sorted(written | requeue)
+        if written or refresh:
+            # the workers' candidate queries must see these pages before they are verified
+            self.store.refresh()
+        queue_error: str | None = None
+        if to_queue:
+            try:
+                self.enqueue(to_queue)
+            except Exception as exc:  # broker down: the pages are indexed, not queued
+                log.warning("could not queue %d documents: %r", len(to_queue), exc)
+                queue_error = f"{type(exc).__name__}: {exc}"
+        for item, doc in prepared:
+            if item.error is not None:
+                continue
+            if doc.id in failed:
+                item.fail(ItemError(400, "index_failed", failed[doc.id]))
+            elif doc.id in raced:
+                item.fail(_conflict(doc.id, "document already exists"))
+            elif doc.id in to_queue:
+                if queue_error is None:
+                    item.queued = True
+                else:
+                    item.fail(
+                        ItemError(
+                            503,
+                            "queue_unavailable",
+                            "indexed but not queued for verification (send it again to "
+                            f"queue it): {queue_error}",
+                        )
+                    )
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def document(self, doc_id: str) -> dict[str, Any] | None:
+        doc = self.store.get(doc_id)
+        return None if doc is None else document_summary(doc)
+
+    def _group(self, group_id: str) -> tuple[StoredDocument, list[StoredDocument]] | None:
+        members = self.store.group_members(group_id)
+        if not members:
+            return None
+        rep = next((m for m in members if m.id == group_id), None)
+        if rep is None:  # the representative is being rewritten by a merge: earliest member
+            rep = members[0]
+        return rep, [m for m in members if m is not rep]
+
+    def group(self, group_id: str) -> dict[str, Any] | None:
+        found = self._group(group_id)
+        if found is None:
+            return None
+        rep, others = found
+        return {
+            "id": group_id,
+            "size": len(others) + 1,
+            "representative": document_summary(rep),
+            "members": [document_summary(m) for m in others],
+        }
+
+    def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
+        from opensearchpy.exceptions import NotFoundError
+
+        client = self.store.client  # type: ignore[attr-defined]
+        try:
+            res = client.search(index=self.index, body=build_largest_groups_query(size, min_size))
+        except NotFoundError:
+            return {"groups": [], "grouped_documents": 0, "group_count": 0, "index": self.index}
+        out = parse_largest_groups(res)
+        reps = self.store.mget([g["id"] for g in out["groups"]], with_fingerprints=False)
+        for g in out["groups"]:
+            rep = reps.get(g["id"])
+            g["title"] = rep.title if rep else None
+            g["url"] = rep.url if rep else None
+            g["site"] = rep.site if rep else None
+            g["snippet"] = rep.body[:200] if rep else None
+        out["index"] = self.index
+        return out
+
+    def explain(self, group_id: str, limit: int = 20) -> dict[str, Any] | None:
+        """The group with, for each member, the verifier's verdict against the representative
+        and both texts cut into segments around the trustable LCS region(s)."""
+        found = self._group(group_id)
+        if found is None:
+            return None
+        rep, others = found
+        if self._compare is None:
+            self._compare = default_compare(self.profile)
+        compare = self._compare
+        members = []
+        for m in others[:limit]:
+            entry: dict[str, Any] = {"document": document_summary(m)}
+            try:
+                verdict = compare(rep.body, m.body)
+            except Exception as exc:  # one bad pair must not hide the rest of the group
+                log.warning("compare(%s, %s) failed: %r", rep.id, m.id, exc)
+                entry["error"] = f"{type(exc).__name__}: {exc}"
+                entry["representative_segments"] = segments(rep.body, None)
+                entry["member_segments"] = segments(m.body, None)
+            else:
+                entry["verdict"] = verdict_json(verdict)
+                entry["representative_segments"] = segments(rep.body, spans_of(verdict, "a"))
+                entry["member_segments"] = segments(m.body, spans_of(verdict, "b"))
+            members.append(entry)
+        return {
+            "id": group_id,
+            "size": len(others) + 1,
+            "representative": document_summary(rep),
+            "members": members,
+            "truncated": len(others) > limit,
+        }
+
+    # -- probes ------------------------------------------------------------------------------
+
+    def readiness(self) -> dict[str, str]:
+        """``{"opensearch": "ok" | reason, "broker": "ok" | reason}``, each checked quickly."""
+        checks: dict[str, str] = {}
+        try:
+            client = self.store.client  # type: ignore[attr-defined]
+            client.cluster.health(params={"timeout": "2s", "request_timeout": 3})
+            checks["opensearch"] = "ok"
+        except Exception as exc:
+            checks["opensearch"] = f"{type(exc).__name__}: {exc}"[:300]
+        checks["broker"] = broker_reachable(self.broker_url)
+        return checks
+
+    def cluster_info(self) -> dict[str, Any]:
+        """OpenSearch's ``GET /`` answer (clients check the version), marked as neardup's."""
+        from opensearchpy.exceptions import ConnectionError as OSConnectionError
+
+        try:
+            info = dict(self.store.client.info())  # type: ignore[attr-defined]
+        except OSConnectionError as exc:
+            raise StoreUnavailable(f"OpenSearch unreachable: {exc}") from exc
+        info["tagline"] = f"neardup in front of OpenSearch (pages index: {self.index})"
+        return info
+
+
+def _conflict(doc_id: str, why: str) -> ItemError:
+    return ItemError(
+        409, "version_conflict_engine_exception", f"[{doc_id}]: version conflict, {why}"
+    )
+
+
+def _same_content(a: StoredDocument, b: StoredDocument) -> bool:
+    return all(getattr(a, f) == getattr(b, f) for f in _CONTENT_FIELDS)
+
+
+def verdict_json(verdict: Any) -> dict[str, Any]:
+    """The scores of a ``Verdict`` as JSON."""
+    out: dict[str, Any] = {}
+    for name in ("similar", "resemble", "contain", "tlcs"):
+        value = getattr(verdict, name, None)
+        if isinstance(value, float):
+            value = round(value, 4)
+        out[name] = value
+    return out
+
+
+def spans_of(verdict: Any, side: str) -> list[tuple[int, int]]:
+    """The trustable region(s) of one side (``a`` or ``b``) of a ``Verdict``.
+
+    ``a_span``/``b_span`` is the region as ``(start, end)`` offsets into the original text
+    (None when there is none); a verdict that found several regions (iterative mode) lists
+    them in ``a_spans``/``b_spans``.
+    """
+    many = getattr(verdict, f"{side}_spans", None)
+    if many:
+        return [(int(s), int(e)) for s, e in many]
+    one = getattr(verdict, f"{side}_span", None)
+    if one is None:
+        return []
+    return [(int(one[0]), int(one[1]))]
+
+
+# -- defaults wired to the rest of neardup --------------------------------------------------------
+
+
+def default_compare(profile: str = "web") -> Callable[[str, str], Any]:
+    """:func:`verifier.compare.compare` with the profile's config, as the workers call it."""
+    from verifier.compare import compare
+    from verifier.config import VerifyConfig
+
+    config = VerifyConfig.profile(profile)
+    return lambda a, b: compare(a, b, config)
+
+
+def default_enqueue(index: str, profile: str = "web") -> Callable[[Sequence[str]], None]:
+    """:func:`verifier.tasks.enqueue` for the pages ``index`` (the workers' queue)."""
+    from verifier.tasks import enqueue
+
+    def enqueue_ids(ids: Sequence[str]) -> None:
+        enqueue(list(ids), index=index, profile=profile)
+
+    return enqueue_ids
+
+
+def default_seq_source() -> Callable[[int], int]:
+    """Ingest sequence numbers: increasing across processes and restarts.
+
+    Microseconds since the epoch, kept strictly increasing within the process, so pages sent
+    later get larger ``seq`` whichever server or ``neardup ingest`` run sends them.
+    """
+    lock = threading.Lock()
+    last = [0]
+
+    def next_seq(n: int) -> int:
+        with lock:
+            first = max(time.time_ns() // 1000, last[0] + 1)
+            last[0] = first + max(n, 1) - 1
+            return first
+
+    return next_seq
+
+
+def broker_reachable(url: str, timeout: float = 2.0) -> str:
+    """``"ok"`` when the broker accepts a connection within ``timeout`` seconds, else why not."""
+    try:
+        from kombu import Connection
+
+        with Connection(url, connect_timeout=timeout, transport_options={"max_retries": 0}) as conn:
+            conn.ensure_connection(
+                max_retries=1, interval_start=0, interval_step=0, timeout=timeout
+            )
+        return "ok"
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"[:300]

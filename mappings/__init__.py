@@ -1,0 +1,5 @@
+"""Index templates (pages, stoplist) and OpenSearch Dashboards saved objects, as data.
+
+The JSON/NDJSON files beside this file ship as package data; :mod:`ingest.mappings` and
+:mod:`ingest.dashboards` read them through :func:`importlib.resources.files`.
+"""

@@ -1,0 +1,85 @@
+"""Query builders on plain dicts (no node)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ingest.errors import ConfigError
+from ingest.store.query import (
+    CANDIDATE_SORT,
+    MAX_CANDIDATE_TERMS,
+    build_candidate_query,
+    build_collapse_search,
+    candidate_terms,
+)
+
+
+def _terms(body: dict) -> list[str]:
+    return [
+        c["constant_score"]["filter"]["term"]["fingerprints"]
+        for c in body["query"]["bool"]["should"]
+    ]
+
+
+def test_candidate_query_counts_each_usable_fingerprint_once() -> None:
+    body = build_candidate_query(["c", "a", "b", "a", "stop"], {"stop"}, 20, "doc-1", "cfg")
+    assert _terms(body) == ["a", "b", "c"]  # distinct, sorted, stoplist removed
+    for clause in body["query"]["bool"]["should"]:
+        assert clause["constant_score"]["boost"] == 1.0  # so _score == shared count
+    q = body["query"]["bool"]
+    assert q["minimum_should_match"] == 1
+    assert q["filter"] == [{"term": {"fp_config": "cfg"}}]
+    assert q["must_not"] == [{"ids": {"values": ["doc-1"]}}]
+    assert body["size"] == 20
+    assert body["sort"] == CANDIDATE_SORT
+    assert [next(iter(s)) for s in body["sort"]] == ["_score", "seq", "id"]
+    assert body["_source"] is False
+    json.dumps(body)  # plain JSON
+
+
+def test_candidate_query_is_deterministic() -> None:
+    a = build_candidate_query(["x", "y", "z"], set(), 5, "d", "c")
+    b = build_candidate_query(["z", "y", "x", "x"], frozenset(), 5, "d", "c")
+    assert a == b
+
+
+def test_candidate_query_without_exclusion() -> None:
+    body = build_candidate_query(["a"], (), 1, None, "c")
+    assert "must_not" not in body["query"]["bool"]
+
+
+@pytest.mark.parametrize(
+    ("fps", "stop", "k"),
+    [([], set(), 5), (["a"], {"a"}, 5), (["a"], set(), 0)],
+)
+def test_candidate_query_refuses_nothing_to_ask(fps: list[str], stop: set[str], k: int) -> None:
+    with pytest.raises(ConfigError):
+        build_candidate_query(fps, stop, k, "d", "c")
+
+
+def test_candidate_query_stays_under_the_clause_limit() -> None:
+    many = [f"f{i}" for i in range(MAX_CANDIDATE_TERMS + 1)]
+    with pytest.raises(ConfigError, match="max_clause_count"):
+        build_candidate_query(many, set(), 5, "d", "c")
+    assert len(_terms(build_candidate_query(many[:112], set(), 5, "d", "c"))) == 112
+
+
+def test_candidate_terms() -> None:
+    assert candidate_terms(["b", "a", "b"], {"b"}) == ["a"]
+
+
+def test_collapse_search() -> None:
+    body = build_collapse_search("新年 讲话", size=7, inner_hits_size=3)
+    assert body["size"] == 7
+    assert body["collapse"]["field"] == "dup_group"
+    inner = body["collapse"]["inner_hits"]
+    assert inner["name"] == "members" and inner["size"] == 3
+    assert inner["sort"] == [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}]
+    q = body["query"]["bool"]
+    assert q["must"][0]["multi_match"]["query"] == "新年 讲话"
+    assert q["filter"] == [{"exists": {"field": "dup_group"}}]
+    assert "body" not in body["_source"]  # results list metadata, not whole pages
+    with pytest.raises(ConfigError):
+        build_collapse_search("x", size=0)
