@@ -33,10 +33,13 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any
 
+from evaluation import datasets
 from ingest.errors import DocumentError
 from ingest.extract import DocumentText, document_texts
 from ingest.fingerprint import PROFILES, FingerprintConfig, index_terms
 from ingest.stoplist import StoplistConfig, compute_stoplist
+from verifier.compare import DEFAULT_CONFIG, compare
+from verifier.errors import VerifierInputError
 
 _PAPER_STOPLIST = StoplistConfig()  # the paper's thresholds (the product default)
 
@@ -210,7 +213,7 @@ def candidate_coverage(
     docs = list(docs)
     doc_terms, _ = corpus_terms(docs, config, content)
     groups = {str(d["id"]): str(d["group"]) for d in docs}
-    stop = frozenset()
+    stop: frozenset[str] = frozenset()
     if stoplist is not None:
         stop = corpus_stoplist(doc_terms, {str(d["id"]): d.get("site") for d in docs}, stoplist)
     return coverage_of_terms(doc_terms, groups, k, stop)
@@ -239,8 +242,6 @@ class TlcsCoverage:
 def similar_pairs(texts: Mapping[str, str], verify_config: Any = None) -> set[tuple[str, str]]:
     """All pairs ``(a, b)`` (``a < b``) of ``texts`` that :func:`verifier.compare.compare`
     judges similar. Quadratic in the number of documents: for development corpora."""
-    from verifier.compare import DEFAULT_CONFIG, compare
-    from verifier.errors import VerifierInputError
 
     config = verify_config or DEFAULT_CONFIG
     ids = sorted(i for i, t in texts.items() if t.strip())
@@ -305,7 +306,6 @@ def pairs_as_corpus(pairs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _dev_corpora() -> Iterable[tuple[str, list[dict[str, Any]]]]:
-    from evaluation import datasets
 
     yield "synthetic-zh", datasets.synthetic_corpus("zh", split="dev")
     yield "synthetic-en", datasets.synthetic_corpus("en", split="dev")

@@ -30,7 +30,15 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from evaluation import coverage
+from evaluation.baselines import BASELINES, get_baseline
+from evaluation.baselines.errors import BaselineUnavailable
 from evaluation.datasets import SAME_TEMPLATE_KINDS
+from ingest.extract import document_text, document_texts
+from ingest.fingerprint import fingerprints
+from ingest.pipeline import fingerprint_config as by_profile
+from verifier.compare import compare
+from verifier.config import VerifyConfig
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -268,7 +276,6 @@ def load_jsonl(
 
 def doc_text(doc: Mapping[str, Any], normalize: str | None = None) -> str:
     """The text a method sees: the extractor's output, Traditional→Simplified if asked."""
-    from ingest.extract import document_text
 
     if normalize == "t2s":
         return document_text(doc, to_simplified=True)
@@ -277,14 +284,12 @@ def doc_text(doc: Mapping[str, Any], normalize: str | None = None) -> str:
 
 def verify_config(profile: str = "web", overrides: Mapping[str, Any] | None = None) -> Any:
     """The :class:`verifier.config.VerifyConfig` of a profile with ``overrides`` applied."""
-    from verifier.config import VerifyConfig
 
     base = VerifyConfig.profile(profile)
     return base.replace(**dict(overrides)) if overrides else base
 
 
 def fingerprint_config(profile: str = "web") -> Any:
-    from ingest.pipeline import fingerprint_config as by_profile
 
     return by_profile(profile)
 
@@ -295,7 +300,6 @@ class _Ours:
     name = OURS
 
     def __init__(self, profile: str, overrides: Mapping[str, Any] | None) -> None:
-        from verifier.compare import compare
 
         self._compare = compare
         self.config = verify_config(profile, overrides)
@@ -313,7 +317,6 @@ class _Ours:
 
 def resolve_methods(spec: str) -> list[str]:
     """``all`` or a comma list → method names (ours first). Unknown names raise ValueError."""
-    from evaluation.baselines import BASELINES
 
     if spec.strip() == "all":
         return [OURS, *BASELINES]
@@ -398,8 +401,6 @@ def evaluate_pairs(
     split: str | None = None,
 ) -> EvalReport:
     """Run every method on every labelled pair; see the module docstring."""
-    from evaluation.baselines import get_baseline
-    from evaluation.baselines.errors import BaselineUnavailable
 
     texts, errors = _pair_texts(records, progress)
     labels = [bool(r["label"]) for r in records]
@@ -474,7 +475,6 @@ def fingerprint_candidates(
 ) -> set[tuple[str, str]]:
     """Our step 1: documents sharing a sentence fingerprint, top-``top_k`` per document by the
     number of shared fingerprints (the terms query of the store, in memory)."""
-    from ingest.fingerprint import fingerprints
 
     cfg = fingerprint_config(profile)
     postings: dict[Any, list[str]] = defaultdict(list)
@@ -501,8 +501,6 @@ def product_candidates(
     (:func:`evaluation.coverage.corpus_terms`: :func:`ingest.fingerprint.index_terms` of
     :func:`ingest.extract.document_texts`), the stoplist rule on the corpus' own term
     frequencies, then each document's top-``top_k`` documents by shared terms."""
-    from evaluation import coverage
-    from ingest.extract import document_texts
 
     def texts_of(doc: Mapping[str, Any]) -> Any:
         return document_texts(doc, to_simplified=doc.get("normalize") == "t2s")
@@ -537,7 +535,6 @@ def _corpus_method(
     progress: bool,
 ) -> tuple[set[tuple[str, str]], Callable[[str, str], bool], str]:
     """A method's candidate pairs, its pair decision, and its parameters."""
-    from evaluation.baselines import get_baseline
 
     if name == OURS:
         ours = _Ours(profile, overrides)
@@ -571,7 +568,6 @@ def evaluate_corpus(
     split: str | None = None,
 ) -> EvalReport:
     """Candidates by each method's own scheme, then its decisions; P/R/F1 over all pairs."""
-    from evaluation.baselines.errors import BaselineUnavailable
 
     texts: dict[str, str] = {}
     groups: dict[str, Any] = {}
@@ -636,10 +632,13 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     widths = [
         max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
     ]
-    fmt = lambda cells: "  ".join(  # noqa: E731
-        c.ljust(w) if i == 0 else c.rjust(w)
-        for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-    )
+
+    def fmt(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
+
     return [fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)]
 
 

@@ -119,11 +119,11 @@ def decode_html(data: bytes, content_type: str | None = None) -> str:
     candidates: list[str] = []
     if content_type:
         m = _HEADER_CHARSET.search(content_type)
-        if m and (name := _codec(m.group(1))):
-            candidates.append(name)
-    m = _META_CHARSET.search(data[:4096])
-    if m and (name := _codec(m.group(1).decode("ascii", "replace"))):
-        candidates.append(name)
+        if m and (codec := _codec(m.group(1))):
+            candidates.append(codec)
+    meta = _META_CHARSET.search(data[:4096])
+    if meta and (codec := _codec(meta.group(1).decode("ascii", "replace"))):
+        candidates.append(codec)
     for name in candidates:
         try:
             return data.decode(name)
@@ -133,10 +133,10 @@ def decode_html(data: bytes, content_type: str | None = None) -> str:
         return data.decode("utf-8")  # strict: valid UTF-8 is almost never anything else
     except UnicodeDecodeError:
         pass
-    name = _detect(data)
+    guess = _detect(data)
     if candidates:  # a declared charset that does not fit everywhere still beats a guess
-        name = candidates[0]
-    return data.decode(name or "utf-8", errors="replace")
+        guess = candidates[0]
+    return data.decode(guess or "utf-8", errors="replace")
 
 
 def _detect(data: bytes) -> str | None:
@@ -221,8 +221,9 @@ def extract_texts(
     text, content = _texts_of(root, deadline, doc_id)
     if to_simplified and text:
         convert = _opencc_t2s().convert
-        text, content = convert(text), (convert(content) if content != text else None)
-        content = text if content is None else content
+        simplified = convert(text)
+        content = convert(content) if content != text else simplified
+        text = simplified
     return DocumentText(text, content)
 
 
@@ -418,19 +419,19 @@ def _texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[st
         stack.extend((child, False, False, own) for child in reversed(el))
     full = _BLANK_LINES.sub(BLOCK_BREAK, "".join(parts)).strip()
     kept: list[str] = []
-    block: list[str] = []
+    pieces: list[str] = []
     links: list[str] = []
     for piece, m in zip([*parts, BLOCK_BREAK], [*modes, _BREAK], strict=True):
         if m == _BREAK:
-            if block:
-                text = "".join(block)
+            if pieces:
+                text = "".join(pieces)
                 if not links or _visible_len("".join(links)) <= LINK_DENSITY * _visible_len(text):
                     kept.append(text)
                     kept.append(BLOCK_BREAK)
-                block.clear()
+                pieces.clear()
                 links.clear()
         elif m != _BOILER:
-            block.append(piece)
+            pieces.append(piece)
             if m == _LINK:
                 links.append(piece)
     content = _BLANK_LINES.sub(BLOCK_BREAK, "".join(kept)).strip()
@@ -451,14 +452,14 @@ def _opencc_t2s() -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             "Traditional→Simplified conversion needs opencc-python-reimplemented "
-            "(pip install 'neardup[baselines]')"
+            "(pip install 'neardup[eval]')"
         ) from exc
     return opencc.OpenCC("t2s")
 
 
 def to_simplified(text: str) -> str:
     """Traditional → Simplified Chinese (OpenCC ``t2s``)."""
-    return _opencc_t2s().convert(text)
+    return str(_opencc_t2s().convert(text))
 
 
 # Fields of a JSONL document that may carry its content, in order of precedence.
@@ -593,7 +594,7 @@ def _docutils() -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("reStructuredText input needs docutils (pip install docutils)") from exc
 
-    class AnyOptions(dict):  # every option is accepted, its value kept as written
+    class AnyOptions(dict[str, Any]):  # every option is accepted, its value kept as written
         def __missing__(self, key: str) -> Any:
             return directives.unchanged
 
@@ -648,22 +649,22 @@ def _docutils() -> Any:
             return cls, messages
 
         permissive_lookup._neardup_permissive = True  # type: ignore[attr-defined]
-        directives.directive = permissive_lookup  # only documents parsed here are affected
+        directives.directive = permissive_lookup  # type: ignore[assignment]  # only documents parsed here are affected
 
     def interpreted(self: Any, rawsource: str, text: str, role: str, lineno: int) -> Any:
         from docutils.parsers.rst import roles
 
         role_fn, messages = roles.role(role, self.language, lineno, self.reporter)
         if role_fn:
-            result, more = role_fn(role, rawsource, text, lineno, self)
-            return result, messages + more
+            result, more = role_fn(role, rawsource, text, lineno, self)  # type: ignore[call-arg]
+            return result, [*messages, *more]
         return [nodes.inline(rawsource, _role_display(text))], []
 
     def make_inliner() -> Any:
         # An instance with its own ``interpreted`` (a subclass would not do: Inliner builds its
         # patterns from ``vars(type(self))``).
         inliner = states.Inliner()
-        inliner.interpreted = types.MethodType(interpreted, inliner)
+        inliner.interpreted = types.MethodType(interpreted, inliner)  # type: ignore[method-assign]
         return inliner
 
     return nodes, make_inliner
@@ -728,7 +729,7 @@ def rst_text(source: str, *, max_bytes: int = DEFAULT_MAX_BYTES, doc_id: str | N
             if text.strip():
                 blocks.append(text)
             continue
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(node.children))  # type: ignore[arg-type]
     return _BLANK_LINES.sub(BLOCK_BREAK, BLOCK_BREAK.join(blocks)).strip()
 
 

@@ -33,14 +33,16 @@ import hashlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from types import ModuleType
 
 from ingest.errors import ConfigError
 from ingest.sentences import normalize_text, sentence_keys, width
 
+_compiled: ModuleType | None
 try:
     from ingest import _fingerprint as _compiled
 except ImportError:  # not built (pure-Python install): the reference is used
-    _compiled = None  # type: ignore[assignment]
+    _compiled = None
 
 __all__ = [
     "BODY_HASH_PREFIX",
@@ -157,8 +159,8 @@ def fingerprints(
     >>> len(fingerprints("too short")), len(FingerprintConfig().identity)
     (0, 20)
     """
-    if _IMPL == "cython":
-        return _compiled.fingerprints(  # type: ignore[union-attr]
+    if _IMPL == "cython" and _compiled is not None:
+        compiled: list[str] = _compiled.fingerprints(
             text,
             config.min_sentence,
             config.per_bucket,
@@ -166,6 +168,7 @@ def fingerprints(
             config.buckets,
             config.rotations,
         )
+        return compiled
     return fingerprints_of_keys(sentence_keys(text), config)
 
 

@@ -63,7 +63,8 @@ def mappings_dir() -> Path:
 @cache
 def _read(path: Path) -> dict[str, Any]:
     with path.open(encoding="utf-8") as fh:
-        return json.load(fh)
+        body: dict[str, Any] = json.load(fh)
+    return body
 
 
 def load(name: str) -> dict[str, Any]:
@@ -101,7 +102,7 @@ def render(
     """Template body ``name`` for ``index``; ``shards``/``replicas`` override the defaults
     (1 shard, 0 replicas: a single-node development cluster)."""
     _check_index_name(index)
-    body = _fill(load(name), index)
+    body: dict[str, Any] = _fill(load(name), index)
     if name in ("pages-template", "stoplist-template"):
         index_settings = body.setdefault("template", {}).setdefault("settings", {})
         index_settings = index_settings.setdefault("index", {})

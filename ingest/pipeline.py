@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ingest.errors import DocumentError, DocumentTooLarge, EmptyDocument, ExtractError
+from ingest.errors import ConfigError, DocumentError, DocumentTooLarge, EmptyDocument, ExtractError
+from ingest.extract import MARKUP_FIELDS, document_texts
+from ingest.fingerprint import PROFILES, index_terms
 from ingest.store.base import StoredDocument
 
 __all__ = [
@@ -59,8 +61,6 @@ class Prepared:
 
 def fingerprint_config(profile: str = "web") -> Any:
     """The :class:`~ingest.fingerprint.FingerprintConfig` of a named profile (web|short)."""
-    from ingest.errors import ConfigError
-    from ingest.fingerprint import PROFILES
 
     try:
         return PROFILES[profile]
@@ -125,7 +125,8 @@ def _sniff_id(raw: bytes | str) -> str | None:
     if not m:
         return None
     try:
-        return json.loads(f'"{m.group(1)}"')
+        value = json.loads(f'"{m.group(1)}"')
+        return value if isinstance(value, str) else None
     except json.JSONDecodeError:
         return None
 
@@ -166,8 +167,6 @@ def prepare_document(obj: Mapping[str, Any], seq: int, config: Any) -> StoredDoc
 
     Raises :class:`~ingest.errors.DocumentError` (with the id) for a bad document.
     """
-    from ingest.extract import MARKUP_FIELDS, document_texts
-    from ingest.fingerprint import index_terms
 
     doc_id = str(obj["id"])
     if all(obj.get(key) is None for key in MARKUP_FIELDS):
@@ -185,14 +184,12 @@ def prepare_document(obj: Mapping[str, Any], seq: int, config: Any) -> StoredDoc
     text = _clean_text(texts.text, doc_id)
     # The body (stored, verified) is the whole text; fingerprints come from the main content
     # (no navigation/header/footer/sidebars), so pages of one template don't share them.
-    content = texts.content
-    if content is not None and content != texts.text:
+    content: str | None = None
+    if texts.content is not None and texts.content != texts.text:
         try:
-            content = _clean_text(content, doc_id)
+            content = _clean_text(texts.content, doc_id)
         except DocumentError:
             content = None
-    else:
-        content = None
     return StoredDocument(
         id=doc_id,
         body=text,

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ingest.extract import document_text
 from verifier import lcs as _lcs
 from verifier.config import VerifyConfig
 from verifier.errors import InputTooLargeError, VerifierInputError
@@ -122,6 +123,5 @@ def compare_documents(
 ) -> Verdict:
     """:func:`compare` on two JSONL documents (``text`` or ``html``), via
     :func:`ingest.extract.document_text`; spans refer to the extracted texts."""
-    from ingest.extract import document_text
 
     return compare(document_text(a), document_text(b), config)

@@ -17,6 +17,12 @@ from typing import Literal
 from verifier import _lcs_py
 from verifier.errors import ImplementationUnavailable
 
+_compiled: ModuleType | None
+try:
+    from verifier import _lcs as _compiled
+except ImportError:  # not built (pure-Python install): the reference is used
+    _compiled = None
+
 __all__ = [
     "IMPLEMENTATION",
     "EditOp",
@@ -44,16 +50,14 @@ def implementation(name: str | None = None) -> ModuleType:
         raise ImplementationUnavailable(
             f"NEARDUP_IMPL={choice!r} is not an implementation; use 'python' or 'cython'"
         )
-    try:
-        from verifier import _lcs  # type: ignore[attr-defined]
-    except ImportError as exc:
+    if _compiled is None:
         if choice == "cython":
             raise ImplementationUnavailable(
                 "NEARDUP_IMPL=cython but the extension verifier._lcs is not built; run "
-                "`pip install -e .` or `python setup.py build_ext --inplace`"
-            ) from exc
+                "`pip install -e .`"
+            )
         return _lcs_py
-    return _lcs
+    return _compiled
 
 
 _impl = implementation()

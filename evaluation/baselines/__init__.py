@@ -61,7 +61,8 @@ def _lazy(module: str, cls: str) -> Callable[..., Baseline]:
             inspect.signature(klass).bind(**params)
         except TypeError as exc:  # unknown keyword: a usage error, not a crash
             raise ConfigError(f"bad parameters for {klass.__name__}: {exc}") from None
-        return klass(**params)
+        baseline: Baseline = klass(**params)
+        return baseline
 
     factory.__name__ = f"make_{module}"
     factory.__doc__ = f"Build :class:`{__name__}.{module}.{cls}` with ``params``."

@@ -218,6 +218,7 @@ def test_a_bad_first_occurrence_does_not_claim_the_id() -> None:
 
 def test_an_extractor_crash_is_one_documents_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import ingest.extract
+    import ingest.pipeline
 
     real = ingest.extract.document_texts
 
@@ -226,7 +227,7 @@ def test_an_extractor_crash_is_one_documents_error(monkeypatch: pytest.MonkeyPat
             raise RuntimeError("extractor bug")
         return real(obj, **options)
 
-    monkeypatch.setattr(ingest.extract, "document_texts", boom)
+    monkeypatch.setattr(ingest.pipeline, "document_texts", boom)
     out = prepare([line(id="a", text=ARTICLE), line(id="bad", text=ARTICLE),
                    line(id="b", text=ARTICLE)])
     assert [p.ok for p in out] == [True, False, True]
