@@ -1,8 +1,7 @@
 """`neardup` console script: one sub-command per module in :mod:`ingest.commands`.
 
 Each command module exposes ``add_parser(subparsers)`` (registers its arguments and sets
-``func``) and is imported lazily by name, so a broken optional dependency of one command never
-breaks the others.
+``func``) and is imported by name only when its command runs.
 """
 
 from __future__ import annotations
@@ -11,22 +10,33 @@ import argparse
 import importlib
 import logging
 import sys
+from collections.abc import Sequence
 
-COMMANDS = (
-    "compare",
-    "dedup",
-    "ingest",
-    "worker",
-    "search",
-    "stoplist",
-    "serve",
-    "eval",
-    "dashboards",
-    "templates",
-)
+# Command name -> one-line help. A command's module (``ingest.commands.<name>``) is imported
+# only when that command runs: ``neardup compare`` never loads a web server, an engine client
+# or a broker, and a broken optional dependency of one command never breaks the others.
+COMMANDS: dict[str, str] = {
+    "compare": "verify pairs of pages (TLCS resemble/contain rates)",
+    "dedup": "group the near-duplicates of a JSONL file",
+    "ingest": "index pages into OpenSearch and queue their verification",
+    "worker": "run a Celery verification worker",
+    "search": "collapsed search: one hit per near-duplicate group",
+    "stoplist": "compute or show the fingerprint stoplist",
+    "serve": "HTTP service: POST /documents, an OpenSearch-compatible /_bulk, the inspector",
+    "eval": "precision/recall of neardup and the baselines on labelled data",
+    "dashboards": "import the OpenSearch Dashboards objects (index pattern, visualisations, dashboard)",
+    "templates": "install the pages and stoplist index templates on OpenSearch",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv`` (the first argument that is one), if any."""
+    return next((arg for arg in argv if arg in COMMANDS), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``neardup`` parser; only ``command``'s module is imported to declare its arguments
+    (the others appear by name and help, enough for ``neardup --help``)."""
     parser = argparse.ArgumentParser(
         prog="neardup",
         description="Near-duplicate web page detection (LCS / trustable LCS) for OpenSearch.",
@@ -34,19 +44,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"ingest.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"ingest.commands.{name}":
-                continue  # command not part of this build
-            raise
-        module.add_parser(sub)
+    for name, summary in COMMANDS.items():
+        if name == command:
+            importlib.import_module(f"ingest.commands.{name}").add_parser(sub)
+        else:
+            sub.add_parser(name, help=summary)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.WARNING - 10 * min(args.verbose, 2),

@@ -1,0 +1,56 @@
+"""The CLI imports a command's module only when that command runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ingest.cli import COMMANDS, build_parser
+
+HEAVY = ("opensearchpy", "celery", "kombu", "starlette", "uvicorn", "ingest.server", "ingest.store.opensearch")
+
+PROBE = """
+import sys
+from ingest.cli import main
+code = main(sys.argv[1:])
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy} or m in {heavy})
+print("HEAVY", heavy, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _run(args: list[str]) -> tuple[int, list[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE.format(heavy=repr(set(HEAVY))), *args],
+        capture_output=True, text=True, timeout=120,
+    )
+    line = [x for x in proc.stderr.splitlines() if x.startswith("HEAVY ")]
+    assert line, proc.stderr
+    return proc.returncode, eval(line[-1][len("HEAVY "):])  # a printed list of str
+
+
+@pytest.mark.parametrize("command", ["compare", "dedup"])
+def test_compare_and_dedup_load_no_server_engine_client_or_broker(
+    command: str, tmp_path: Path
+) -> None:
+    text = "新华社北京一月一日电，今天是新年的第一天，首都各界群众欢聚一堂。" * 4
+    if command == "compare":
+        src = tmp_path / "pairs.jsonl"
+        src.write_text(json.dumps({"a": {"text": text}, "b": {"text": text}}) + "\n")
+    else:
+        src = tmp_path / "pages.jsonl"
+        src.write_text("".join(json.dumps({"id": i, "text": text}) + "\n" for i in "ab"))
+    code, heavy = _run([command, str(src), "-o", str(tmp_path / "out.jsonl")])
+    assert code == 0
+    assert heavy == []
+
+
+def test_the_parser_declares_only_the_chosen_command() -> None:
+    parser = build_parser("compare")
+    args = parser.parse_args(["compare", "pairs.jsonl"])
+    assert args.command == "compare" and hasattr(args, "func")
+    assert set(COMMANDS) >= {"compare", "dedup", "ingest", "worker", "serve", "eval"}
