@@ -194,6 +194,7 @@ assert (STOP, PERIOD, SPACE, CLOSER, CJK, ALPHA, UPPER) == (
 
 
 def _build_tables():
+    """Character-class and width tables for the BMP, built once from ``ingest.sentences``."""
     char_class = _s.char_class.__wrapped__  # uncached: 65536 entries would flush its cache
     cls = bytearray(0x10000)
     klen = bytearray(0x10000)
@@ -502,6 +503,8 @@ def fingerprints(str text, int x, int y, int z, int m, int rotations):
 
 
 cdef list _select(Digests* ds, int y, int z, int m, int rotations):
+    """Per bucket (``md5 mod m``) the ``y`` smallest distinct sentence digests covering at least
+    ``z`` width, combined into one fingerprint per rotation; see ``fingerprint._select_python``."""
     cdef Py_ssize_t n = ds.n, i
     cdef long total = 0
     for i in range(n):

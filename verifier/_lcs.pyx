@@ -291,6 +291,7 @@ cdef str _to_str(const Py_UCS4* codes, Py_ssize_t n):
 
 
 def normalize(str text):
+    """Whitespace-normalised text and its offsets into ``text``; see ``_lcs_py.normalize``."""
     cdef Py_ssize_t n = len(text), k, i
     cdef Py_UCS4* out = <Py_UCS4*>_alloc(n * sizeof(Py_UCS4))
     cdef int* offs = NULL
@@ -609,6 +610,8 @@ cdef int _skeleton(Work* W, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
 
 
 def skeleton(str a, str b, int window):
+    """Filter skeletons of ``a`` and ``b``: the parts covered by width-``window`` Rabin windows
+    that occur in both texts; see ``_lcs_py.skeleton``."""
     cdef Py_ssize_t na, nb, nka = 0, nkb = 0, i
     cdef Py_UCS4* ca = NULL
     cdef Py_UCS4* cb = NULL
@@ -762,6 +765,8 @@ cdef struct Myers:
 
 cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo, Py_ssize_t bhi,
                        Py_ssize_t max_d, Py_ssize_t* snake) noexcept:
+    """Myers' middle snake of ``a[alo:ahi]`` vs ``b[blo:bhi]`` (forward and backward D-paths
+    meeting); stores it in ``snake`` and returns D, or -1 when D would exceed ``max_d``."""
     cdef const Py_UCS4* a = M.a + alo
     cdef const Py_UCS4* b = M.b + blo
     cdef int64_t* vf = M.vf
@@ -861,6 +866,7 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
 
 
 cdef inline void _emit(Myers* M, Py_ssize_t i, Py_ssize_t j, Py_ssize_t n) noexcept:
+    """Append the matching block ``a[i:i+n] == b[j:j+n]`` to the output arrays."""
     M.out_i[M.nout] = <int>i
     M.out_j[M.nout] = <int>j
     M.out_n[M.nout] = <int>n
@@ -869,6 +875,8 @@ cdef inline void _emit(Myers* M, Py_ssize_t i, Py_ssize_t j, Py_ssize_t n) noexc
 
 cdef int _lcs_rec(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo, Py_ssize_t bhi,
                   Py_ssize_t max_d) noexcept:
+    """Divide-and-conquer Myers LCS of ``a[alo:ahi]`` vs ``b[blo:bhi]``: emits matching blocks
+    in order; returns -1 when a sub-problem needs more than ``max_d`` edits."""
     cdef const Py_UCS4* a = M.a
     cdef const Py_UCS4* b = M.b
     cdef Py_ssize_t p, q, lim
@@ -939,6 +947,8 @@ cdef Py_ssize_t _matching_blocks(Work* W, const Py_UCS4* a, Py_ssize_t n, const 
 
 
 def matching_blocks(str a, str b, Py_ssize_t max_d=-1):
+    """The LCS of ``a`` and ``b`` as ``(i, j, n)`` blocks in order (Myers O(ND)); see
+    ``_lcs_py.matching_blocks``."""
     cdef Py_ssize_t n, m, nb, t
     cdef Py_UCS4* ca = NULL
     cdef Py_UCS4* cb = NULL
@@ -960,6 +970,7 @@ def matching_blocks(str a, str b, Py_ssize_t max_d=-1):
 
 
 def lcs_length(str a, str b):
+    """Length of the LCS of ``a`` and ``b`` (code points); see ``_lcs_py.lcs_length``."""
     cdef Py_ssize_t n, m, nb, t, total = 0
     cdef Py_UCS4* ca = NULL
     cdef Py_UCS4* cb = NULL
@@ -1029,6 +1040,9 @@ cdef inline int64_t _d_hi(const Curve* C, Py_ssize_t x, Py_ssize_t c) noexcept:
 
 cdef bint _region(Py_ssize_t na, const Curve* C, const Params* P,
                   Py_ssize_t* out_l, Py_ssize_t* out_r) except -1:
+    """The trustable region of the edit curve ``C`` over A (``na`` code points): blocks weighted
+    toward the centre, base regions of slope <= theta, the best one extended; writes its ends
+    to ``out_l``/``out_r`` and returns False when there is none. See ``_lcs_py._region_from_curve``."""
     cdef double theta = P.theta
     cdef Py_ssize_t s, k, centre, i, j, x1, x2, w, nblocks, best_w = -1, best_len = 0, nbase = 0
     cdef Py_ssize_t t, xl, xr, lim, x, c, best_l = 0, best_r = 0
@@ -1228,6 +1242,11 @@ cdef bint _less(const Py_UCS4* x, const Py_UCS4* y, Py_ssize_t n) noexcept:
 
 
 def verify(str a, str b, config):
+    """Steps 2-3 for one pair: skeleton, Myers LCS, (iterative) TLCS and the verdict.
+
+    Returns ``(similar, resemble, contain, tlcs, lcs, a_spans, b_spans, reason)``; the
+    specification is ``_lcs_py.verify``, which this function must match exactly.
+    """
     cdef Params P
     cdef Py_ssize_t na, nb, nka = 0, nkb = 0, upper, shorter, max_d, it, iters, i, extra
     cdef Py_ssize_t cur_na, cur_nb, tlcs_total = 0, lcs_first = 0, tlcs_first = 0
