@@ -19,11 +19,13 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any, TextIO
 
+from verifier.compare import compare_documents
+from verifier.config import PROFILES, VerifyConfig
+
 log = logging.getLogger(__name__)
 
 
 def add_parser(subparsers: Any) -> None:
-    from verifier.config import PROFILES
 
     p = subparsers.add_parser(
         "compare",
@@ -47,7 +49,6 @@ def add_parser(subparsers: Any) -> None:
 
 def compare_lines(lines: Iterator[str], config: Any) -> Iterator[dict[str, Any]]:
     """One output object per input line (blank lines included, as errors)."""
-    from verifier.compare import compare_documents
 
     for number, line in enumerate(lines, start=1):
         out: dict[str, Any] = {}
@@ -67,7 +68,6 @@ def compare_lines(lines: Iterator[str], config: Any) -> Iterator[dict[str, Any]]
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifier.config import VerifyConfig
 
     config = VerifyConfig.profile(args.profile)
     if args.single_region and args.iterative:

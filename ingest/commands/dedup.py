@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import heapq
+import importlib
 import json
 import multiprocessing
 import os
@@ -29,7 +30,12 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ingest.pipeline import Prepared
+from ingest.commands.progress import progress_bar
+from ingest.errors import ConfigError
+from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
+from verifier.compare import compare
+from verifier.config import VerifyConfig
+from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
 
 __all__ = ["add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
 
@@ -71,8 +77,6 @@ def result_line(p: Prepared, groups: dict[str, dict[str, Any]]) -> dict[str, Any
 
 
 def run(args: argparse.Namespace) -> int:
-    from ingest.errors import ConfigError
-    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
 
     if args.candidates < 1 or args.processes < 1:
         print("neardup dedup: -k and -j must be >= 1", file=sys.stderr)
@@ -85,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"neardup dedup: {exc}", file=sys.stderr)
         return 2
-    progress = _progress(args)
+    progress = progress_bar(args)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     prepared = list(
@@ -101,9 +105,10 @@ def run(args: argparse.Namespace) -> int:
             timings=timings,
         )
     else:
-        from ingest.commands.ingest import dedup_via_opensearch
-
-        groups = dedup_via_opensearch(prepared, args, progress)
+        # The engine path is a lazy door like the CLI's: the embedded default never loads an
+        # engine client or a broker.
+        engine = importlib.import_module("ingest.commands.ingest")
+        groups = engine.dedup_via_opensearch(prepared, args, progress)
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
         for p in prepared:
@@ -124,19 +129,6 @@ def _n_groups(groups: dict[str, dict[str, Any]]) -> int:
     return len({g["dup_group"] for g in groups.values()})
 
 
-def _progress(args: argparse.Namespace) -> Any:
-    quiet = getattr(args, "no_progress", False) or not sys.stderr.isatty()
-
-    def wrap(it: Any, desc: str, total: int | None = None) -> Any:
-        if quiet:
-            return it
-        from tqdm import tqdm
-
-        return tqdm(it, desc=desc, total=total, unit="doc", file=sys.stderr, leave=False)
-
-    return wrap
-
-
 # --- embedded backend ------------------------------------------------------------------------
 
 _TEXTS: dict[str, str] = {}  # inherited by forked verification workers
@@ -144,7 +136,6 @@ _VCONFIG: Any = None
 
 
 def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, float, float]]:
-    from verifier.compare import compare
 
     out = []
     for r in rep_ids:
@@ -206,8 +197,6 @@ def dedup_embedded(
     timings = {} if timings is None else timings
     t0 = time.perf_counter()
     global _VCONFIG
-    from verifier.config import VerifyConfig
-    from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
 
     progress = progress or (lambda it, desc, total=None: it)
     docs = [p.doc for p in prepared if p.doc is not None]

@@ -23,6 +23,9 @@ import os
 import sys
 from typing import Any
 
+from evaluation import datasets, evaluate
+from ingest.errors import ConfigError
+
 __all__ = ["add_parser", "run"]
 
 
@@ -99,8 +102,6 @@ def _usage(msg: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaluation import datasets, evaluate
-    from ingest.errors import ConfigError
 
     if args.list:
         for name, spec in datasets.DATASETS.items():

@@ -78,9 +78,9 @@ def run(args: argparse.Namespace) -> int:
     store.install()
     seq_base = time.time_ns() // 1000
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
-    from ingest.commands.dedup import _progress
+    from ingest.commands.progress import progress_bar
 
-    progress = _progress(args)
+    progress = progress_bar(args)
     try:
         prepared = progress(
             prepare_lines(read_lines(args.input), config, seq_base, processes=args.processes),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from verifier.celery_app import app, queue_name
+
 __all__ = ["add_parser", "worker_argv"]
 
 
@@ -32,7 +34,6 @@ def add_parser(sub: Any) -> None:
 
 
 def worker_argv(args: argparse.Namespace) -> list[str]:
-    from verifier.celery_app import queue_name
 
     argv = ["worker", f"--loglevel={args.loglevel}", "-Q", args.queues or queue_name()]
     if args.concurrency:
@@ -46,7 +47,6 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifier.celery_app import app
 
     app.worker_main(worker_argv(args))
     return 0
