@@ -58,7 +58,8 @@ class DocumentError(NeardupError):
             return self.message
         return f"{self.doc_id}: {self.message}"
 
-    def __reduce__(self) -> tuple[type[DocumentError], tuple[str, str | None]]:  # keep doc_id across pickling (Celery results, multiprocessing)
+    def __reduce__(self) -> tuple[type[DocumentError], tuple[str, str | None]]:
+        # keep doc_id across pickling (Celery results, multiprocessing)
         return (type(self), (self.message, self.doc_id))
 
 
