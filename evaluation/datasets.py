@@ -26,7 +26,6 @@ import gzip
 import hashlib
 import html as htmllib
 import json
-import os
 import random
 import re
 import shutil
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ingest.errors import NeardupError
+from ingest.settings import Settings
 
 __all__ = [
     "DATASETS",
@@ -85,15 +85,21 @@ def project_root() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
-def shared_data_dir() -> Path:
-    """``$NEARDUP_SHARED_DATA`` or ``../shared/data`` beside the project root."""
-    env = os.environ.get("NEARDUP_SHARED_DATA")
-    return Path(env) if env else project_root().parent / "shared" / "data"
+# The dataset builders below are cached per process and called deep inside `neardup eval`;
+# they take their directories from the environment's Settings when asked.
 
 
-def cache_dir() -> Path:
-    env = os.environ.get("NEARDUP_CACHE")
-    return Path(env) if env else project_root() / ".cache"
+def shared_data_dir(settings: Settings | None = None) -> Path:
+    """``settings.shared_data`` (``$NEARDUP_SHARED_DATA``) or ``../shared/data`` beside the
+    project root."""
+    configured = (settings or Settings.from_env()).shared_data
+    return configured if configured else project_root().parent / "shared" / "data"
+
+
+def cache_dir(settings: Settings | None = None) -> Path:
+    """``settings.cache`` (``$NEARDUP_CACHE``) or ``.cache`` in the project root."""
+    configured = (settings or Settings.from_env()).cache
+    return configured if configured else project_root() / ".cache"
 
 
 def _shared(name: str) -> Path:
@@ -105,15 +111,16 @@ def _shared(name: str) -> Path:
     return path
 
 
-def debian_package_root(package: str) -> Path:
+def debian_package_root(package: str, settings: Settings | None = None) -> Path:
     """The unpacked files of a Debian package, fetched once with apt-get into the cache.
 
     ``$NEARDUP_DEB_<PACKAGE>`` (dots and dashes as ``_``) may point at an unpacked tree instead.
     """
-    env = os.environ.get("NEARDUP_DEB_" + re.sub(r"[^A-Za-z0-9]", "_", package).upper())
-    if env:
-        return Path(env)
-    root = cache_dir() / "debs" / package
+    settings = settings or Settings.from_env()
+    unpacked = settings.deb_root(package)
+    if unpacked is not None:
+        return unpacked
+    root = cache_dir(settings) / "debs" / package
     if (root / ".complete").exists():
         return root
     if not shutil.which("apt-get") or not shutil.which("dpkg"):

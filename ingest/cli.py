@@ -1,7 +1,8 @@
 """`neardup` console script: one sub-command per module in :mod:`ingest.commands`.
 
 Each command module exposes ``add_parser(subparsers)`` (registers its arguments and sets
-``func``) and is imported by name only when its command runs.
+``func``) and is imported by name only when its command runs. ``func(args, settings)`` runs the
+command with the :class:`Settings` read here, once, from the environment (see docs/settings.md).
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+
+from ingest.errors import ConfigError
+from ingest.settings import Settings
 
 # Command name -> one-line help. A command's module (``ingest.commands.<name>``) is imported
 # only when that command runs: ``neardup compare`` never loads a web server, an engine client
@@ -52,7 +56,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, settings: Settings | None = None) -> int:
+    """Run ``neardup`` with ``argv``; ``settings`` default to the environment's."""
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
@@ -61,7 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        return int(args.func(args) or 0)
+        settings = settings or Settings.from_env()
+    except ConfigError as exc:
+        print(f"neardup: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return int(args.func(args, settings) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -50,9 +50,10 @@ class DashboardsError(NeardupError):
     """The saved-objects API refused the import, or could not be reached."""
 
 
-def ndjson_path() -> Path:
-    """``dashboards/neardup.ndjson`` in the mappings directory (see :mod:`ingest.mappings`)."""
-    base = mappings_dir()
+def ndjson_path(directory: Path | None = None) -> Path:
+    """``dashboards/neardup.ndjson`` in the mappings directory (``directory``, else the packaged
+    one; see :mod:`ingest.mappings`)."""
+    base = mappings_dir(directory)
     path = base / "dashboards" / NDJSON_NAME
     if not path.is_file():
         raise ConfigError(

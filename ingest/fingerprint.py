@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
 from ingest.errors import ConfigError
 from ingest.sentences import normalize_text, sentence_keys, width
+from ingest.settings import Settings
 
 _compiled: ModuleType | None
 try:
@@ -290,8 +290,9 @@ def _encode(digests: list[bytes]) -> list[str]:
     return list(dict.fromkeys(encoded[i : i + 22] for i in range(0, len(encoded), 24)))
 
 
-def _pick_impl() -> str:
-    impl = os.environ.get("NEARDUP_FP_IMPL", "").strip().lower()
+def _pick_impl(choice: str) -> str:
+    """The implementation for the setting ``choice`` (``NEARDUP_FP_IMPL``)."""
+    impl = choice.strip().lower()
     if impl not in ("", "python", "cython"):
         raise ConfigError(f"NEARDUP_FP_IMPL must be 'python' or 'cython', got {impl!r}")
     if impl == "cython" and _compiled is None:
@@ -302,7 +303,8 @@ def _pick_impl() -> str:
     return impl or ("cython" if _compiled is not None else "python")
 
 
-_IMPL = _pick_impl()
+# Chosen once, at import, like verifier.lcs: the module's functions are bound to one of the two.
+_IMPL = _pick_impl(Settings.from_env().fp_impl)
 
 
 def fingerprint_impl() -> str:

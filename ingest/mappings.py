@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import os
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -45,12 +44,12 @@ TEMPLATE_FILES = ("pages-settings", "pages-mappings", "pages-template", "stoplis
 _COMPONENTS = ("pages-settings", "pages-mappings")
 
 
-def mappings_dir() -> Path:
-    """Where the JSON files are: ``$NEARDUP_MAPPINGS_DIR``, else the ``mappings`` package
-    (the repository's ``mappings/``, shipped as package data)."""
-    env = os.environ.get("NEARDUP_MAPPINGS_DIR")
-    if env:
-        return Path(env)
+def mappings_dir(directory: Path | None = None) -> Path:
+    """Where the JSON files are: ``directory`` (``Settings.mappings_dir``, from
+    ``NEARDUP_MAPPINGS_DIR``), else the ``mappings`` package (the repository's ``mappings/``,
+    shipped as package data)."""
+    if directory is not None:
+        return Path(directory)
     packaged = Path(str(files("mappings")))
     if (packaged / "pages-template.json").is_file():
         return packaged
@@ -67,10 +66,11 @@ def _read(path: Path) -> dict[str, Any]:
     return body
 
 
-def load(name: str) -> dict[str, Any]:
-    """The JSON document ``mappings/<name>.json`` (a fresh copy, safe to modify)."""
+def load(name: str, directory: Path | None = None) -> dict[str, Any]:
+    """The JSON document ``<name>.json`` of :func:`mappings_dir` (a fresh copy, safe to
+    modify)."""
     stem = name.removesuffix(".json")
-    path = mappings_dir() / f"{stem}.json"
+    path = mappings_dir(directory) / f"{stem}.json"
     if not path.is_file():
         raise ConfigError(f"no mapping file {path.name} in {path.parent}; known: {TEMPLATE_FILES}")
     return copy.deepcopy(_read(path))
@@ -97,12 +97,16 @@ def template_names(index: str) -> dict[str, str]:
 
 
 def render(
-    name: str, index: str, shards: int | None = None, replicas: int | None = None
+    name: str,
+    index: str,
+    shards: int | None = None,
+    replicas: int | None = None,
+    directory: Path | None = None,
 ) -> dict[str, Any]:
     """Template body ``name`` for ``index``; ``shards``/``replicas`` override the defaults
     (1 shard, 0 replicas: a single-node development cluster)."""
     _check_index_name(index)
-    body: dict[str, Any] = _fill(load(name), index)
+    body: dict[str, Any] = _fill(load(name, directory), index)
     if name in ("pages-template", "stoplist-template"):
         index_settings = body.setdefault("template", {}).setdefault("settings", {})
         index_settings = index_settings.setdefault("index", {})
@@ -147,6 +151,7 @@ def install_templates(
     shards: int | None = None,
     replicas: int | None = None,
     force: bool = False,
+    directory: Path | None = None,
 ) -> dict[str, str]:
     """Install the component and index templates for ``index`` on the node behind ``client``.
 
@@ -158,7 +163,7 @@ def install_templates(
     done: dict[str, str] = {}
     names = template_names(index)
     for stem in TEMPLATE_FILES:
-        body = render(stem, index, shards=shards, replicas=replicas)
+        body = render(stem, index, shards=shards, replicas=replicas, directory=directory)
         name = names[stem]
         kind = "component" if stem in _COMPONENTS else "index"
         wanted = int(body["_meta"]["version"])

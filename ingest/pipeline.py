@@ -24,6 +24,7 @@ from typing import Any
 from ingest.errors import ConfigError, DocumentError, DocumentTooLarge, EmptyDocument, ExtractError
 from ingest.extract import MARKUP_FIELDS, document_texts
 from ingest.fingerprint import PROFILES, index_terms
+from ingest.settings import Settings
 from ingest.store.base import StoredDocument
 
 __all__ = [
@@ -37,8 +38,9 @@ __all__ = [
     "read_lines",
 ]
 
-# Largest accepted JSONL line (the page with its JSON escaping); larger lines are errors.
-MAX_DOC_BYTES = int(os.environ.get("NEARDUP_MAX_DOC_BYTES", 8 * 1024 * 1024))
+# Largest accepted JSONL line (the page with its JSON escaping) unless the caller passes its
+# settings' max_doc_bytes (NEARDUP_MAX_DOC_BYTES); larger lines are errors.
+MAX_DOC_BYTES = Settings.max_doc_bytes
 # OpenSearch refuses _id values over 512 bytes.
 MAX_ID_BYTES = 512
 # Share of C0 control characters (other than tab/newline/CR) above which text is binary junk.
@@ -82,12 +84,16 @@ def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
             stream.close()
 
 
-def parse_line(raw: bytes | str) -> tuple[str | None, dict[str, Any] | None, str | None]:
-    """``(id, object, error)`` of one JSONL line; validates the line and the id only."""
-    if len(raw) > MAX_DOC_BYTES:
+def parse_line(
+    raw: bytes | str, max_bytes: int | None = None
+) -> tuple[str | None, dict[str, Any] | None, str | None]:
+    """``(id, object, error)`` of one JSONL line; validates the line (at most ``max_bytes``,
+    default :data:`MAX_DOC_BYTES`) and the id only."""
+    limit = MAX_DOC_BYTES if max_bytes is None else max_bytes
+    if len(raw) > limit:
         obj_id = _sniff_id(raw)
         return obj_id, None, str(
-            DocumentTooLarge(f"document of {len(raw)} bytes exceeds {MAX_DOC_BYTES}", obj_id)
+            DocumentTooLarge(f"document of {len(raw)} bytes exceeds {limit}", obj_id)
         )
     if isinstance(raw, bytes):
         try:
@@ -219,16 +225,18 @@ def prepare_lines(
     seq_base: int = 0,
     processes: int = 1,
     chunksize: int = 32,
+    max_doc_bytes: int | None = None,
 ) -> Iterator[Prepared]:
     """One :class:`Prepared` per line, in input order; ``seq = seq_base + line_no``.
 
-    A repeated id is an error for the repeat (the first occurrence wins).
+    A repeated id is an error for the repeat (the first occurrence wins); a line over
+    ``max_doc_bytes`` (``Settings.max_doc_bytes``; default :data:`MAX_DOC_BYTES`) is an error.
     """
     seen: set[str] = set()
 
     def items() -> Iterator[tuple[int, int, dict[str, Any], Any] | Prepared]:
         for line_no, raw in lines:
-            doc_id, obj, error = parse_line(raw)
+            doc_id, obj, error = parse_line(raw, max_doc_bytes)
             if error is None and doc_id in seen:
                 error = f"{doc_id}: duplicate id (first seen earlier in this input)"
             if error is not None or obj is None:

@@ -1,6 +1,8 @@
 """The Celery application of the verification workers (broker: Redis).
 
-Configuration comes from the environment so a worker, ``neardup ingest`` and the tests agree:
+Configuration comes from the environment so a worker, ``neardup ingest`` and the tests agree.
+A worker (``celery -A verifier.celery_app``) has no other entry point, so this module reads
+:class:`~ingest.settings.Settings` once, at import (:data:`settings`; see docs/settings.md):
 
 - ``CELERY_BROKER_URL`` (default ``redis://127.0.0.1:6379/0``);
 - ``NEARDUP_QUEUE`` (default ``neardup.verify``): the queue ``verify`` tasks go to;
@@ -13,34 +15,34 @@ Configuration comes from the environment so a worker, ``neardup ingest`` and the
 
 from __future__ import annotations
 
-import os
-
 from celery import Celery
 
-__all__ = ["DEFAULT_BROKER_URL", "DEFAULT_QUEUE", "app", "broker_url", "queue_name"]
+from ingest.settings import Settings
 
-DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/0"
-DEFAULT_QUEUE = "neardup.verify"
+__all__ = [
+    "DEFAULT_BROKER_URL",
+    "DEFAULT_QUEUE",
+    "app",
+    "broker_url",
+    "queue_name",
+    "settings",
+]
+
+DEFAULT_BROKER_URL = Settings.broker_url
+DEFAULT_QUEUE = Settings.queue
+
+settings = Settings.from_env()
 
 
 def broker_url() -> str:
-    return os.environ.get("CELERY_BROKER_URL", DEFAULT_BROKER_URL)
+    return settings.broker_url
 
 
 def queue_name() -> str:
-    return os.environ.get("NEARDUP_QUEUE", DEFAULT_QUEUE)
+    return settings.queue
 
 
-def _visibility_timeout() -> float:
-    return float(os.environ.get("NEARDUP_VISIBILITY_TIMEOUT", "300"))
-
-
-def _time_limit() -> float:
-    default = 0.8 * _visibility_timeout()
-    return float(os.environ.get("NEARDUP_TASK_TIME_LIMIT", default))
-
-
-app = Celery("neardup", broker=broker_url(), include=["verifier.tasks"])
+app = Celery("neardup", broker=settings.broker_url, include=["verifier.tasks"])
 app.conf.update(
     task_serializer="json",
     accept_content=["json"],
@@ -49,10 +51,10 @@ app.conf.update(
     task_acks_late=True,  # acknowledge after the work is done: redelivered if a worker dies
     task_reject_on_worker_lost=True,  # ...including when a pool child is killed
     worker_prefetch_multiplier=1,  # a worker holds one message per process, not a backlog
-    task_default_queue=queue_name(),
-    task_time_limit=_time_limit(),
-    task_soft_time_limit=max(1.0, _time_limit() - 5),
-    broker_transport_options={"visibility_timeout": _visibility_timeout()},
+    task_default_queue=settings.queue,
+    task_time_limit=settings.effective_task_time_limit,
+    task_soft_time_limit=max(1.0, settings.effective_task_time_limit - 5),
+    broker_transport_options={"visibility_timeout": settings.visibility_timeout},
     broker_connection_retry_on_startup=True,
     broker_connection_max_retries=None,  # a restarted Redis is waited for, not fatal
     worker_cancel_long_running_tasks_on_connection_loss=False,

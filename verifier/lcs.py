@@ -3,17 +3,18 @@
 ``verifier._lcs`` (Cython) is used when it is built; ``verifier._lcs_py`` is the pure-Python
 reference with the same API. ``NEARDUP_IMPL=python`` forces the reference;
 ``NEARDUP_IMPL=cython`` forces the compiled module and makes its absence an error (what
-production wants: a silent 100x slowdown is worse than a failed start).
+production wants: a silent 100x slowdown is worse than a failed start). The choice is made
+once, at import, from :class:`ingest.settings.Settings` (``settings.impl``).
 
 Edit scripts are derived here, in one place, from :func:`matching_blocks`.
 """
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 from typing import Literal
 
+from ingest.settings import Settings
 from verifier import _lcs_py
 from verifier.errors import ImplementationUnavailable
 
@@ -42,8 +43,9 @@ EditOp = tuple[Literal["delete", "insert"], int, int]
 
 
 def implementation(name: str | None = None) -> ModuleType:
-    """The implementation module: ``name`` or ``$NEARDUP_IMPL`` (``python``/``cython``)."""
-    choice = (name if name is not None else os.environ.get("NEARDUP_IMPL", "")).strip().lower()
+    """The implementation module: ``name`` (``python``/``cython``; ``""``: cython when built)
+    or the settings' (``$NEARDUP_IMPL``)."""
+    choice = (name if name is not None else Settings.from_env().impl).strip().lower()
     if choice == "python":
         return _lcs_py
     if choice not in ("", "cython"):

@@ -38,7 +38,7 @@ from celery import Task
 
 from ingest.store.base import GroupUpdate, Store, StoredDocument
 from ingest.store.errors import DocumentNotFound, StoreUnavailable
-from verifier.celery_app import app, broker_url
+from verifier.celery_app import app, broker_url, settings
 from verifier.grouping import GROUPED, PENDING, Decision, Peer, decide
 
 __all__ = [
@@ -62,19 +62,19 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 # Seconds a batch keeps retrying through a store/broker outage, from the outage's first failure.
-OUTAGE_BUDGET = float(os.environ.get("NEARDUP_OUTAGE_BUDGET", "900"))
+OUTAGE_BUDGET = settings.outage_budget
 # A document waits this many times (≈ an hour at the capped countdown) for earlier candidates.
-MAX_WAITS = int(os.environ.get("NEARDUP_MAX_WAITS", "1500"))
+MAX_WAITS = settings.max_waits
 DEFAULT_K = 20
 # Documents per verify_batch message (NEARDUP_MESSAGE_BATCH): a batch is read in three
 # requests and written in about one, so larger is cheaper, up to the visibility timeout.
-MESSAGE_BATCH = int(os.environ.get("NEARDUP_MESSAGE_BATCH", "128"))
+MESSAGE_BATCH = settings.message_batch
 TRANSIENT: tuple[type[BaseException], ...] = (StoreUnavailable, ConnectionError, TimeoutError)
 
 
 def dead_letter_key() -> str:
     """The Redis list poison documents are pushed to (``NEARDUP_DEAD_LETTER``)."""
-    return os.environ.get("NEARDUP_DEAD_LETTER", "neardup.dead")
+    return settings.dead_letter
 
 
 # --- store access -----------------------------------------------------------------------------
@@ -87,12 +87,12 @@ def open_task_store(index: str | None) -> Store:
     """This process's store for ``index`` (one client per process, created after fork)."""
     from ingest.store import open_store
 
-    index = index or os.environ.get("NEARDUP_INDEX", "pages")
+    index = index or settings.index
     key = (os.getpid(), index)
     with _stores_lock:
         store = _stores.get(key)
         if store is None:
-            store = open_store("opensearch", index=index)
+            store = open_store("opensearch", settings, index=index)
             _time_requests(store)
             _stores[key] = store
         return store
@@ -182,7 +182,7 @@ def candidate_search(store: Any, doc: StoredDocument, k: int) -> dict[str, Any] 
 
 # batch_candidates: the most matching documents one search may return, and terms it may ask for
 # (index.max_terms_count is 65,536); beyond either, the batch takes the per-document queries.
-BATCH_QUERY_HITS = int(os.environ.get("NEARDUP_BATCH_QUERY_HITS", "4000"))
+BATCH_QUERY_HITS = settings.batch_query_hits
 BATCH_QUERY_TERMS = 60_000
 
 

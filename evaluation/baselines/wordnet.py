@@ -14,10 +14,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from evaluation.baselines.errors import BaselineUnavailable
+from ingest.settings import Settings
 
 __all__ = ["DEFAULT_DIR", "WordNet", "load_wordnet"]
 
-DEFAULT_DIR = "/usr/share/wordnet"
+DEFAULT_DIR = str(Settings.wordnet_dir)
 _POS = (("n", "noun"), ("v", "verb"), ("a", "adj"), ("r", "adv"))
 # WordNet's morphy detachment rules (wn morph.c), per part of speech.
 _RULES = {
@@ -128,9 +129,10 @@ class WordNet:
         return senses[0] if senses else None
 
 
-def wordnet_dir() -> str:
-    """Where WordNet is looked for: ``NEARDUP_WORDNET_DIR`` or :data:`DEFAULT_DIR`."""
-    return os.environ.get("NEARDUP_WORDNET_DIR", DEFAULT_DIR)
+def wordnet_dir(settings: Settings | None = None) -> str:
+    """Where WordNet is looked for: ``settings.wordnet_dir`` (``$NEARDUP_WORDNET_DIR``, default
+    :data:`DEFAULT_DIR`)."""
+    return str((settings or Settings.from_env()).wordnet_dir)
 
 
 def load_wordnet(directory: str | None = None) -> WordNet:

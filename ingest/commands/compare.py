@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any, TextIO
 
+from ingest.settings import Settings
 from verifier.compare import compare_documents
 from verifier.config import PROFILES, VerifyConfig
 
@@ -67,7 +68,7 @@ def compare_lines(lines: Iterator[str], config: Any) -> Iterator[dict[str, Any]]
         yield out
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
 
     config = VerifyConfig.profile(args.profile)
     if args.single_region and args.iterative:

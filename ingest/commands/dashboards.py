@@ -14,20 +14,12 @@ Exit status 0 on success, 1 when Dashboards refused the import, 2 on usage error
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
+from ingest.settings import Settings
+
 __all__ = ["add_parser", "run"]
-
-
-def _credentials() -> tuple[str | None, str | None]:
-    user = os.environ.get("OPENSEARCH_DASHBOARDS_USER") or os.environ.get("OPENSEARCH_USER")
-    if os.environ.get("OPENSEARCH_DASHBOARDS_USER"):
-        password = os.environ.get("OPENSEARCH_DASHBOARDS_PASSWORD")
-    else:
-        password = os.environ.get("OPENSEARCH_PASSWORD")
-    return user or None, password
 
 
 def add_parser(subparsers: Any) -> None:
@@ -59,20 +51,20 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from ingest import dashboards
     from ingest.errors import ConfigError
 
-    index = args.index or os.environ.get("NEARDUP_INDEX") or dashboards.SOURCE_INDEX
+    index = args.index or settings.index
     try:
-        objects = dashboards.retarget(dashboards.load(), index)
+        objects = dashboards.retarget(dashboards.load(dashboards.ndjson_path(settings.mappings_dir)), index)
     except ConfigError as exc:
         print(f"neardup dashboards: {exc}", file=sys.stderr)
         return 2
     if args.action == "export-ndjson":
         sys.stdout.write(dashboards.dumps(objects))
         return 0
-    user, password = _credentials()
+    user, password = settings.dashboards_credentials()
     verify: bool | str = False if args.insecure else (args.ca_certs or True)
     try:
         result = dashboards.import_objects(

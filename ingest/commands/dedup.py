@@ -33,6 +33,7 @@ from typing import Any
 from ingest.commands.progress import progress_bar
 from ingest.errors import ConfigError
 from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
+from ingest.settings import Settings
 from verifier.compare import compare
 from verifier.config import VerifyConfig
 from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
@@ -76,7 +77,7 @@ def result_line(p: Prepared, groups: dict[str, dict[str, Any]]) -> dict[str, Any
     return {"id": p.id, **groups[p.id]}
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.candidates < 1 or args.processes < 1:
         print("neardup dedup: -k and -j must be >= 1", file=sys.stderr)
@@ -94,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     prepared = list(
         progress(
-            prepare_lines(read_lines(args.input), config, processes=args.processes),
+            prepare_lines(read_lines(args.input), config, processes=args.processes,
+                          max_doc_bytes=settings.max_doc_bytes),
             desc="fingerprint",
         )
     )
@@ -108,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         # The engine path is a lazy door like the CLI's: the embedded default never loads an
         # engine client or a broker.
         engine = importlib.import_module("ingest.commands.ingest")
-        groups = engine.dedup_via_opensearch(prepared, args, progress)
+        groups = engine.dedup_via_opensearch(prepared, args, progress, settings)
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
         for p in prepared:

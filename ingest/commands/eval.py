@@ -25,6 +25,7 @@ from typing import Any
 
 from evaluation import datasets, evaluate
 from ingest.errors import ConfigError
+from ingest.settings import Settings
 
 __all__ = ["add_parser", "run"]
 
@@ -101,7 +102,7 @@ def _usage(msg: str) -> int:
     return 2
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.list:
         for name, spec in datasets.DATASETS.items():

@@ -28,6 +28,7 @@ from functools import partial
 from typing import Any, TextIO
 
 from ingest.pipeline import Prepared
+from ingest.settings import Settings, child_environ
 
 __all__ = ["add_parser", "dedup_via_opensearch", "ingest_prepared", "wait_for_groups"]
 
@@ -60,10 +61,10 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from ingest.errors import ConfigError
     from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
-    from ingest.store import default_index, open_store
+    from ingest.store import open_store
 
     if args.input != "-" and not os.path.isfile(args.input):
         print(f"neardup ingest: no such file: {args.input}", file=sys.stderr)
@@ -73,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"neardup ingest: {exc}", file=sys.stderr)
         return 2
-    index = args.index or default_index()
-    store = open_store("opensearch", index=index)
+    index = args.index or settings.index
+    store = open_store("opensearch", settings, index=index)
     store.install()
     seq_base = time.time_ns() // 1000
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     progress = progress_bar(args)
     try:
         prepared = progress(
-            prepare_lines(read_lines(args.input), config, seq_base, processes=args.processes),
+            prepare_lines(read_lines(args.input), config, seq_base, processes=args.processes,
+                          max_doc_bytes=settings.max_doc_bytes),
             desc="ingest",
         )
         summary = ingest_prepared(
@@ -91,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             prepared,
             profile=args.profile,
             k=args.candidates,
-            queue=None if args.no_queue else (args.queue or _default_queue()),
+            queue=None if args.no_queue else (args.queue or settings.queue),
             batch=args.batch,
             on_error=lambda p: errors_out.write(
                 json.dumps({"line": p.line_no, "id": p.id, "error": p.error}, ensure_ascii=False)
@@ -105,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
                     summary.pop("_ids"),
                     profile=args.profile,
                     k=args.candidates,
-                    queue=args.queue or _default_queue(),
+                    queue=args.queue or settings.queue,
                     timeout=args.timeout,
                     stall=args.stall,
                     seq_range=summary.pop("_seq_range"),
@@ -119,12 +121,6 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     print(json.dumps(summary))
     return 0 if not summary.get("timed_out") else 1
-
-
-def _default_queue() -> str:
-    from verifier.celery_app import queue_name
-
-    return queue_name()
 
 
 def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
@@ -407,7 +403,7 @@ def wait_for_groups(
 
 
 def dedup_via_opensearch(
-    prepared: Sequence[Prepared], args: argparse.Namespace, progress: Any
+    prepared: Sequence[Prepared], args: argparse.Namespace, progress: Any, settings: Settings
 ) -> dict[str, dict[str, Any]]:
     """``neardup dedup --backend opensearch``: ingest into an index, let workers group, read back."""
     import uuid
@@ -415,10 +411,10 @@ def dedup_via_opensearch(
     from ingest.store import open_store
 
     index = args.index or f"neardup-dedup-{uuid.uuid4().hex[:12]}"
-    store = open_store("opensearch", index=index)
+    store = open_store("opensearch", settings, index=index)
     store.install()
     workers: list[Any] = []
-    queue = _default_queue() if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"
+    queue = settings.queue if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"
     try:
         if args.start_workers:
             workers = start_workers(args.start_workers, queue)
@@ -455,7 +451,7 @@ def start_workers(n: int, queue: str) -> list[Any]:
     """Start ``n`` single-process Celery workers on ``queue`` (for ``dedup --start-workers``)."""
     import subprocess
 
-    env = dict(os.environ, NEARDUP_QUEUE=queue)
+    env = child_environ(NEARDUP_QUEUE=queue)
     return [
         subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "verifier.celery_app", "worker", "--pool=solo",

@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Any
 
+from ingest.settings import Settings
+
 __all__ = ["add_parser", "format_hits", "search"]
 
 
@@ -77,13 +79,13 @@ def format_hits(hits: list[dict[str, Any]]) -> str:
     return "\n".join(lines) if lines else "no hits"
 
 
-def run(args: argparse.Namespace) -> int:
-    from ingest.store import default_index, open_store
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from ingest.store import open_store
 
     if args.size < 1:
         print("neardup search: --size must be >= 1", file=sys.stderr)
         return 2
-    store = open_store("opensearch", index=args.index or default_index())
+    store = open_store("opensearch", settings, index=args.index)
     try:
         hits = search(store, args.query, args.size, args.members)
     finally:

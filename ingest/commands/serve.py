@@ -1,14 +1,16 @@
 """``neardup serve``: the HTTP service (ingest, ``_bulk`` compatibility, the inspector).
 
-See docs/http.md. Configuration comes from the options or from the environment of the other
-commands (``OPENSEARCH_URL``, ``NEARDUP_INDEX``, ``CELERY_BROKER_URL``, ``NEARDUP_TOKEN``).
+See docs/http.md. Configuration comes from the options, else from :class:`Settings` (the
+environment of the other commands: ``OPENSEARCH_URL``, ``NEARDUP_INDEX``,
+``CELERY_BROKER_URL``, ``NEARDUP_TOKEN``, ``NEARDUP_HOST``, ``NEARDUP_PORT``; docs/settings.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import os
+
+from ingest.settings import Settings, export_broker_url
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +30,7 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a size: {text!r} (try 32MiB)") from None
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ingest.server.app import DEFAULT_MAX_BODY
 
     parser = subparsers.add_parser(
@@ -40,14 +42,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--host",
-        default=os.environ.get("NEARDUP_HOST", "127.0.0.1"),
-        help="address to listen on (default 127.0.0.1; 0.0.0.0 in a container)",
+        default=None,
+        help="address to listen on (default $NEARDUP_HOST or 127.0.0.1; 0.0.0.0 in a container)",
     )
     parser.add_argument(
         "--port",
         type=int,
-        default=int(os.environ.get("NEARDUP_PORT", "8080")),
-        help="port (default 8080)",
+        default=None,
+        help="port (default $NEARDUP_PORT or 8080)",
     )
     parser.add_argument(
         "--index", default=None, help="pages index (default $NEARDUP_INDEX or pages)"
@@ -97,10 +99,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.broker_url:
-        # verifier.celery_app reads the broker URL when first imported.
-        os.environ["CELERY_BROKER_URL"] = args.broker_url
+        # Before verifier.celery_app is imported: it reads its settings then, and Celery reads
+        # CELERY_BROKER_URL itself.
+        export_broker_url(args.broker_url)
+    broker_url = args.broker_url or settings.broker_url
+    host = args.host or settings.host
+    port = settings.port if args.port is None else args.port
     import uvicorn
 
     from ingest.server.app import ServerConfig, create_app
@@ -118,19 +124,17 @@ def run(args: argparse.Namespace) -> int:
         "interval_max": 1.0,
     }
     celery_app.conf.broker_connection_timeout = 2.0
-    token = args.token or os.environ.get("NEARDUP_TOKEN") or None
+    token = args.token or settings.token
     config = ServerConfig(token=token, max_body_bytes=args.max_body, text_field=args.text_field)
-    store = open_store("opensearch", url=args.opensearch_url, index=args.index)
-    backend = Backend(store, broker_url=os.environ.get("CELERY_BROKER_URL"), profile=args.profile)
+    store = open_store("opensearch", settings, url=args.opensearch_url, index=args.index)
+    backend = Backend(store, broker_url=broker_url, profile=args.profile)
     app = create_app(backend, config)
-    if token is None and args.host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning(
-            "serving on %s without a token: anyone who reaches it can write pages", args.host
-        )
+    if token is None and host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("serving on %s without a token: anyone who reaches it can write pages", host)
     uvicorn.run(
         app,
-        host=args.host,
-        port=args.port,
+        host=host,
+        port=port,
         log_level=args.log_level,
         proxy_headers=True,
         server_header=False,

@@ -7,8 +7,9 @@ import json
 import sys
 
 from ingest.errors import ConfigError
+from ingest.settings import Settings
 from ingest.stoplist import StoplistConfig, refresh_stoplist
-from ingest.store import BACKENDS, open_store
+from ingest.store import BACKENDS, Store, open_store
 
 _DEFAULTS = StoplistConfig()
 
@@ -47,15 +48,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _store(args: argparse.Namespace):
+def _store(args: argparse.Namespace, settings: Settings) -> Store:
     if args.backend == "embedded":
         if not args.path:
             raise SystemExit("neardup stoplist: --backend embedded needs --path (an SQLite file)")
         return open_store("embedded", path=args.path)
-    return open_store("opensearch", index=args.index)
+    return open_store("opensearch", settings, index=args.index)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     config = StoplistConfig()
     if args.action == "compute":
         try:
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             print(f"neardup stoplist: {exc}", file=sys.stderr)
             return 2
-    store = _store(args)
+    store = _store(args, settings)
     try:
         if args.action == "compute":
             entries = refresh_stoplist(store, config, dry_run=args.dry_run)

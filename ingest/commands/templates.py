@@ -7,7 +7,8 @@ import json
 import sys
 
 from ingest.mappings import TEMPLATE_FILES, install_templates, render, template_names
-from ingest.store import client_from_env, default_index
+from ingest.settings import Settings
+from ingest.store import client_from_env
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -36,20 +37,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    index = args.index or default_index()
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    index = args.index or settings.index
+    directory = settings.mappings_dir
     if args.action == "show":
         names = template_names(index)
         out = {
-            names[stem]: render(stem, index, shards=args.shards, replicas=args.replicas)
+            names[stem]: render(stem, index, args.shards, args.replicas, directory)
             for stem in TEMPLATE_FILES
         }
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
         return 0
-    client = client_from_env(args.url)
+    client = client_from_env(args.url, settings)
     done = install_templates(
-        client, index, shards=args.shards, replicas=args.replicas, force=args.force
+        client, index, args.shards, args.replicas, force=args.force, directory=directory
     )
     if args.create_indices:
         from ingest.store.opensearch import OpenSearchStore

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from verifier.celery_app import app, queue_name
+from ingest.settings import Settings
+from verifier.celery_app import app
 
 __all__ = ["add_parser", "worker_argv"]
 
@@ -33,9 +34,8 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def worker_argv(args: argparse.Namespace) -> list[str]:
-
-    argv = ["worker", f"--loglevel={args.loglevel}", "-Q", args.queues or queue_name()]
+def worker_argv(args: argparse.Namespace, settings: Settings) -> list[str]:
+    argv = ["worker", f"--loglevel={args.loglevel}", "-Q", args.queues or settings.queue]
     if args.concurrency:
         argv += ["--concurrency", str(args.concurrency)]
     if args.hostname:
@@ -46,7 +46,7 @@ def worker_argv(args: argparse.Namespace) -> list[str]:
     return argv + extra
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
 
-    app.worker_main(worker_argv(args))
+    app.worker_main(worker_argv(args, settings))
     return 0

@@ -22,7 +22,6 @@ Ingest semantics (shared by ``POST /documents`` and ``POST /_bulk``):
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +35,7 @@ from ingest.server.inspector import (
     parse_largest_groups,
     segments,
 )
+from ingest.settings import Settings
 from ingest.store.base import Store, StoredDocument
 from ingest.store.errors import StoreUnavailable
 
@@ -116,7 +116,8 @@ class Backend:
         ``compare(a_text, b_text) -> Verdict`` with ``a_span``/``b_span`` (default:
         :func:`verifier.compare.compare`).
     broker_url
-        Checked by :meth:`readiness`.
+        Checked by :meth:`readiness` (default: ``Settings``' default; ``neardup serve`` passes
+        its settings' ``broker_url``).
     profile
         Fingerprint profile (``web`` or ``short``).
     """
@@ -136,9 +137,7 @@ class Backend:
         self.store = store
         self.fp_config = fingerprint_config(profile)
         self.profile = profile
-        self.broker_url = broker_url or os.environ.get(
-            "CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"
-        )
+        self.broker_url = broker_url or Settings.broker_url
         self._enqueue = enqueue
         self._next_seq = next_seq or default_seq_source()
         self._compare = compare

@@ -1,20 +1,19 @@
 """Store backends behind one interface (:class:`ingest.store.base.Store`).
 
 >>> store = open_store("embedded")            # in-process, no server
->>> store = open_store("opensearch")          # OPENSEARCH_URL, NEARDUP_INDEX, ... from the env
+>>> store = open_store("opensearch", settings)  # URL, credentials, index from Settings
 
-Environment of the ``opensearch`` backend: ``OPENSEARCH_URL`` (default
-``http://127.0.0.1:9200``), ``OPENSEARCH_USER``/``OPENSEARCH_PASSWORD`` (basic auth),
-``OPENSEARCH_VERIFY_CERTS`` (``true``/``false``, default true), ``OPENSEARCH_CA_CERTS`` (a CA
-bundle path), ``NEARDUP_INDEX`` (default ``pages``).
+The ``opensearch`` backend takes its node, credentials, TLS options and index from
+:class:`ingest.settings.Settings` (``OPENSEARCH_URL``, ``NEARDUP_INDEX``, ...; see
+docs/settings.md); without ``settings``, from the environment.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from ingest.errors import ConfigError
+from ingest.settings import Settings
 from ingest.store.base import (
     Candidate,
     GroupUpdate,
@@ -42,56 +41,48 @@ __all__ = [
 ]
 
 BACKENDS = ("embedded", "opensearch")
-DEFAULT_URL = "http://127.0.0.1:9200"
+DEFAULT_URL = Settings.opensearch_url
 
 
-def default_index() -> str:
-    return os.environ.get("NEARDUP_INDEX") or "pages"
+def default_index(settings: Settings | None = None) -> str:
+    return (settings or Settings.from_env()).index
 
 
-def _env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    value = raw.strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{name}={raw!r}: expected true or false")
-
-
-def client_from_env(url: str | None = None, **kwargs: Any) -> Any:
-    """An ``opensearchpy.OpenSearch`` client configured from the environment; keyword
-    arguments override (``timeout``, ``max_retries``, ...)."""
+def client_from_env(
+    url: str | None = None, settings: Settings | None = None, **kwargs: Any
+) -> Any:
+    """An ``opensearchpy.OpenSearch`` client configured from ``settings`` (default: the
+    environment's); keyword arguments override (``timeout``, ``max_retries``, ...)."""
     from opensearchpy import OpenSearch
 
+    settings = settings or Settings.from_env()
     options: dict[str, Any] = {
-        "hosts": [url or os.environ.get("OPENSEARCH_URL") or DEFAULT_URL],
+        "hosts": [url or settings.opensearch_url],
         "timeout": 30,
         "max_retries": 3,
         "retry_on_timeout": True,
     }
-    user = os.environ.get("OPENSEARCH_USER")
-    if user:
-        options["http_auth"] = (user, os.environ.get("OPENSEARCH_PASSWORD", ""))
-    options["verify_certs"] = _env_bool("OPENSEARCH_VERIFY_CERTS", True)
+    if settings.opensearch_user:
+        options["http_auth"] = (settings.opensearch_user, settings.opensearch_password or "")
+    options["verify_certs"] = settings.opensearch_verify_certs
     if not options["verify_certs"]:
         options["ssl_show_warn"] = False
-    ca_certs = os.environ.get("OPENSEARCH_CA_CERTS")
-    if ca_certs:
-        options["ca_certs"] = ca_certs
+    if settings.opensearch_ca_certs:
+        options["ca_certs"] = settings.opensearch_ca_certs
     options.update(kwargs)
     return OpenSearch(**options)
 
 
-def open_store(backend: str = "embedded", **options: Any) -> Store:
+def open_store(
+    backend: str = "embedded", settings: Settings | None = None, **options: Any
+) -> Store:
     """A store by backend name.
 
     ``embedded``: options of :class:`~ingest.store.embedded.EmbeddedStore` (``path``: an
     SQLite file, default in memory). ``opensearch``: ``client`` (default
-    :func:`client_from_env`), ``url``, ``index`` (default ``$NEARDUP_INDEX`` or ``pages``) and
-    the options of :class:`~ingest.store.opensearch.OpenSearchStore`.
+    :func:`client_from_env`), ``url``, ``index`` (default ``settings.index``) and the
+    options of :class:`~ingest.store.opensearch.OpenSearchStore`. ``settings`` (default:
+    the environment's, :meth:`Settings.from_env`) configure the client and the index.
     """
     if backend == "embedded":
         from ingest.store.embedded import EmbeddedStore
@@ -100,10 +91,11 @@ def open_store(backend: str = "embedded", **options: Any) -> Store:
     if backend == "opensearch":
         from ingest.store.opensearch import OpenSearchStore
 
+        settings = settings or Settings.from_env()
         client = options.pop("client", None)
         url = options.pop("url", None)
         if client is None:
-            client = client_from_env(url)
-        index = options.pop("index", None) or default_index()
-        return OpenSearchStore(client, index, **options)
+            client = client_from_env(url, settings)
+        index = options.pop("index", None) or settings.index
+        return OpenSearchStore(client, index, mappings_dir=settings.mappings_dir, **options)
     raise ConfigError(f"unknown store backend {backend!r}; choose one of {', '.join(BACKENDS)}")

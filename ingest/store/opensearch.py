@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 from opensearchpy import helpers
@@ -95,7 +96,8 @@ class OpenSearchStore(Store):
     ``refresh_writes`` is passed as ``refresh`` to bulk and update requests (``False``,
     ``True`` or ``"wait_for"``); the default leaves visibility to the refresh interval and to
     :meth:`refresh`. ``stoplist_ttl`` is how long (seconds) a read stoplist is reused.
-    ``shards``/``replicas`` apply to indices created from the templates :meth:`install` puts.
+    ``shards``/``replicas`` apply to indices created from the templates :meth:`install` puts,
+    read from ``mappings_dir`` (default: the packaged ``mappings/``).
     """
 
     def __init__(
@@ -111,6 +113,7 @@ class OpenSearchStore(Store):
         max_backoff: float = 60.0,
         shards: int | None = None,
         replicas: int | None = None,
+        mappings_dir: Path | None = None,
     ) -> None:
         self.client = client
         self.index = index
@@ -123,6 +126,7 @@ class OpenSearchStore(Store):
         self.max_backoff = max_backoff
         self.shards = shards
         self.replicas = replicas
+        self.mappings_dir = mappings_dir
         self._stoplist_cache: tuple[float, frozenset[str]] | None = None
 
     def __repr__(self) -> str:
@@ -137,7 +141,11 @@ class OpenSearchStore(Store):
         Returns what :func:`ingest.mappings.install_templates` did, plus
         ``{index name: "created" | "exists"}``."""
         done = install_templates(
-            self.client, self.index, shards=self.shards, replicas=self.replicas
+            self.client,
+            self.index,
+            shards=self.shards,
+            replicas=self.replicas,
+            directory=self.mappings_dir,
         )
         done.update(self.create_indices())
         return done

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ingest import fingerprint as fp
 from ingest.errors import ConfigError
+from ingest.settings import Settings
 from ingest.fingerprint import PROFILES, FingerprintConfig, body_hash, fingerprints, index_terms
 
 _B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -215,10 +216,10 @@ def test_c_md5_is_md5() -> None:
 
 
 def test_forcing_a_missing_extension_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEARDUP_FP_IMPL", "cython")
     monkeypatch.setattr(fp, "_compiled", None)
     with pytest.raises(ConfigError):
-        fp._pick_impl()
-    monkeypatch.setenv("NEARDUP_FP_IMPL", "numpy")
+        fp._pick_impl(Settings.from_env({"NEARDUP_FP_IMPL": "cython"}).fp_impl)
+    with pytest.raises(ConfigError, match="NEARDUP_FP_IMPL"):
+        Settings.from_env({"NEARDUP_FP_IMPL": "numpy"})
     with pytest.raises(ConfigError):
-        fp._pick_impl()
+        fp._pick_impl("numpy")

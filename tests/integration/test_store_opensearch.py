@@ -46,8 +46,7 @@ def test_templates_install_once_and_upgrade_on_version_bump(
     body = json.loads(path.read_text(encoding="utf-8"))
     body["_meta"]["version"] += 1
     path.write_text(json.dumps(body), encoding="utf-8")
-    monkeypatch.setenv("NEARDUP_MAPPINGS_DIR", str(tmp_path / "m"))
-    bumped = mappings.install_templates(os_client, index_name)
+    bumped = mappings.install_templates(os_client, index_name, directory=tmp_path / "m")
     assert bumped[f"{index_name}-mappings"] == "upgraded"
     assert bumped[index_name] == "unchanged"
     stored = os_client.cluster.get_component_template(name=f"{index_name}-mappings")

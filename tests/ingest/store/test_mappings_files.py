@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ingest import mappings
 from ingest.errors import ConfigError
+from ingest.settings import Settings
 from ingest.store import client_from_env, default_index
 from ingest.store.base import StoredDocument
 
@@ -47,11 +50,11 @@ def test_pages_mapping_covers_the_stored_document() -> None:
     assert props["dup_group"]["type"] == "keyword"
 
 
-def test_mappings_dir_from_the_environment(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEARDUP_MAPPINGS_DIR", str(tmp_path))
-    assert mappings.mappings_dir() == tmp_path
+def test_mappings_dir_from_the_settings(tmp_path: Path) -> None:
+    directory = Settings.from_env({"NEARDUP_MAPPINGS_DIR": str(tmp_path)}).mappings_dir
+    assert mappings.mappings_dir(directory) == tmp_path
     with pytest.raises(ConfigError):
-        mappings.load("pages-template")
+        mappings.load("pages-template", directory)
 
 
 def test_client_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
