@@ -862,7 +862,8 @@ def _t2s(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _opencc(cls: Callable[[str], Any]) -> Callable[[str], str]:
-    return cls("t2s").convert
+    convert: Callable[[str], str] = cls("t2s").convert
+    return convert
 
 
 def manpages_pairs(
@@ -886,11 +887,11 @@ def manpages_pairs(
         rel = row["rel_path"]
         if not _stable_half(rel, split):
             continue
-        cn, tw = root / "zh_CN" / rel, root / "zh_TW" / rel
-        if not cn.exists() or not tw.exists():
+        cn_path, tw_path = root / "zh_CN" / rel, root / "zh_TW" / rel
+        if not cn_path.exists() or not tw_path.exists():
             continue
-        cn_text = gzip.decompress(cn.read_bytes()).decode("utf-8", errors="replace")
-        tw_text = gzip.decompress(tw.read_bytes()).decode("utf-8", errors="replace")
+        cn_text = gzip.decompress(cn_path.read_bytes()).decode("utf-8", errors="replace")
+        tw_text = gzip.decompress(tw_path.read_bytes()).decode("utf-8", errors="replace")
         if len(cn_text) > max_chars or len(tw_text) > max_chars:
             continue
         digest = hashlib.md5(cn_text.encode("utf-8")).hexdigest()

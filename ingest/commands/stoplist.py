@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 
 from ingest.errors import ConfigError
 from ingest.settings import Settings
 from ingest.stoplist import StoplistConfig, refresh_stoplist
-from ingest.store import BACKENDS, Store, open_store
+from ingest.store import BACKENDS, StoplistEntry, Store, open_store
 
 _DEFAULTS = StoplistConfig()
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "stoplist",
         help="compute or show the fingerprint stoplist",
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _write(entries) -> None:
+def _write(entries: Iterable[StoplistEntry]) -> None:
     for e in entries:
         row = {"fingerprint": e.fingerprint, "count": e.count, "sites": e.sites, "reason": e.reason}
         sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -11,7 +11,7 @@ from ingest.settings import Settings
 from ingest.store import client_from_env
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "templates",
         help="install the pages and stoplist index templates on OpenSearch",

@@ -444,9 +444,10 @@ def default_seq_source() -> Callable[[int], int]:
 def broker_reachable(url: str, timeout: float = 2.0) -> str:
     """``"ok"`` when the broker accepts a connection within ``timeout`` seconds, else why not."""
     try:
-        from kombu import Connection
+        from kombu.connection import Connection
 
-        with Connection(url, connect_timeout=timeout, transport_options={"max_retries": 0}) as conn:
+        connection: Any = Connection  # kombu is untyped
+        with connection(url, connect_timeout=timeout, transport_options={"max_retries": 0}) as conn:
             conn.ensure_connection(
                 max_retries=1, interval_start=0, interval_step=0, timeout=timeout
             )

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from ingest import fingerprint as fp
 from ingest.errors import ConfigError
-from ingest.settings import Settings
 from ingest.fingerprint import PROFILES, FingerprintConfig, body_hash, fingerprints, index_terms
+from ingest.settings import Settings
 
 _B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _WORDS = (
