@@ -58,6 +58,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, settings: Settings | None = None) -> int:
     """Run ``neardup`` with ``argv``; ``settings`` default to the environment's."""
+    # First: some command modules choose their implementation from the settings on import.
+    try:
+        settings = settings or Settings.from_env()
+    except ConfigError as exc:
+        print(f"neardup: {exc}", file=sys.stderr)
+        return 2
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
@@ -65,11 +71,6 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
         level=logging.WARNING - 10 * min(args.verbose, 2),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    try:
-        settings = settings or Settings.from_env()
-    except ConfigError as exc:
-        print(f"neardup: {exc}", file=sys.stderr)
-        return 2
     try:
         return int(args.func(args, settings) or 0)
     except KeyboardInterrupt:

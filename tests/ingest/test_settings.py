@@ -217,3 +217,13 @@ def test_the_documentation_table_is_the_generated_one() -> None:
 def test_readme_links_the_settings_page() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "## Settings" in readme and "docs/settings.md" in readme
+
+
+def test_neardup_exits_2_on_a_bad_variable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ingest.cli import main
+
+    monkeypatch.setenv("NEARDUP_VISIBILITY_TIMEOUT", "soon")
+    assert main(["compare", "-"]) == 2
+    assert "NEARDUP_VISIBILITY_TIMEOUT='soon': expected a number" in capsys.readouterr().err
