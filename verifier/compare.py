@@ -13,12 +13,18 @@ from typing import Any
 
 from ingest.extract import document_text
 from verifier import lcs as _lcs
+from verifier import verdict as _verdict
 from verifier.config import VerifyConfig
 from verifier.errors import InputTooLargeError, VerifierInputError
 
 __all__ = ["DEFAULT_CONFIG", "Verdict", "compare", "compare_documents"]
 
 DEFAULT_CONFIG = VerifyConfig()
+
+# Reasons of a verdict reached from a bound or an empty text, without the full computation.
+EARLY_REASONS = frozenset({"empty", _verdict.SKELETON_BOUND, _verdict.EDIT_BOUND})
+# The implementation's early-rejection reasons, as Verdict reasons.
+_RAW_REASONS = {"skeleton": _verdict.SKELETON_BOUND, "edit_distance": _verdict.EDIT_BOUND}
 
 Span = tuple[int, int]
 
@@ -30,13 +36,16 @@ class Verdict:
     Attributes
     ----------
     similar
-        resemble >= config.resemble or contain >= config.contain.
+        The decision of ``config.decision``: ``"content"`` (default, :mod:`verifier.verdict`)
+        or ``"tlcs"`` (resemble >= config.resemble or contain >= config.contain).
     resemble
-        |TLCS| / (|A| + |B| - |TLCS|).
+        |TLCS| / (|A| + |B| - |TLCS|); an upper bound when ``bound`` is set.
     contain
-        |TLCS| / min(|A|, |B|) (the paper's |TLCS| / |B|, B being the contained page).
+        |TLCS| / min(|A|, |B|) (the paper's |TLCS| / |B|, B being the contained page); an upper
+        bound when ``bound`` is set.
     tlcs
-        Length of the trustable LCS (code points; summed over regions in iterative mode).
+        Length of the trustable LCS (code points; summed over regions in iterative mode); 0
+        when the pair was rejected before it was computed.
     lcs
         Length of the skeleton LCS the TLCS was taken from (first region).
     a_span, b_span
@@ -45,10 +54,22 @@ class Verdict:
     a_spans, b_spans
         All trustable regions (one unless ``config.iterative``), in the order found.
     reason
-        None when the TLCS was computed; otherwise why the pair was rejected without it:
-        ``"empty"`` (a text has no content), ``"skeleton"`` (even the skeletons cannot reach
-        the thresholds), ``"edit_distance"`` (D above what a similar pair allows, or above
-        ``config.max_d``). Rejected pairs report zero rates.
+        Why the verdict is what it is, always set: ``"exact"`` (same words),
+        ``"content-similar"`` (content rule passed: word LCS or TLCS resemble and core
+        resemble above their thresholds), ``"tlcs-resemble"`` / ``"contain"``
+        (tlcs rule passed by that rate), ``"below-threshold"`` (not enough shared text),
+        ``"middle-differs"`` (enough shared text, but the core of the pages — between their
+        first and last shared run — differs: one template, different main object),
+        ``"skeleton-bound"`` / ``"edit-distance-bound"`` (rejected by an upper bound, before
+        the full computation), ``"empty"`` (a text has no content).
+    bound
+        True when ``resemble`` and ``contain`` are upper bounds (the TLCS step stopped at the
+        skeleton bound or at ``config.max_d``): min(|skeleton A|, |skeleton B|) stands for
+        |TLCS|, never a misleading 0.0 for texts that share text.
+    word_resemble, core_resemble
+        Features of the content decision (None under ``decision="tlcs"``): word LCS resemble
+        (an upper bound when the reason ends in ``-bound``) and the resemble rate inside the
+        core (None when not computed).
     """
 
     similar: bool
@@ -60,21 +81,34 @@ class Verdict:
     b_span: Span | None
     a_spans: tuple[Span, ...] = ()
     b_spans: tuple[Span, ...] = ()
-    reason: str | None = None
+    reason: str = ""
+    bound: bool = False
+    word_resemble: float | None = None
+    core_resemble: float | None = None
 
     @property
     def rejected_early(self) -> bool:
-        """True when the verdict was reached without a TLCS."""
-        return self.reason is not None
+        """True when the verdict was reached from a bound, without the full computation."""
+        return self.reason in EARLY_REASONS
 
     def as_dict(self) -> dict[str, Any]:
-        """The CLI contract's fields: ``similar``, ``resemble``, ``contain``, ``tlcs``."""
-        return {
+        """The CLI contract's fields: ``similar``, ``resemble``, ``contain``, ``tlcs``,
+        ``reason``; ``bound`` when the rates are upper bounds; the content features when
+        computed."""
+        out: dict[str, Any] = {
             "similar": self.similar,
             "resemble": self.resemble,
             "contain": self.contain,
             "tlcs": self.tlcs,
+            "reason": self.reason,
         }
+        if self.bound:
+            out["bound"] = True
+        if self.word_resemble is not None:
+            out["word_resemble"] = self.word_resemble
+        if self.core_resemble is not None:
+            out["core_resemble"] = self.core_resemble
+        return out
 
 
 def _check(text: object, name: str, config: VerifyConfig) -> str:
@@ -94,16 +128,38 @@ def compare(a: str, b: str, config: VerifyConfig = DEFAULT_CONFIG) -> Verdict:
     """Verify whether texts ``a`` and ``b`` are near-duplicates (TLCS rates).
 
     Symmetric: ``compare(a, b)`` and ``compare(b, a)`` give the same rates and verdict (spans
-    swap). Whitespace runs count as one space; control characters as whitespace.
+    swap). Whitespace runs count as one space; control characters as whitespace. ``similar``
+    follows ``config.decision`` (see :class:`Verdict`); the TLCS rates are computed either way.
 
     >>> page = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂。" * 3
     >>> v = compare(page, "广告 " + page + " 版权所有")
-    >>> v.similar, v.tlcs, round(v.contain, 2)
-    (True, 96, 1.0)
+    >>> v.similar, v.tlcs, round(v.contain, 2), v.reason
+    (True, 96, 1.0, 'content-similar')
     """
     _check(a, "a", config)
     _check(b, "b", config)
-    similar, resemble, contain, tlcs, lcs, a_spans, b_spans, reason = _lcs.verify(a, b, config)
+    similar, resemble, contain, tlcs, lcs, a_spans, b_spans, raw = _lcs.verify(a, b, config)
+    bound = False
+    if raw in _RAW_REASONS:
+        # Rejected before the TLCS: |TLCS| <= |LCS| <= the shorter skeleton.
+        resemble, contain = _skeleton_bound(a, b, config)
+        bound = True
+    word_resemble = core_resemble = None
+    if config.decision == "content":
+        shared = 0.0 if bound else resemble
+        f = _verdict.content_features(a, b, config, shared)
+        similar, reason = _verdict.decide(f, config, shared)
+        word_resemble, core_resemble = f.word_resemble, f.core_resemble
+    elif raw is not None:
+        reason = _RAW_REASONS.get(raw, raw)
+    elif similar:
+        reason = (
+            _verdict.EXACT if resemble >= 1.0
+            else "tlcs-resemble" if resemble >= config.resemble
+            else "contain"
+        )
+    else:
+        reason = _verdict.BELOW
     return Verdict(
         similar=similar,
         resemble=resemble,
@@ -115,7 +171,21 @@ def compare(a: str, b: str, config: VerifyConfig = DEFAULT_CONFIG) -> Verdict:
         a_spans=tuple(a_spans),
         b_spans=tuple(b_spans),
         reason=reason,
+        bound=bound,
+        word_resemble=word_resemble,
+        core_resemble=core_resemble,
     )
+
+
+def _skeleton_bound(a: str, b: str, config: VerifyConfig) -> tuple[float, float]:
+    """Upper bounds of the TLCS resemble and contain rates from the first skeleton (what the
+    early rejection computed and did not return)."""
+    an, _ = _lcs.normalize(a)
+    bn, _ = _lcs.normalize(b)
+    sa, _, sb, _ = _lcs.skeleton(an, bn, config.window)
+    upper = min(len(sa), len(sb))
+    na, nb = len(an), len(bn)
+    return upper / (na + nb - upper), upper / min(na, nb)
 
 
 def compare_documents(

@@ -46,7 +46,7 @@ def test_nul_counts_as_whitespace(impl: ModuleType) -> None:
 
 def test_five_megabyte_text() -> None:
     big = (TEXT * 40_000)[:5_000_000]
-    assert compare(big, "something else entirely, short").reason == "skeleton"
+    assert compare(big, "something else entirely, short").reason == "skeleton-bound"
     v = compare(big, big)
     assert v.similar and v.tlcs == len(" ".join(big.split()))
 
@@ -75,7 +75,8 @@ def test_config_rejects_bad_values(changes: dict) -> None:
 def test_config_identity_and_profiles() -> None:
     assert str(WEB) == (
         "verify:S=16,theta=0.2,resemble=0.28,contain=0.7,k=20,smin=32,s=auto,iterative=1,"
-        "iters=8,min_tlcs=64,edge=0.15,extra=0.25,max_d=20000"
+        "iters=8,min_tlcs=64,edge=0.15,extra=0.25,max_d=20000,decision=content,wres=0.525,"
+        "core=0.7,anchor=8"
     )
     assert str(VerifyConfig.profile("short")) != str(WEB)
     assert VerifyConfig.profile("web") == WEB

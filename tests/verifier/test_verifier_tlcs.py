@@ -172,15 +172,25 @@ def test_compare_returns_verdict_and_documents() -> None:
     body = article(60, 1200)
     v = compare(body, body)
     assert isinstance(v, Verdict) and v.similar and v.resemble == 1.0 and v.contain == 1.0
-    assert v.as_dict() == {"similar": True, "resemble": 1.0, "contain": 1.0, "tlcs": v.tlcs}
+    assert v.as_dict() == {
+        "similar": True, "resemble": 1.0, "contain": 1.0, "tlcs": v.tlcs, "reason": "exact",
+        "word_resemble": 1.0, "core_resemble": 1.0,
+    }
     html = "<html><body><p>" + body.replace("\n", "</p><p>") + "</p></body></html>"
     d = compare_documents({"html": html}, {"text": body})
     assert d.similar and d.resemble > 0.95
 
 
 def test_early_rejection_from_skeleton() -> None:
-    v = compare(article(70, 3000), article(71, 3000))
-    assert not v.similar and v.reason == "skeleton" and v.rejected_early and v.tlcs == 0
+    a, b = article(70, 3000), article(71, 3000)
+    v = compare(a, b, VerifyConfig(decision="tlcs"))
+    assert not v.similar and v.reason == "skeleton-bound" and v.rejected_early and v.tlcs == 0
+    assert v.bound and v.word_resemble is None
+    # The content decision rejects it from a bound as well, and reports that bound.
+    v = compare(a, b)
+    assert not v.similar and v.rejected_early and v.tlcs == 0 and v.bound
+    assert v.reason in ("skeleton-bound", "edit-distance-bound")
+    assert v.word_resemble is not None and 0.0 < v.word_resemble < WEB.min_word_resemble
 
 
 def test_short_profile_microblogs() -> None:

@@ -33,8 +33,15 @@ def test_compare_file(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 5
     assert rows[0]["id"] == "same" and rows[0]["similar"] is True and rows[0]["tlcs"] > 500
-    assert set(rows[0]) == {"id", "similar", "resemble", "contain", "tlcs"}
-    assert rows[1] == {"id": "diff", "similar": False, "resemble": 0.0, "contain": 0.0, "tlcs": 0}
+    assert set(rows[0]) == {
+        "id", "similar", "resemble", "contain", "tlcs", "reason", "word_resemble", "core_resemble"
+    }
+    assert rows[0]["reason"] == "content-similar"  # b has an extra "menu"
+    diff = rows[1]
+    assert diff["id"] == "diff" and diff["similar"] is False and diff["tlcs"] == 0
+    # Rejected early: the rates are upper bounds (no shared window here: 0.0 is the bound).
+    assert diff["bound"] is True and diff["resemble"] == 0.0 and diff["contain"] == 0.0
+    assert diff["reason"] in ("skeleton-bound", "edit-distance-bound")
     assert rows[2]["line"] == 3 and "error" in rows[2]
     assert rows[3]["id"] == "nob" and rows[3]["line"] == 4 and "'b'" in rows[3]["error"]
     assert rows[4]["similar"] is True

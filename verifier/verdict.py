@@ -1,0 +1,160 @@
+"""Content equivalence as people judge it: the decision over word-alignment features.
+
+The TLCS rates (:mod:`verifier.lcs`) say how much text two pages share; people judging
+near-duplicates (Webis ECIR 2020 sample, issue 16) also ask *where* the differences sit.
+Two pages are content-equivalent when
+
+1. their word-level LCS resemble rate ``word_resemble`` — or the iterative TLCS resemble
+   rate, which also counts reordered paragraphs — is at least ``config.min_word_resemble``
+   (enough text in common), and
+2. the *core* — the stretch of each page between its first and last shared run of at least
+   ``config.anchor_words`` words — is itself similar: ``core_resemble`` (word LCS resemble
+   measured inside the core) at least ``config.min_core_resemble``.
+
+Differences before the first shared run or after the last one (site chrome, another site's
+template) do not count against the core; differences *inside* it do: one template filled for
+two different hotels, counties or drugs shares its head and tail and most field labels, and
+differs all through the middle, so its core rate stays low (reason ``middle-differs``).
+
+Words are ``\\w`` runs, case-folded; every CJK character (and kana, hangul) is a word of its
+own, so Chinese text aligns character by character. The alignment is Myers' O(ND) LCS of the
+two token sequences (each distinct token mapped to one code point, so the compiled
+``matching_blocks`` does the work), capped at the edit distance a similar pair allows; before
+it, an O(n) bound (the shared token multiset) rejects pairs that cannot reach rule 1. A
+rejected pair reports that upper bound, never 0.0.
+
+Pure Python except for the shared ``matching_blocks``; no fitting at run time: the thresholds
+are frozen in :class:`verifier.config.VerifyConfig` (see docs/verifier.md, "Content decision").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from verifier import lcs as _lcs
+
+if TYPE_CHECKING:
+    from verifier.config import VerifyConfig
+
+__all__ = ["ContentFeatures", "content_features", "decide", "tokens"]
+
+# One token per CJK ideograph / kana / hangul syllable; other word characters in runs.
+_CJK = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+    "\U00020000-\U0002fa1f"
+)
+_TOKEN = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
+# Tokens are mapped to code points from here on (supplementary planes: no surrogates).
+_CODE_BASE = 0x10000
+
+# Reasons of the content decision (Verdict.reason).
+EXACT = "exact"
+SIMILAR = "content-similar"
+BELOW = "below-threshold"
+MIDDLE = "middle-differs"
+SKELETON_BOUND = "skeleton-bound"
+EDIT_BOUND = "edit-distance-bound"
+EMPTY = "empty"
+
+
+@dataclass(frozen=True, slots=True)
+class ContentFeatures:
+    """Word-alignment features of a pair.
+
+    ``word_resemble`` is the word LCS resemble rate ``L / (n + m - L)``, or an upper bound
+    of it when ``bound`` is set (the alignment was not needed to reject the pair);
+    ``core_resemble`` the same rate inside the core (None when not computed);
+    ``reason`` is set when the features were cut short (``empty``, ``exact``,
+    ``skeleton-bound``, ``edit-distance-bound``).
+    """
+
+    word_resemble: float
+    core_resemble: float | None
+    n_words: int
+    m_words: int
+    bound: bool = False
+    reason: str | None = None
+
+
+def tokens(text: str) -> list[str]:
+    """Case-folded word tokens of ``text``; a CJK character is a token of its own.
+
+    >>> tokens("Hotel Nord, 2 nights — 北京饭店")
+    ['hotel', 'nord', '2', 'nights', '北', '京', '饭', '店']
+    """
+    return _TOKEN.findall(text.casefold())
+
+
+def _encode(ta: list[str], tb: list[str]) -> tuple[str, str]:
+    ids: dict[str, int] = {}
+    ca = "".join([chr(_CODE_BASE + ids.setdefault(t, len(ids))) for t in ta])
+    cb = "".join([chr(_CODE_BASE + ids.setdefault(t, len(ids))) for t in tb])
+    return ca, cb
+
+
+def _rate(common: int, n: int, m: int) -> float:
+    return common / (n + m - common) if n + m - common > 0 else 1.0
+
+
+def content_features(
+    a: str, b: str, config: VerifyConfig, shared: float = 0.0
+) -> ContentFeatures:
+    """The features of the content decision for texts ``a`` and ``b`` (any order).
+
+    ``shared`` is the pair's TLCS resemble rate (0 when unknown): when it already passes
+    rule 1, the word alignment is not cut short by the rule-1 bounds, since the core is
+    still needed.
+    """
+    ta, tb = tokens(a), tokens(b)
+    n, m = len(ta), len(tb)
+    if n == 0 or m == 0:
+        return ContentFeatures(1.0 if ta == tb else 0.0, None, n, m, reason=EMPTY)
+    if ta == tb:
+        return ContentFeatures(1.0, 1.0, n, m, reason=EXACT)
+    t1 = config.min_word_resemble
+    # O(n) bound: the LCS cannot exceed the shared token multiset.
+    ca_, cb_ = Counter(ta), Counter(tb)
+    if len(cb_) < len(ca_):
+        ca_, cb_ = cb_, ca_
+    upper = sum(min(c, cb_[t]) for t, c in ca_.items() if t in cb_)
+    passed = shared >= t1
+    if not passed and _rate(upper, n, m) < t1:
+        return ContentFeatures(_rate(upper, n, m), None, n, m, bound=True, reason=SKELETON_BOUND)
+    # A pair reaching rule 1 has L >= t1 (n + m) / (1 + t1), hence D = n + m - 2L <= max_d.
+    need = math.ceil(t1 * (n + m) / (1.0 + t1) - 1e-9)
+    # No other cap (``config.max_d`` caps the character-level TLCS step): long pages are
+    # aligned, at word level, in full.
+    max_d = -1 if passed else n + m - 2 * need
+    sa, sb = _encode(ta, tb)
+    blocks = _lcs.matching_blocks(sa, sb, max_d)
+    if blocks is None:
+        # D > max_d, so L < (n + m - max_d) / 2: report that bound (and <= upper).
+        bound = min(upper, math.ceil((n + m - max_d) / 2) - 1)
+        return ContentFeatures(_rate(bound, n, m), None, n, m, bound=True, reason=EDIT_BOUND)
+    blocks = [blk for blk in blocks if blk[2] > 0]
+    common = sum(k for _, _, k in blocks)
+    anchors = [blk for blk in blocks if blk[2] >= config.anchor_words]
+    if not anchors:
+        core = 0.0
+    else:
+        a0, b0 = anchors[0][0], anchors[0][1]
+        a1, b1 = anchors[-1][0] + anchors[-1][2], anchors[-1][1] + anchors[-1][2]
+        inside = sum(k for i, _, k in blocks if a0 <= i and i + k <= a1)
+        core = _rate(inside, a1 - a0, b1 - b0)
+    return ContentFeatures(_rate(common, n, m), core, n, m)
+
+
+def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tuple[bool, str]:
+    """``(similar, reason)`` of the content decision over features ``f`` (``shared``: the
+    TLCS resemble rate, 0 when unknown)."""
+    if f.reason is not None:
+        return f.reason == EXACT, f.reason
+    if max(f.word_resemble, shared) < config.min_word_resemble:
+        return False, BELOW
+    if f.core_resemble is None or f.core_resemble < config.min_core_resemble:
+        return False, MIDDLE
+    return True, SIMILAR
