@@ -67,7 +67,7 @@ class VerifyConfig:
         or contain >= ``contain``; the ``short`` profile).
     min_word_resemble, min_core_resemble
         Thresholds of the content decision, fitted by grouped 5-fold cross-validation on the
-        Webis dev pairs (docs/verifier.md, "Content decision"): 0.525 / 0.70 is the best-F1
+        Webis dev pairs (table in :mod:`verifier.verdict`): 0.525 / 0.70 is the best-F1
         point (``web``), 0.525 / 0.80 the precision-first one (``precise``).
     anchor_words
         Shortest shared run of words that bounds the core (first and last such run).
