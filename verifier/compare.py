@@ -150,6 +150,11 @@ def compare(a: str, b: str, config: VerifyConfig = DEFAULT_CONFIG) -> Verdict:
         f = _verdict.content_features(a, b, config, shared)
         similar, reason = _verdict.decide(f, config, shared)
         word_resemble, core_resemble = f.word_resemble, f.core_resemble
+        if bound and reason == _verdict.EXACT:
+            # The same words, too short (or too unlike in punctuation) for the skeleton's
+            # windows: the rates are computed on the whole texts instead of bounded.
+            resemble, contain, tlcs = _whole_text_rates(a, b)
+            bound = False
     elif raw is not None:
         reason = _RAW_REASONS.get(raw, raw)
     elif similar:
@@ -175,6 +180,16 @@ def compare(a: str, b: str, config: VerifyConfig = DEFAULT_CONFIG) -> Verdict:
         word_resemble=word_resemble,
         core_resemble=core_resemble,
     )
+
+
+def _whole_text_rates(a: str, b: str) -> tuple[float, float, int]:
+    """Resemble and contain rates of the plain LCS of the normalised texts, and its length."""
+    an, _ = _lcs.normalize(a)
+    bn, _ = _lcs.normalize(b)
+    common = _lcs.lcs_length(an, bn)
+    union = len(an) + len(bn) - common
+    shorter = min(len(an), len(bn))
+    return (common / union if union else 0.0), (common / shorter if shorter else 0.0), common
 
 
 def _skeleton_bound(a: str, b: str, config: VerifyConfig) -> tuple[float, float]:
