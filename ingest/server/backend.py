@@ -375,9 +375,9 @@ def _same_content(a: StoredDocument, b: StoredDocument) -> bool:
 
 
 def verdict_json(verdict: Any) -> dict[str, Any]:
-    """The scores of a ``Verdict`` as JSON."""
+    """The scores of a ``Verdict`` as JSON, with the ``reason`` for the decision."""
     out: dict[str, Any] = {}
-    for name in ("similar", "resemble", "contain", "tlcs"):
+    for name in ("similar", "resemble", "contain", "tlcs", "reason"):
         value = getattr(verdict, name, None)
         if isinstance(value, float):
             value = round(value, 4)

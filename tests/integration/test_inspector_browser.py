@@ -131,6 +131,11 @@ def test_inspector_lists_groups_and_highlights_the_trustable_region(
     assert members.count() == sizes[group_id] - 1
     first = members.first
     assert "duplicate" in first.locator(".verdict").inner_text()
+    # Every verdict says why: the reason of the re-check is on the member's line.
+    reason = first.locator(".reason").inner_text()
+    assert reason.startswith("reason: ") and reason.split(": ", 1)[1] in (
+        "exact", "content-similar", "tlcs-resemble", "contain"
+    )
     marks = first.locator("mark.tlcs")
     assert marks.count() == 2  # the region, once in each text
     for i in range(2):

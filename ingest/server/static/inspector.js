@@ -108,6 +108,7 @@
           ? el("span", { class: "error" }, "verifier error: " + m.error)
           : el("span", { class: "verdict " + (v.similar ? "similar" : "not-similar") },
               v.similar ? "duplicate" : "not similar on re-check"),
+        v.reason ? el("span", { class: "reason", title: "why the verifier decided so" }, "reason: " + v.reason) : null,
         el("span", { class: "score" }, "resemble " + fmt(v.resemble)),
         el("span", { class: "score" }, "contain " + fmt(v.contain)),
         el("span", { class: "score" }, "TLCS " + (v.tlcs ?? "–") + " chars"),
