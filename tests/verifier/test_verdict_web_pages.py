@@ -39,7 +39,7 @@ def edit(text: str, rate: float, seed: int) -> str:
 
 # A site's chrome larger than its articles: navigation, link lists, footer (~2,400 chars).
 NAV = " | ".join(f"Section {w.title()}" for w in WORDS) + "\n\n"
-LINKS = "\n".join(f"Read more: the {a} and the {b} of our city" for a, b in zip(WORDS, WORDS[3:]))
+LINKS = "\n".join(f"Read more: the {a} and the {b} of our city" for a, b in zip(WORDS, WORDS[3:], strict=False))
 FOOTER = "\n\nContact us. Privacy policy. Terms of use. Copyright the Daily Harbour Gazette."
 
 

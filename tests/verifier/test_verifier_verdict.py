@@ -36,7 +36,7 @@ LABELS = [
 
 
 def hotel(name: str, values: list[str]) -> str:
-    body = " ".join(f"{label} of {name}: {v}." for label, v in zip(LABELS, values))
+    body = " ".join(f"{label} of {name}: {v}." for label, v in zip(LABELS, values, strict=False))
     return f"{HEAD}\n{name}\n{body}\nBook {name} now. {FOOT}"
 
 
