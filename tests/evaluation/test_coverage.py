@@ -11,8 +11,6 @@ import pytest
 
 from evaluation.coverage import build_index, candidate_coverage, coverage_of_terms, top_candidates
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
 
 def test_top_candidates_order_and_cut() -> None:
     terms = {"a": ["x", "y", "z"], "b": ["x", "y"], "c": ["z"], "d": ["x"], "e": ["q"]}
@@ -31,12 +29,9 @@ def test_coverage_of_terms() -> None:
     assert report.candidates_per_doc == pytest.approx(4 / 5)
 
 
-def _small_corpus(n_articles: int = 40, seed: int = 11) -> list[dict[str, Any]]:
-    """Articles = runs of consecutive People's Daily paragraphs; one variant each:
+def _small_corpus(path: Path, n_articles: int = 40, seed: int = 11) -> list[dict[str, Any]]:
+    """Articles = runs of consecutive People's Daily paragraphs (``path``); one variant each:
     a paragraph dropped or added, a few characters edited, a different head/tail, reordered."""
-    path = DATA / "people_daily_199801.plain.txt.gz"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         paras = [p.strip() for p in fh if len(p.strip()) >= 60][: n_articles * 10 + 50]
     rng = random.Random(seed)
@@ -62,8 +57,8 @@ def _small_corpus(n_articles: int = 40, seed: int = 11) -> list[dict[str, Any]]:
     return docs
 
 
-def test_coverage_on_small_people_daily_corpus() -> None:
-    report = candidate_coverage(_small_corpus(), k=20)
+def test_coverage_on_small_people_daily_corpus(people_daily: Path) -> None:
+    report = candidate_coverage(_small_corpus(people_daily), k=20)
     assert report.true_pairs == 40
     assert report.coverage >= 0.95, report.summary()
     assert report.candidates_per_doc <= 3, report.summary()

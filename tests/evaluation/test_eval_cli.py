@@ -121,10 +121,27 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     capsys.readouterr()
 
 
-def test_make_dataset_roundtrip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    shared = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-    if not (shared / "pawsx_zh" / "dev_2k.tsv").exists():
-        pytest.skip("../shared/data missing")
+#: PAWS-X-style pairs, hand-written: paraphrases (1), word swaps that change the meaning (0)
+PAWSX_ROWS = [
+    ("1", "他在北京住了十年，后来搬到了上海。", "他在北京生活了十年，之后搬去了上海。", "1"),
+    ("2", "小王把书借给了小李。", "小李把书借给了小王。", "0"),
+    ("3", "这座桥建于一九五八年，全长三百米。", "全长三百米的这座桥建于一九五八年。", "1"),
+    ("4", "球队在主场以二比一战胜了对手。", "对手在主场以二比一战胜了球队。", "0"),
+    ("5", "会议由市长主持，讨论了交通问题。", "市长主持了会议，会上讨论了交通问题。", "1"),
+    ("6", "老师先到了学校，学生随后才到。", "学生先到了学校，老师随后才到。", "0"),
+    ("7", "这家工厂每年生产五万台冰箱。", "这家工厂的冰箱年产量为五万台。", "1"),
+    ("8", "河的东岸是农田，西岸是村庄。", "河的西岸是农田，东岸是村庄。", "0"),
+]
+
+
+def test_make_dataset_roundtrip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    (data / "pawsx_zh").mkdir(parents=True)
+    rows = ["id\tsentence1\tsentence2\tlabel", *("\t".join(r) for r in PAWSX_ROWS)]
+    (data / "pawsx_zh" / "dev_2k.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    monkeypatch.setenv("NEARDUP_SHARED_DATA", str(data))
     out = tmp_path / "paws.jsonl"
     assert main(["eval", "--make-dataset", "pawsx", "--size", "6", "-o", str(out)]) == 0
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]

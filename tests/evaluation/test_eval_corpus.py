@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from evaluation import datasets as ds
 from evaluation.evaluate import (
     doc_text,
@@ -51,6 +53,7 @@ def test_candidates_come_from_the_main_content() -> None:
     assert ("a", "c") in full
 
 
+@pytest.mark.usefixtures("people_daily")
 def test_corpus_coverage_of_the_synthetic_corpus() -> None:
     docs = ds.synthetic_corpus("zh", n_groups=40, split="dev")
     report = evaluate_corpus(docs, ["lcs"])

@@ -1,8 +1,8 @@
 """Dataset generators: deterministic, labelled as documented (tiny sizes).
 
-The synthetic Chinese set reads the real People's Daily paragraphs from ../shared/data; the
-real-data sets (pydoc, manpages, PAWS-X) are checked on small fake source trees so no package
-download is needed.
+The synthetic Chinese set reads the real People's Daily paragraphs, derived into the cache by
+scripts/fetch_data.py (the ``people_daily`` fixture); the real-data sets (pydoc, manpages,
+PAWS-X) are checked on small fake source trees so no package download is needed.
 """
 
 from __future__ import annotations
@@ -17,10 +17,7 @@ import pytest
 from evaluation import datasets as ds
 from ingest.extract import document_text
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-needs_people_daily = pytest.mark.skipif(
-    not (SHARED / "people_daily_199801.plain.txt.gz").exists(), reason="../shared/data missing"
-)
+needs_people_daily = pytest.mark.usefixtures("people_daily")
 
 
 def _clear_caches() -> None:
@@ -96,7 +93,7 @@ def test_splits_are_disjoint() -> None:
 
 @pytest.fixture
 def fake_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Tiny stand-ins for ../shared/data and the two Debian packages."""
+    """Tiny stand-ins for the shared data folder and the two Debian packages."""
     shared = tmp_path / "shared"
     (shared / "pawsx_zh").mkdir(parents=True)
     rows = ["id\tsentence1\tsentence2\tlabel"] + [

@@ -96,8 +96,8 @@ BOILERPLATE = "".join(
 )
 
 
-def people_daily_corpus(data_dir: Path, articles: int = 160, seed: int = 7) -> list[dict[str, Any]]:
-    """Documents built from People's Daily (January 1998, one paragraph per line).
+def people_daily_corpus(source: Path, articles: int = 160, seed: int = 7) -> list[dict[str, Any]]:
+    """Documents built from People's Daily (January 1998, one paragraph per line, ``source``).
 
     ``articles`` originals of 6 consecutive paragraphs, then near-duplicate variants of most
     of them (a paragraph dropped, characters edited, a paragraph appended), copies shifted by
@@ -110,7 +110,7 @@ def people_daily_corpus(data_dir: Path, articles: int = 160, seed: int = 7) -> l
     import random
 
     rng = random.Random(seed)
-    with gzip.open(data_dir / "people_daily_199801.plain.txt.gz", "rt", encoding="utf-8") as fh:
+    with gzip.open(source, "rt", encoding="utf-8") as fh:
         paragraphs = []
         for line in fh:
             line = line.strip()
@@ -165,9 +165,9 @@ def people_daily_corpus(data_dir: Path, articles: int = 160, seed: int = 7) -> l
 
 
 @pytest.fixture(scope="session")
-def corpus(shared_data: Path) -> list[dict[str, Any]]:
-    """:func:`people_daily_corpus` on the shared development data (~310 documents)."""
-    return people_daily_corpus(shared_data)
+def corpus(people_daily: Path) -> list[dict[str, Any]]:
+    """:func:`people_daily_corpus` on People's Daily from the cache (~310 documents)."""
+    return people_daily_corpus(people_daily)
 
 
 def to_stored(docs: list[dict[str, Any]]) -> list[Any]:

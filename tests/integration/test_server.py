@@ -217,7 +217,7 @@ def stack(
 
 
 @pytest.fixture(scope="module")
-def labelled(shared_data: Path) -> list[dict[str, Any]]:
+def labelled(people_daily: Path) -> list[dict[str, Any]]:
     """40 pages in labelled near-duplicate groups (tests/integration/corpus.py)."""
     from corpus import corpus
 

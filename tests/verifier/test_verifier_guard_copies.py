@@ -5,16 +5,16 @@ OpenCC ``t2s`` differ in vocabulary every few dozen characters (文件/档案, �
 trustable region starts at the start of both texts, the next one ends at the end of both: the
 shape of a shared header and footer, which rule (c) discards — unless most of what lies between
 is common too, as here (``COMMON_REST``). The page comes from Debian's ``manpages-zh`` package
-(fetched once into ``.cache/debs`` by :mod:`evaluation.datasets`).
+(unpacked once into ``.cache/debs`` by scripts/fetch_data.py: the ``manpages_zh`` fixture).
 """
 
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import pytest
 
-from evaluation import datasets
 from ingest.extract import to_simplified
 from verifier import _lcs_py as ref
 from verifier.config import VerifyConfig
@@ -24,8 +24,8 @@ CONFIG = VerifyConfig.profile("web")
 
 
 @pytest.fixture(scope="module")
-def mknod() -> tuple[str, str]:
-    root = datasets.manpages_dir()
+def mknod(manpages_zh: Path) -> tuple[str, str]:
+    root = manpages_zh / "usr/share/man"
     cn, tw = (gzip.decompress((root / lang / "man1/mknod.1.gz").read_bytes()).decode("utf-8")
               for lang in ("zh_CN", "zh_TW"))
     return to_simplified(cn), to_simplified(tw)
