@@ -40,6 +40,7 @@ from ingest.fingerprint import PROFILES, FingerprintConfig, index_terms
 from ingest.stoplist import StoplistConfig, compute_stoplist
 from verifier.compare import DEFAULT_CONFIG, compare
 from verifier.errors import VerifierInputError
+from ingest.store.ranking import candidate_terms, rank_candidates
 
 _PAPER_STOPLIST = StoplistConfig()  # the paper's thresholds (the product default)
 
@@ -96,9 +97,8 @@ def build_index(
     """Inverted index ``term -> [doc ids]`` (in ``doc_terms`` order), stoplisted terms left out."""
     index: dict[str, list[str]] = defaultdict(list)
     for doc_id, terms in doc_terms.items():
-        for term in dict.fromkeys(terms):
-            if term not in stoplist:
-                index[term].append(doc_id)
+        for term in candidate_terms(terms, stoplist):
+            index[term].append(doc_id)
     return dict(index)
 
 
@@ -111,8 +111,8 @@ def top_candidates(
     for term in dict.fromkeys(terms):
         shared.update(index.get(term, ()))
     shared.pop(doc_id, None)
-    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
-    return ranked if k is None else ranked[:k]
+    # the store's rule (ingest.store.ranking); a corpus has no ingest order, so ties go by id
+    return [(c.id, c.shared) for c in rank_candidates(shared, k)]
 
 
 def coverage_of_terms(

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import heapq
 import importlib
 import json
 import multiprocessing
@@ -162,19 +161,20 @@ def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
     (the candidate phase was over half of a 10k-document run). No stoplist: a fresh embedded
     store has none either.
     """
-    postings: dict[tuple[str, str], list[int]] = {}
+    from ingest.store.ranking import rank_candidates
+
+    postings: dict[tuple[str, str], list[str]] = {}
+    seq_of = {d.id: d.seq for d in docs}
     out: dict[str, list[str]] = {}
-    for i, d in enumerate(docs):
+    for d in docs:
         terms = {(d.fp_config, fp) for fp in d.fingerprints}
-        shared: dict[int, int] = {}
+        shared: dict[str, int] = {}
         for t in terms:
             for j in postings.get(t, ()):
                 shared[j] = shared.get(j, 0) + 1
-        # the position in docs is the (seq, id) order: the tie-break
-        best = heapq.nsmallest(k, shared.items(), key=lambda x: (-x[1], x[0]))
-        out[d.id] = [docs[j].id for j, _ in best]
+        out[d.id] = [c.id for c in rank_candidates(shared, k, seq_of)]
         for t in terms:
-            postings.setdefault(t, []).append(i)
+            postings.setdefault(t, []).append(d.id)
     return out
 
 

@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 from ingest.pipeline import Prepared
 from ingest.settings import Settings, child_environ
+from ingest.retry import retry_call
 
 __all__ = ["add_parser", "dedup_via_opensearch", "ingest_prepared", "wait_for_groups"]
 
@@ -135,30 +136,23 @@ def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
 
 
 def _put_with_retry(store: Any, docs: list[Any], deadline_s: float = 600.0) -> list[Any]:
-    """Index a batch, waiting out an unreachable node.
+    """Index a batch, waiting out an unreachable node (:func:`ingest.retry.retry_call`).
 
     Creates are idempotent, so a failed batch is simply sent again; but an attempt that failed
     half-way may have created some documents, which the next attempt reports as ``noop`` (409)
     although *this run* created them. Such a document carries this run's ``seq`` (unique per
     run and line), which is how :func:`_claim_own_noops` tells it from a real re-ingest."""
-    from ingest.store.errors import StoreUnavailable
+    attempts = 0
 
-    start = time.monotonic()
-    delay = 0.5
-    retried = False
-    while True:
-        try:
-            results = list(store.put(docs, overwrite=False))
-        except StoreUnavailable:
-            if time.monotonic() - start > deadline_s:
-                raise
-            retried = True
-            time.sleep(delay)
-            delay = min(delay * 2, 10.0)
-            continue
-        if retried:
-            return _retry(partial(_claim_own_noops, store, docs, results), deadline_s)
-        return results
+    def put() -> list[Any]:
+        nonlocal attempts
+        attempts += 1
+        return list(store.put(docs, overwrite=False))
+
+    results = retry_call(put, budget=deadline_s)
+    if attempts > 1:
+        return retry_call(partial(_claim_own_noops, store, docs, results), budget=deadline_s)
+    return results
 
 
 def _claim_own_noops(store: Any, docs: list[Any], results: list[Any]) -> list[Any]:
@@ -168,27 +162,13 @@ def _claim_own_noops(store: Any, docs: list[Any], results: list[Any]) -> list[An
     noop = [d.id for d, r in zip(docs, results, strict=True) if r.ok and r.result == "noop"]
     if not noop:
         return results
-    stored = _mget_fields(store, noop, "seq")
+    stored = store.fields(noop, ["seq"])
     out = []
     for d, r in zip(docs, results, strict=True):
         if r.ok and r.result == "noop" and stored.get(d.id, {}).get("seq") == d.seq:
             r = PutResult(d.id, True, result="created")
         out.append(r)
     return out
-
-
-def _retry(call: Callable[[], Any], deadline_s: float = 600.0) -> Any:
-    from ingest.store.errors import StoreUnavailable
-
-    start, delay = time.monotonic(), 0.5
-    while True:
-        try:
-            return call()
-        except StoreUnavailable:
-            if time.monotonic() - start > deadline_s:
-                raise
-            time.sleep(delay)
-            delay = min(delay * 2, 10.0)
 
 
 def ingest_prepared(
@@ -216,7 +196,7 @@ def ingest_prepared(
 
     def publish(fresh: list[str]) -> int:
         t0 = time.perf_counter()
-        _retry(store.refresh)  # the workers' candidate queries must see this batch
+        retry_call(store.refresh, budget=600.0)  # the workers' candidate queries must see it
         t1 = time.perf_counter()
         n = enqueue(fresh, store.index, profile, k, queue=queue)
         phases["refresh_s"] += t1 - t0
@@ -283,56 +263,23 @@ def _pending(store: Any, ids: Sequence[str]) -> list[str]:
 NEAR_END = 1000  # pending documents below which wait_for_groups reads statuses in real time
 
 
-def _pending_query(seq_range: tuple[int, int]) -> dict[str, Any]:
-    lo, hi = seq_range
-    return {"bool": {"filter": [{"term": {"status": "pending"}},
-                                {"range": {"seq": {"gte": lo, "lte": hi}}}]}}
-
-
-def _count_pending(store: Any, seq_range: tuple[int, int]) -> int:
-    from ingest.store.opensearch import translate_errors
-
-    with translate_errors():
-        res = store.client.count(index=store.index, body={"query": _pending_query(seq_range)})
-    return int(res["count"])
-
-
 def _search_pending(
     store: Any, seq_range: tuple[int, int], ids: set[str], limit: int | None = None
 ) -> list[str]:
     """Ids among ``ids`` that the last refresh shows pending (a superset of those pending
     now), in ``seq`` order, at most ``limit`` (``seq`` ranges of runs could overlap: other
     documents are skipped)."""
-    from ingest.store.opensearch import translate_errors
-
-    body: dict[str, Any] = {
-        "size": 1000, "query": _pending_query(seq_range), "_source": False,
-        "sort": [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}], "track_total_hits": False,
-    }
     found: list[str] = []
-    while limit is None or len(found) < limit:
-        with translate_errors():
-            hits = store.client.search(index=store.index, body=body)["hits"]["hits"]
-        found.extend(h["_id"] for h in hits if h["_id"] in ids)
-        if len(hits) < body["size"]:
+    for doc_id in store.ids_with_status("pending", seq_range):
+        if limit is not None and len(found) >= limit:
             break
-        body["search_after"] = hits[-1]["sort"]
-    return found if limit is None else found[:limit]
+        if doc_id in ids:
+            found.append(doc_id)
+    return found
 
 
 def _mget_status(store: Any, ids: Sequence[str]) -> dict[str, str]:
-    return {i: src.get("status") for i, src in _mget_fields(store, ids, "status").items()}
-
-
-def _mget_fields(store: Any, ids: Sequence[str], fields: str) -> dict[str, dict[str, Any]]:
-    """``{id: _source restricted to fields}`` of the documents found (one ``_mget``)."""
-    from ingest.store.opensearch import translate_errors
-
-    with translate_errors():
-        res = store.client.mget(
-            index=store.index, body={"ids": list(ids)}, params={"_source_includes": fields}
-        )
-    return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
+    return {i: src.get("status") for i, src in store.fields(ids, ["status"]).items()}
 
 
 def wait_for_groups(
@@ -366,7 +313,7 @@ def wait_for_groups(
         try:
             if counting:
                 assert seq_range is not None
-                left = _count_pending(store, seq_range)
+                left = store.count_status("pending", seq_range)
                 if left <= NEAR_END:  # from now on, exact realtime reads of these few
                     counting = False
                     pending = _search_pending(store, seq_range, set(pending), NEAR_END)
@@ -443,7 +390,7 @@ def dedup_via_opensearch(
         for w in workers:
             w.wait(30)
         if not args.keep_index and not args.index:
-            store.client.indices.delete(index=f"{index},{index}-stoplist", ignore_unavailable=True)
+            store.drop()
         store.close()
 
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from ingest.settings import Settings
+from ingest.store.base import Store
 
 __all__ = ["add_parser", "format_hits", "search"]
 
@@ -31,16 +32,10 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def search(store: Any, query: str, size: int = 10, members: int = 5) -> list[dict[str, Any]]:
+def search(store: Store, query: str, size: int = 10, members: int = 5) -> list[dict[str, Any]]:
     """Collapsed hits: ``[{"id", "dup_group", "score", "title", "url", "members": [...]}]``."""
-    from ingest.store.opensearch import translate_errors
-    from ingest.store.query import build_collapse_search
-
-    body = build_collapse_search(query, size=size, inner_hits_size=members)
-    with translate_errors():
-        res = store.client.search(index=store.index, body=body)
     out = []
-    for hit in res["hits"]["hits"]:
+    for hit in store.collapsed_search(query, size=size, inner_hits_size=members):
         src = hit.get("_source", {})
         inner = hit.get("inner_hits", {}).get("members", {}).get("hits", {})
         total = inner.get("total", {})

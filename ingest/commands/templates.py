@@ -54,9 +54,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         client, index, args.shards, args.replicas, force=args.force, directory=directory
     )
     if args.create_indices:
-        from ingest.store.opensearch import OpenSearchStore
+        from ingest.store import open_store
 
-        done.update(OpenSearchStore(client, index).create_indices())
+        done.update(open_store("opensearch", client=client, index=index).create_indices())
     for name, what in done.items():
         print(f"{name}\t{what}")
     return 0

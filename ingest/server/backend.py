@@ -30,14 +30,9 @@ from typing import Any
 
 from ingest.errors import DocumentError
 from ingest.server.bulk import ItemError
-from ingest.server.inspector import (
-    build_largest_groups_query,
-    parse_largest_groups,
-    segments,
-)
+from ingest.server.inspector import segments
 from ingest.settings import Settings
 from ingest.store.base import Store, StoredDocument
-from ingest.store.errors import StoreUnavailable
 
 __all__ = ["Backend", "IngestItem", "document_summary"]
 
@@ -105,8 +100,9 @@ class Backend:
     Parameters
     ----------
     store
-        An opened store (``open_store("opensearch", ...)``); ``store.client`` and
-        ``store.index`` are used for the inspector's aggregation and ``GET /``.
+        An opened store (``open_store("opensearch", ...)``); the inspector's list of groups
+        and ``GET /`` need a search engine behind it (:meth:`Store.largest_groups`,
+        :meth:`Store.engine_info`).
     enqueue
         Queues verification of document ids (default: :mod:`verifier.tasks`).
     next_seq
@@ -287,14 +283,7 @@ class Backend:
         }
 
     def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
-        from opensearchpy.exceptions import NotFoundError
-
-        client = self.store.client  # type: ignore[attr-defined]
-        try:
-            res = client.search(index=self.index, body=build_largest_groups_query(size, min_size))
-        except NotFoundError:
-            return {"groups": [], "grouped_documents": 0, "group_count": 0, "index": self.index}
-        out = parse_largest_groups(res)
+        out = self.store.largest_groups(size, min_size)
         reps = self.store.mget([g["id"] for g in out["groups"]], with_fingerprints=False)
         for g in out["groups"]:
             rep = reps.get(g["id"])
@@ -344,8 +333,7 @@ class Backend:
         """``{"opensearch": "ok" | reason, "broker": "ok" | reason}``, each checked quickly."""
         checks: dict[str, str] = {}
         try:
-            client = self.store.client  # type: ignore[attr-defined]
-            client.cluster.health(params={"timeout": "2s", "request_timeout": 3})
+            self.store.check_health(timeout=2.0)
             checks["opensearch"] = "ok"
         except Exception as exc:
             checks["opensearch"] = f"{type(exc).__name__}: {exc}"[:300]
@@ -354,12 +342,7 @@ class Backend:
 
     def cluster_info(self) -> dict[str, Any]:
         """OpenSearch's ``GET /`` answer (clients check the version), marked as neardup's."""
-        from opensearchpy.exceptions import ConnectionError as OSConnectionError
-
-        try:
-            info = dict(self.store.client.info())  # type: ignore[attr-defined]
-        except OSConnectionError as exc:
-            raise StoreUnavailable(f"OpenSearch unreachable: {exc}") from exc
+        info = self.store.engine_info()
         info["tagline"] = f"neardup in front of OpenSearch (pages index: {self.index})"
         return info
 

@@ -9,9 +9,11 @@ Two backends implement it (design.md): ``opensearch`` (the product: an index who
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ingest.store.errors import StoreUnavailable, Unsupported
 
 __all__ = [
     "Candidate",
@@ -182,8 +184,6 @@ class Store(ABC):
         (:class:`~ingest.store.errors.DocumentNotFound`, ...). A transient failure
         (:class:`~ingest.store.errors.StoreUnavailable`) is raised for the whole call; the
         items are idempotent, so it can simply be sent again."""
-        from ingest.store.errors import StoreUnavailable
-
         out: list[bool | Exception] = []
         for update, version in updates:
             try:
@@ -222,6 +222,83 @@ class Store(ABC):
     @abstractmethod
     def stoplist_entries(self) -> list[StoplistEntry]:
         """The current stoplist with its reasons, ordered by count descending then fingerprint."""
+
+    # -- the workers' reads ------------------------------------------------------------------
+
+    def earlier_candidates(self, doc: StoredDocument, k: int) -> list[str]:
+        """Ids of the top-``k`` candidates of ``doc`` among the documents before it in
+        ``(seq, id)`` (the rule of :mod:`ingest.store.ranking`).
+
+        Restricting the ranking to earlier documents makes the set independent of what was
+        indexed later. This default fetches the top ``4k`` :meth:`candidates` and filters them,
+        which is exact unless more than ``3k`` later documents outrank the earlier ones; a
+        backend that can filter on ``seq`` in the query overrides it.
+        """
+        key = (doc.seq, doc.id)
+        found = self.candidates(doc, 4 * k)
+        docs = self.mget([c.id for c in found], with_fingerprints=False)
+        ranked = [(c.id, docs[c.id].seq) for c in found if c.id in docs]
+        return [i for i, seq in ranked if (seq, i) < key][:k]
+
+    def earlier_candidates_many(
+        self, docs: Sequence[StoredDocument], k: int
+    ) -> dict[str, list[str]]:
+        """:meth:`earlier_candidates` of several documents, in as few requests as the backend
+        can. A document whose query failed is absent from the result (the caller asks again,
+        one by one)."""
+        return {d.id: self.earlier_candidates(d, k) for d in docs}
+
+    def fields(self, ids: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """``{id: {field: value}}`` of the documents found, restricted to ``fields`` (realtime,
+        like :meth:`mget`, without transferring the bodies where the backend can)."""
+        found = self.mget(ids, with_fingerprints="fingerprints" in fields)
+        return {i: {f: d.to_source().get(f) for f in fields} for i, d in found.items()}
+
+    @abstractmethod
+    def count_status(self, status: str, seq_range: tuple[int, int]) -> int:
+        """How many documents with ``lo <= seq <= hi`` have ``status`` (near-real-time on
+        OpenSearch: a count of the last refresh)."""
+
+    @abstractmethod
+    def ids_with_status(self, status: str, seq_range: tuple[int, int]) -> Iterator[str]:
+        """Ids of the documents with ``lo <= seq <= hi`` and ``status``, in ``(seq, id)``
+        order, read page by page as the caller iterates (near-real-time on OpenSearch)."""
+
+    # -- search and inspection (what only a search engine does) -----------------------------
+
+    def collapsed_search(
+        self, query_text: str, size: int = 10, inner_hits_size: int = 5
+    ) -> list[dict[str, Any]]:
+        """Full-text hits, one per ``dup_group``, each with ``inner_hits.members``
+        (:func:`ingest.store.query.build_collapse_search`)."""
+        raise Unsupported(f"{type(self).__name__} has no full-text search; use the opensearch store")
+
+    def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
+        """The ``size`` largest groups of at least ``min_size`` documents
+        (:func:`ingest.store.query.parse_largest_groups`)."""
+        raise Unsupported(f"{type(self).__name__} has no group aggregation; use the opensearch store")
+
+    def engine_info(self) -> dict[str, Any]:
+        """The engine's identity (OpenSearch's ``GET /`` answer)."""
+        raise Unsupported(f"{type(self).__name__} is not a search engine")
+
+    def check_health(self, timeout: float = 2.0) -> None:  # noqa: B027 - optional hook
+        """Raise unless the backend answers within ``timeout`` seconds (always ready here)."""
+
+    def observe_requests(self, callback: Callable[[str, float], None]) -> None:  # noqa: B027
+        """Call ``callback(kind, seconds)`` after every request to the engine (``_search``,
+        ``_mget``, ``_bulk``, ...); a no-op where there is no engine to ask."""
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def create_indices(self) -> dict[str, str]:
+        """Create the storage the installed templates describe, when missing (for a backend
+        without templates, :meth:`install`)."""
+        return self.install()
+
+    @abstractmethod
+    def drop(self) -> None:
+        """Delete every document, the groups and the stoplist (the whole index)."""
 
     def refresh(self) -> None:  # noqa: B027 - optional hook
         """Make recent writes visible to search (no-op where writes are immediately visible)."""

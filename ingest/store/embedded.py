@@ -3,9 +3,8 @@
 Backs batch ``neardup dedup`` without servers. One implementation for memory (the default,
 ``path=None``) and disk (``path="pages.db"``) keeps a single code path to hold equal to the
 OpenSearch backend: postings ``(fp_config, fingerprint, id)`` play the inverted index, and the
-candidate query counts shared distinct non-stoplisted fingerprints and orders by count desc,
-``seq`` asc, ``id`` asc — SQLite compares TEXT by its UTF-8 bytes, as Lucene sorts keywords, so
-the tie-break agrees too. Versions are per-document counters (``(n, 1)``), bumped by every
+candidate query counts shared distinct non-stoplisted fingerprints and orders them by the rule
+of :mod:`ingest.store.ranking` (:data:`~ingest.store.ranking.CANDIDATE_ORDER_SQL`). Versions are per-document counters (``(n, 1)``), bumped by every
 write, so ``update_group`` has the same compare-and-set behaviour as ``if_seq_no``.
 
 Thread-safe: one connection guarded by a lock (the batch CLI may use threads).
@@ -32,7 +31,7 @@ from ingest.store.base import (
     StoredDocument,
 )
 from ingest.store.errors import DocumentNotFound
-from ingest.store.query import candidate_terms
+from ingest.store.ranking import CANDIDATE_ORDER_SQL, candidate_terms
 
 __all__ = ["EmbeddedStore"]
 
@@ -117,6 +116,36 @@ class EmbeddedStore(Store):
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    def drop(self) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                for table in ("docs", "postings", "stoplist"):
+                    self._db.execute(f"DELETE FROM {table}")
+            except Exception:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            self._stoplist_cache = None
+
+    def count_status(self, status: str, seq_range: tuple[int, int]) -> int:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT COUNT(*) FROM docs WHERE seq BETWEEN ? AND ? "
+                "AND json_extract(source, '$.status') = ?",
+                (*seq_range, status),
+            ).fetchone()
+        return int(row[0])
+
+    def ids_with_status(self, status: str, seq_range: tuple[int, int]) -> Iterator[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM docs WHERE seq BETWEEN ? AND ? "
+                "AND json_extract(source, '$.status') = ? ORDER BY seq, id",
+                (*seq_range, status),
+            ).fetchall()
+        return (doc_id for (doc_id,) in rows)
 
     # -- documents ---------------------------------------------------------------------------
 
@@ -205,7 +234,7 @@ class EmbeddedStore(Store):
                 FROM postings AS p JOIN docs AS d ON d.id = p.id
                 WHERE p.fp_config = ? AND p.fp IN ({marks}) AND p.id != ?
                 GROUP BY p.id
-                ORDER BY shared DESC, d.seq ASC, p.id ASC
+                ORDER BY {CANDIDATE_ORDER_SQL}
                 LIMIT ?
                 """,
                 (doc.fp_config, *terms, doc.id, k),

@@ -5,7 +5,9 @@
     NeardupError (ingest.errors)
     └── StoreError                    the store could not do what was asked
         ├── StoreUnavailable          transient: node down, timeout, 429/502/503/504 — retry later
-        └── DocumentNotFound(KeyError) the document to update does not exist
+        ├── DocumentNotFound(KeyError) the document to update does not exist
+        └── Unsupported               this backend cannot do that (full-text search on the
+                                      embedded store, say): a configuration matter, not a blip
 
 Transient transport failures of opensearch-py (``ConnectionError``, ``ConnectionTimeout``,
 ``TransportError`` with status 429/502/503/504) are re-raised as :class:`StoreUnavailable`
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from ingest.errors import NeardupError
 
-__all__ = ["DocumentNotFound", "StoreError", "StoreUnavailable"]
+__all__ = ["DocumentNotFound", "StoreError", "StoreUnavailable", "Unsupported"]
 
 
 class StoreError(NeardupError):
@@ -38,3 +40,7 @@ class DocumentNotFound(StoreError, KeyError):
 
     def __str__(self) -> str:
         return f"document not found: {self.doc_id}"
+
+
+class Unsupported(StoreError):
+    """The backend cannot do this at all (the operation needs a search engine)."""

@@ -45,7 +45,19 @@ from ingest.store.base import (
     StoredDocument,
 )
 from ingest.store.errors import DocumentNotFound, StoreUnavailable
-from ingest.store.query import build_candidate_query, candidate_terms
+from ingest.store.query import (
+    build_batch_candidate_query,
+    build_candidate_query,
+    build_collapse_search,
+    build_earlier_candidate_query,
+    build_largest_groups_query,
+    build_scored_candidate_query,
+    build_status_query,
+    parse_largest_groups,
+    rank_hits,
+    rank_scored_hits,
+)
+from ingest.store.ranking import candidate_terms, rank_candidates
 
 __all__ = ["OpenSearchStore", "translate_errors"]
 
@@ -60,6 +72,11 @@ _FREQ_PAGE = 10000  # terms buckets per partition of the frequency aggregation
 # cardinality sketch costs memory in proportion: at 3000, 10,000 buckets tripped the request
 # circuit breaker of a 512 MB node.
 _SITES_EXACT = 100
+# earlier_candidates_many: the most matching documents one batch search may return, and terms it
+# may ask for (index.max_terms_count is 65,536); beyond either, the batch takes the per-document
+# queries.
+BATCH_QUERY_HITS = 4000
+BATCH_QUERY_TERMS = 60_000
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -114,6 +131,7 @@ class OpenSearchStore(Store):
         shards: int | None = None,
         replicas: int | None = None,
         mappings_dir: Path | None = None,
+        batch_query_hits: int = BATCH_QUERY_HITS,
     ) -> None:
         self.client = client
         self.index = index
@@ -127,6 +145,7 @@ class OpenSearchStore(Store):
         self.shards = shards
         self.replicas = replicas
         self.mappings_dir = mappings_dir
+        self.batch_query_hits = batch_query_hits
         self._stoplist_cache: tuple[float, frozenset[str]] | None = None
 
     def __repr__(self) -> str:
@@ -171,8 +190,45 @@ class OpenSearchStore(Store):
     def refresh(self) -> None:
         self.client.indices.refresh(index=self.index)
 
+    @_translated
+    def drop(self) -> None:
+        self.client.indices.delete(
+            index=f"{self.index},{self.stoplist_index}", ignore_unavailable=True
+        )
+        self._stoplist_cache = None
+
     def close(self) -> None:
         self.client.close()
+
+    # -- probes and instrumentation ----------------------------------------------------------
+
+    def check_health(self, timeout: float = 2.0) -> None:
+        self.client.cluster.health(
+            params={"timeout": f"{max(1, int(timeout))}s", "request_timeout": timeout + 1}
+        )
+
+    def engine_info(self) -> dict[str, Any]:
+        try:
+            return dict(self.client.info())
+        except OSConnectionError as exc:
+            raise StoreUnavailable(f"OpenSearch unreachable: {exc}") from exc
+
+    def observe_requests(self, callback: Callable[[str, float], None]) -> None:
+        """Wrap the transport's ``perform_request`` once (later calls are ignored)."""
+        transport = getattr(self.client, "transport", None)
+        if transport is None or getattr(transport, "_neardup_timed", False):
+            return
+        perform = transport.perform_request
+
+        def timed(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return perform(method, url, *args, **kwargs)
+            finally:
+                callback(_endpoint(method, url), time.perf_counter() - t0)
+
+        transport.perform_request = timed
+        transport._neardup_timed = True
 
     # -- documents ---------------------------------------------------------------------------
 
@@ -267,6 +323,164 @@ class OpenSearchStore(Store):
         body = build_candidate_query(terms, (), k, doc.id, doc.fp_config)
         res = self.client.search(index=self.index, body=body)
         return [Candidate(hit["_id"], int(round(hit["sort"][0]))) for hit in res["hits"]["hits"]]
+
+    @_translated
+    def earlier_candidates(self, doc: StoredDocument, k: int) -> list[str]:
+        """One query with a ``range`` filter on ``seq`` (the ``(seq, id)`` cut on the hits)."""
+        terms = candidate_terms(doc.fingerprints, self.stoplist())
+        if not terms:
+            return []
+        body = build_earlier_candidate_query(terms, k, doc.id, doc.fp_config, doc.seq)
+        hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+        return rank_hits(doc.seq, doc.id, hits, k)
+
+    @_translated
+    def earlier_candidates_many(
+        self, docs: Sequence[StoredDocument], k: int
+    ) -> dict[str, list[str]]:
+        """One unscored search per fingerprint config for the whole batch
+        (:meth:`_batch_candidates`); when the batch is too wide for it, one ``_msearch`` of
+        score-only queries, and the documents whose ties at the cut those cannot settle in a
+        second ``_msearch`` of fully sorted ones."""
+        if not docs:
+            return {}
+        found = self._batch_candidates(docs, k)
+        if found is not None:
+            return found
+        out: dict[str, list[str]] = {}
+        stop = self.stoplist()
+        asked: list[tuple[StoredDocument, list[str], int]] = []
+        searches: list[dict[str, Any]] = []
+        for d in docs:
+            terms = candidate_terms(d.fingerprints, stop)
+            if not terms:
+                out[d.id] = []
+                continue
+            body = build_scored_candidate_query(terms, k, d.id, d.fp_config, d.seq)
+            searches += [{"index": self.index}, body]
+            asked.append((d, terms, body["size"]))
+        if not searches:
+            return out
+        responses = self.client.msearch(body=searches)["responses"]
+        unsure: list[tuple[StoredDocument, list[str]]] = []
+        for (d, terms, size), res in zip(asked, responses, strict=True):
+            if "error" not in res:
+                ranked = rank_scored_hits(d.seq, d.id, res["hits"]["hits"], k, size)
+                if ranked is None:
+                    unsure.append((d, terms))
+                else:
+                    out[d.id] = ranked
+        if unsure:  # ties at the cut: the fully sorted query
+            searches = []
+            for d, terms in unsure:
+                body = build_earlier_candidate_query(terms, k, d.id, d.fp_config, d.seq)
+                searches += [{"index": self.index}, body]
+            responses = self.client.msearch(body=searches)["responses"]
+            for (d, _), res in zip(unsure, responses, strict=True):
+                if "error" not in res:
+                    out[d.id] = rank_hits(d.seq, d.id, res["hits"]["hits"], k)
+        return out
+
+    def _batch_candidates(
+        self, docs: Sequence[StoredDocument], k: int
+    ) -> dict[str, list[str]] | None:
+        """The earlier candidates of a whole batch from one search per fingerprint config:
+        every document (up to the batch's last ``seq``) holding any usable fingerprint of the
+        batch, with its fingerprints (doc values) and ``seq``; the shared counts are made here
+        and ranked by :func:`ingest.store.ranking.rank_candidates` among the documents before
+        each one. None when the batch is too wide for one search (more than
+        :attr:`batch_query_hits` matches, or too many terms). One terms filter and no scoring
+        cost the node far less than a scored query of ~50-100 clauses per document."""
+        stop = self.stoplist()
+        out: dict[str, list[str]] = {}
+        by_config: dict[str, list[tuple[StoredDocument, list[str]]]] = {}
+        for d in docs:
+            terms = candidate_terms(d.fingerprints, stop)
+            if terms:
+                by_config.setdefault(d.fp_config, []).append((d, terms))
+            else:
+                out[d.id] = []
+        for config, group in by_config.items():
+            holders: dict[str, list[str]] = {}  # usable fingerprint -> batch documents holding it
+            for d, terms in group:
+                for t in terms:
+                    holders.setdefault(t, []).append(d.id)
+            if len(holders) > BATCH_QUERY_TERMS:
+                return None
+            body = build_batch_candidate_query(
+                holders, config, max(d.seq for d, _ in group), [d.id for d, _ in group],
+                self.batch_query_hits,
+            )
+            hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            if len(hits) >= self.batch_query_hits:
+                return None
+            seq_of: dict[str, int] = {d.id: d.seq for d, _ in group}
+            shared: dict[str, dict[str, int]] = {d.id: {} for d, _ in group}
+            for ids_with_term in holders.values():  # candidates within the batch
+                if len(ids_with_term) > 1:
+                    for doc_id in ids_with_term:
+                        counts = shared[doc_id]
+                        for other in ids_with_term:
+                            if other != doc_id:
+                                counts[other] = counts.get(other, 0) + 1
+            for h in hits:
+                hit_id = h["_id"]
+                fields = h.get("fields", {})
+                seq_of[hit_id] = int(fields["seq"][0])
+                for fp in set(fields.get("fingerprints", ())):
+                    for doc_id in holders.get(fp, ()):
+                        counts = shared[doc_id]
+                        counts[hit_id] = counts.get(hit_id, 0) + 1
+            for d, _ in group:
+                ranked = rank_candidates(shared[d.id], k, seq_of, before=(d.seq, d.id))
+                out[d.id] = [c.id for c in ranked]
+        return out
+
+    @_translated
+    def fields(self, ids: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
+        res = self.client.mget(
+            index=self.index, body={"ids": list(ids)},
+            params={"_source_includes": ",".join(fields)},
+        )
+        return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
+
+    @_translated
+    def count_status(self, status: str, seq_range: tuple[int, int]) -> int:
+        body = {"query": build_status_query(status, seq_range)}
+        return int(self.client.count(index=self.index, body=body)["count"])
+
+    def ids_with_status(self, status: str, seq_range: tuple[int, int]) -> Iterator[str]:
+        body: dict[str, Any] = {
+            "size": _PAGE, "query": build_status_query(status, seq_range), "_source": False,
+            "sort": [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}],
+            "track_total_hits": False,
+        }
+        while True:
+            with translate_errors():
+                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            yield from (h["_id"] for h in hits)
+            if len(hits) < _PAGE:
+                return
+            body["search_after"] = hits[-1]["sort"]
+
+    # -- search and inspection ---------------------------------------------------------------
+
+    @_translated
+    def collapsed_search(
+        self, query_text: str, size: int = 10, inner_hits_size: int = 5
+    ) -> list[dict[str, Any]]:
+        body = build_collapse_search(query_text, size=size, inner_hits_size=inner_hits_size)
+        return list(self.client.search(index=self.index, body=body)["hits"]["hits"])
+
+    @_translated
+    def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
+        try:
+            res = self.client.search(
+                index=self.index, body=build_largest_groups_query(size, min_size)
+            )
+        except NotFoundError:
+            return {"groups": [], "grouped_documents": 0, "group_count": 0}
+        return parse_largest_groups(res)
 
     # -- groups ------------------------------------------------------------------------------
 
@@ -511,6 +725,15 @@ def _group_fields(update: GroupUpdate, now: str) -> dict[str, Any]:
         "error": update.error,
         "grouped_at": now,
     }
+
+
+def _endpoint(method: str, url: str) -> str:
+    """A request's kind: ``_mget``, ``_msearch``, ``_bulk``, ``_update``, ``_search``, ..."""
+    parts = [p for p in url.split("?")[0].split("/") if p]
+    for p in reversed(parts):
+        if p.startswith("_"):
+            return p
+    return method.lower()
 
 
 def _version(hit: dict[str, Any]) -> tuple[int, int] | None:

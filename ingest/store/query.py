@@ -4,42 +4,45 @@
   page, ordered by how many they share. Each non-stoplisted fingerprint is one
   ``constant_score``/``term`` clause of a ``bool.should`` worth exactly 1, so a hit's ``_score``
   *is* the number of shared fingerprints (a sum of at most 112 ones is exact in float32).
-  Ties are broken by ``seq`` then ``id``: the same order as the embedded store.
+  Ties are broken by ``seq`` then ``id``: the rule of :mod:`ingest.store.ranking`.
+- :func:`build_earlier_candidate_query`, :func:`build_scored_candidate_query`,
+  :func:`build_batch_candidate_query` — the verifier workers' candidates (earlier documents
+  only), ranked on the hits by :func:`rank_hits` / :func:`rank_scored_hits`.
 - :func:`build_collapse_search` — ``neardup search``: one hit per ``dup_group`` with the
   other members as ``inner_hits``.
+- :func:`build_largest_groups_query` / :func:`parse_largest_groups` — the inspector's list of
+  the largest groups.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ingest.errors import ConfigError
+from ingest.store.ranking import CANDIDATE_SORT, candidate_terms, rank_candidates
 
 __all__ = [
     "CANDIDATE_SORT",
+    "MAX_GROUPS",
     "MAX_CANDIDATE_TERMS",
+    "build_batch_candidate_query",
     "build_candidate_query",
     "build_collapse_search",
+    "build_earlier_candidate_query",
+    "build_largest_groups_query",
+    "build_scored_candidate_query",
+    "build_status_query",
     "candidate_terms",
-]
-
-# The order of candidates (and the tie-break that makes it deterministic).
-CANDIDATE_SORT: list[dict[str, Any]] = [
-    {"_score": {"order": "desc"}},
-    {"seq": {"order": "asc"}},
-    {"id": {"order": "asc"}},
+    "parse_largest_groups",
+    "rank_hits",
+    "rank_scored_hits",
 ]
 
 # indices.query.bool.max_clause_count defaults to 1024; m = 7 buckets x 16 rotations = 112.
 MAX_CANDIDATE_TERMS = 1024
 
 _SEARCH_SOURCE = ["id", "url", "site", "title", "seq", "dup_group", "dup_of", "resemble", "contain"]
-
-
-def candidate_terms(fingerprints: Iterable[str], stoplist: Collection[str]) -> list[str]:
-    """The distinct non-stoplisted fingerprints, sorted (so equal inputs give equal queries)."""
-    return sorted({fp for fp in fingerprints if fp not in stoplist})
 
 
 def build_candidate_query(
@@ -123,4 +126,132 @@ def build_collapse_search(
             },
         },
         "_source": list(source),
+    }
+
+
+def build_earlier_candidate_query(
+    terms: Sequence[str], k: int, exclude_id: str, fp_config: str, max_seq: int
+) -> dict[str, Any]:
+    """:func:`build_candidate_query` restricted to documents with ``seq <= max_seq`` (a page's
+    earlier candidates; the ``(seq, id)`` cut is made on the hits, :func:`rank_hits`). Asks for
+    ``k + 8`` hits: documents of the same ``seq`` with a larger id are dropped client-side."""
+    body = build_candidate_query(terms, (), k + 8, exclude_id, fp_config)
+    body["query"]["bool"]["filter"].append({"range": {"seq": {"lte": max_seq}}})
+    return body
+
+
+def build_scored_candidate_query(
+    terms: Sequence[str], k: int, exclude_id: str, fp_config: str, max_seq: int
+) -> dict[str, Any]:
+    """:func:`build_earlier_candidate_query` sorted by score alone, with each hit's ``seq``:
+    the node can then skip documents that cannot enter the top (the full sort scores every
+    match). The ties are broken by :func:`rank_scored_hits`, which says when that is exact."""
+    body = build_earlier_candidate_query(terms, k, exclude_id, fp_config, max_seq)
+    body["sort"] = [{"_score": {"order": "desc"}}]
+    body["docvalue_fields"] = ["seq"]
+    return body
+
+
+def build_batch_candidate_query(
+    terms: Iterable[str], fp_config: str, max_seq: int, exclude_ids: Sequence[str], size: int
+) -> dict[str, Any]:
+    """Every document (up to ``max_seq``) holding any of ``terms``, with its fingerprints (doc
+    values) and ``seq``, unscored: the candidates of a whole batch from one search, ranked
+    client-side. The batch's own documents are left out (their fingerprints are at hand)."""
+    return {
+        "size": size,
+        "query": {"bool": {
+            "filter": [
+                {"terms": {"fingerprints": sorted(terms)}},
+                {"term": {"fp_config": fp_config}},
+                {"range": {"seq": {"lte": max_seq}}},
+            ],
+            "must_not": [{"ids": {"values": list(exclude_ids)}}],
+        }},
+        "_source": False,
+        "docvalue_fields": ["seq", "fingerprints"],
+        "track_total_hits": False,
+    }
+
+
+def build_status_query(status: str, seq_range: tuple[int, int]) -> dict[str, Any]:
+    """The documents with ``status`` and ``lo <= seq <= hi``."""
+    lo, hi = seq_range
+    return {"bool": {"filter": [{"term": {"status": status}},
+                                {"range": {"seq": {"gte": lo, "lte": hi}}}]}}
+
+
+def rank_hits(seq: int, doc_id: str, hits: Sequence[Mapping[str, Any]], k: int) -> list[str]:
+    """The top-``k`` hits of :func:`build_earlier_candidate_query` that come before
+    ``(seq, doc_id)`` (the node sorted them by :data:`CANDIDATE_SORT`: ``[shared, seq, id]``)."""
+    key = (seq, doc_id)
+    ranked = [(h["_id"], int(h["sort"][1])) for h in hits]
+    return [i for i, s in ranked if (s, i) < key][:k]
+
+
+def rank_scored_hits(
+    seq: int, doc_id: str, hits: Sequence[Mapping[str, Any]], k: int, size: int
+) -> list[str] | None:
+    """The top-``k`` earlier candidates from hits of :func:`build_scored_candidate_query`,
+    ordered by the rule of :mod:`ingest.store.ranking` — or None when the hits do not prove
+    it: the node returned ``size`` hits and the ``k``-th kept one scores no more than the
+    lowest hit (a document left out could tie with it and come before it)."""
+    shared = {h["_id"]: int(round(float(h["_score"]))) for h in hits}
+    seq_of = {h["_id"]: int(h["fields"]["seq"][0]) for h in hits}
+    kept = rank_candidates(shared, k, seq_of, before=(seq, doc_id))
+    if len(hits) >= size:
+        lowest = min(shared.values())
+        if len(kept) < k or kept[-1].shared <= lowest:
+            return None
+    return [c.id for c in kept]
+
+
+# A terms aggregation's size is bounded by search.max_buckets (65,535 by default); a page of
+# groups needs far fewer.
+MAX_GROUPS = 1000
+
+
+def build_largest_groups_query(size: int = 20, min_size: int = 2) -> dict[str, Any]:
+    """Search body for the ``size`` largest groups having at least ``min_size`` members.
+
+    A terms aggregation on ``dup_group`` ordered by member count, ties by group id, so the
+    list is stable between reloads.
+
+    >>> q = build_largest_groups_query(5)
+    >>> q["aggs"]["groups"]["terms"]["size"], q["aggs"]["groups"]["terms"]["min_doc_count"]
+    (5, 2)
+    """
+    if not 1 <= size <= MAX_GROUPS:
+        raise ConfigError(f"size must be between 1 and {MAX_GROUPS}, got {size}")
+    if min_size < 1:
+        raise ConfigError(f"min_size must be >= 1, got {min_size}")
+    return {
+        "size": 0,
+        "track_total_hits": True,
+        "query": {"bool": {"filter": [{"exists": {"field": "dup_group"}}]}},
+        "aggs": {
+            "groups": {
+                "terms": {
+                    "field": "dup_group",
+                    "size": size,
+                    "min_doc_count": min_size,
+                    "order": [{"_count": "desc"}, {"_key": "asc"}],
+                }
+            },
+            "group_count": {"cardinality": {"field": "dup_group"}},
+        },
+    }
+
+
+def parse_largest_groups(response: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"groups": [{"id", "size"}...], "grouped_documents", "group_count"}`` of a response
+    to :func:`build_largest_groups_query` (``group_count`` is approximate above 3,000)."""
+    aggs = response.get("aggregations") or {}
+    buckets = (aggs.get("groups") or {}).get("buckets") or []
+    total = (response.get("hits") or {}).get("total")
+    grouped = total.get("value") if isinstance(total, Mapping) else total
+    return {
+        "groups": [{"id": str(b["key"]), "size": int(b["doc_count"])} for b in buckets],
+        "grouped_documents": grouped,
+        "group_count": (aggs.get("group_count") or {}).get("value"),
     }

@@ -118,37 +118,33 @@ def test_end_to_end_two_workers(
 
 @pytest.mark.parametrize("k", [20, 3])
 def test_batch_candidates_equal_per_document_queries(
-    os_store: Any, stored_corpus: list[Any], k: int
+    os_client: Any, os_store: Any, stored_corpus: list[Any], k: int
 ) -> None:
-    """The workers' one-search-per-batch candidates (:func:`verifier.tasks.batch_candidates`)
+    """The workers' one-search-per-batch candidates (``OpenSearchStore._batch_candidates``)
     equal the per-document candidate queries, the score-only ones included, with a stoplist
     and ties (a small k makes the (seq, id) tie-break decide membership)."""
     from ingest.stoplist import StoplistConfig, refresh_stoplist
-    from verifier.tasks import (
-        batch_candidates,
-        earlier_candidates,
-        prefetch,
-        rank_scored_hits,
-        scored_candidate_search,
-    )
+    from ingest.store.query import build_scored_candidate_query, candidate_terms, rank_scored_hits
+    from verifier.worker import prefetch
 
     assert all(r.ok for r in os_store.put(stored_corpus))
     os_store.refresh()
     assert refresh_stoplist(os_store, StoplistConfig(max_count=8, concentrated_count=4,
                                                      max_sites=6))
-    want = {d.id: earlier_candidates(os_store, d, k) for d in stored_corpus}
+    want = {d.id: os_store.earlier_candidates(d, k) for d in stored_corpus}
     assert sum(map(len, want.values())) > len(stored_corpus) // 2  # not trivially empty
     for lo in range(0, len(stored_corpus), 64):
         batch = stored_corpus[lo : lo + 64]
-        got = batch_candidates(os_store, batch, k)
+        got = os_store._batch_candidates(batch, k)
         assert got == {d.id: want[d.id] for d in batch}
     for d in stored_corpus[::7]:
-        body = scored_candidate_search(os_store, d, k)
-        if body is None:
+        terms = candidate_terms(d.fingerprints, os_store.stoplist())
+        if not terms:
             assert want[d.id] == []
             continue
-        hits = os_store.client.search(index=os_store.index, body=body)["hits"]["hits"]
-        ranked = rank_scored_hits(d, hits, k, body["size"])
+        body = build_scored_candidate_query(terms, k, d.id, d.fp_config, d.seq)
+        hits = os_client.search(index=os_store.index, body=body)["hits"]["hits"]
+        ranked = rank_scored_hits(d.seq, d.id, hits, k, body["size"])
         assert ranked is None or ranked == want[d.id]
     _, cand_ids, _ = prefetch(os_store, [d.id for d in stored_corpus[:100]], k)
     assert cand_ids == {d.id: want[d.id] for d in stored_corpus[:100]}
@@ -157,15 +153,15 @@ def test_batch_candidates_equal_per_document_queries(
 def test_too_wide_a_batch_falls_back_to_per_document_queries(
     os_store: Any, stored_corpus: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import verifier.tasks as tasks
+    from verifier.worker import prefetch
 
     assert all(r.ok for r in os_store.put(stored_corpus))
     os_store.refresh()
     batch = stored_corpus[-64:]
-    want = {d.id: tasks.earlier_candidates(os_store, d, 20) for d in batch}
-    monkeypatch.setattr(tasks, "BATCH_QUERY_HITS", 5)
-    assert tasks.batch_candidates(os_store, batch, 20) is None
-    _, cand_ids, _ = tasks.prefetch(os_store, [d.id for d in batch], 20)
+    want = {d.id: os_store.earlier_candidates(d, 20) for d in batch}
+    monkeypatch.setattr(os_store, "batch_query_hits", 5)
+    assert os_store._batch_candidates(batch, 20) is None
+    _, cand_ids, _ = prefetch(os_store, [d.id for d in batch], 20)
     assert cand_ids == want
 
 

@@ -3,7 +3,7 @@
 A random "world" (earlier candidates + a symmetric similarity oracle) is grouped three ways:
 sequentially with :func:`assign_groups`; by a random-order scheduler that re-queues documents
 whose earlier candidates are pending (what the Celery task does); and by threads running the
-real write-back (:func:`verifier.tasks.process_document`) on an embedded store, where merges
+real write-back (:func:`verifier.worker.process_document`) on an embedded store, where merges
 race for real.
 """
 
@@ -18,7 +18,7 @@ import pytest
 from ingest.store.base import StoredDocument
 from ingest.store.embedded import EmbeddedStore
 from verifier.grouping import Decision, Peer, assign_groups, decide
-from verifier.tasks import process_document, verify_ids
+from verifier.worker import process_document, verify_ids
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def test_redelivered_task_is_a_noop() -> None:
 
 @pytest.mark.parametrize("seed", range(10))
 def test_batches_written_in_bulk_give_sequential_groups(seed: int) -> None:
-    """:func:`verifier.tasks.verify_ids` (prefetched reads, decisions fed forward within a
+    """:func:`verifier.worker.verify_ids` (prefetched reads, decisions fed forward within a
     batch, bulk conditional writes, batched settling and merges) run by 4 threads on random
     batches — some documents in two batches at once, as after a redelivery — gives the
     sequential groups."""

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import random
 
+from typing import Any
+
+from ingest.store import query
 from ingest.store.base import StoredDocument
-from verifier.tasks import rank_scored_hits
+
+
+def rank_scored_hits(doc: StoredDocument, hits: list[Any], k: int, size: int) -> list[str] | None:
+    return query.rank_scored_hits(doc.seq, doc.id, hits, k, size)
 
 
 def _hit(i: str, score: float, seq: int) -> dict:
