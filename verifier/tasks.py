@@ -132,7 +132,7 @@ def _compare_fn(profile: str) -> Callable[[str, str], Any]:
     return timed_compare
 
 
-class _VerifyTask(Task):
+class _VerifyTask(Task):  # type: ignore[misc]  # celery ships no types
     # Transient errors are retried by verify_batch itself, bounded by OUTAGE_BUDGET;
     # max_retries bounds anything else that asks for a retry.
     max_retries = None
@@ -156,7 +156,7 @@ class _VerifyTask(Task):
                 mark_error(store, doc_id, f"gave up after {self.request.retries} retries: {exc!r}")
 
 
-@app.task(bind=True, base=_VerifyTask, name="neardup.verify_batch")
+@app.task(bind=True, base=_VerifyTask, name="neardup.verify_batch")  # type: ignore[untyped-decorator]
 def verify_batch(
     self: Task,
     ids: list[str],
@@ -215,12 +215,13 @@ def _verify_batch(
     return counts
 
 
-@app.task(bind=True, base=_VerifyTask, name="neardup.verify")
+@app.task(bind=True, base=_VerifyTask, name="neardup.verify")  # type: ignore[untyped-decorator]
 def verify(
     self: Task, doc_id: str, index: str | None = None, profile: str = "web", k: int = DEFAULT_K
 ) -> dict[str, int]:
     """Verify one document (see :func:`verify_batch`)."""
-    return verify_batch.run([doc_id], index=index, profile=profile, k=k)
+    counts: dict[str, int] = verify_batch.run([doc_id], index=index, profile=profile, k=k)
+    return counts
 
 
 def enqueue(

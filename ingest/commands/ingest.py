@@ -252,7 +252,7 @@ def ingest_prepared(
 
 
 def _pending(store: Any, ids: Sequence[str]) -> list[str]:
-    pending = []
+    pending: list[str] = []
     for i in range(0, len(ids), 1000):
         chunk = ids[i : i + 1000]
         found = _mget_status(store, chunk)

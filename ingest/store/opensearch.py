@@ -261,8 +261,8 @@ class OpenSearchStore(Store):
                 actions,
                 chunk_size=len(actions),
                 max_retries=self.max_retries,
-                initial_backoff=self.initial_backoff,
-                max_backoff=self.max_backoff,
+                initial_backoff=self.initial_backoff,  # type: ignore[arg-type]  # stubs: int; sleeps a float
+                max_backoff=self.max_backoff,  # type: ignore[arg-type]
                 raise_on_error=False,
                 **extra,
             ):
@@ -649,8 +649,8 @@ class OpenSearchStore(Store):
             actions(),
             chunk_size=self.chunk_size,
             max_retries=self.max_retries,
-            initial_backoff=self.initial_backoff,
-            max_backoff=self.max_backoff,
+            initial_backoff=self.initial_backoff,  # type: ignore[arg-type]  # stubs: int; sleeps a float
+            max_backoff=self.max_backoff,  # type: ignore[arg-type]
             raise_on_error=True,
         ):
             pass

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-
 from typing import Any
 
 from ingest.store import query
