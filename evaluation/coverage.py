@@ -38,9 +38,9 @@ from ingest.errors import DocumentError
 from ingest.extract import DocumentText, document_texts
 from ingest.fingerprint import PROFILES, FingerprintConfig, index_terms
 from ingest.stoplist import StoplistConfig, compute_stoplist
+from ingest.store.ranking import candidate_terms, rank_candidates
 from verifier.compare import DEFAULT_CONFIG, compare
 from verifier.errors import VerifierInputError
-from ingest.store.ranking import candidate_terms, rank_candidates
 
 _PAPER_STOPLIST = StoplistConfig()  # the paper's thresholds (the product default)
 

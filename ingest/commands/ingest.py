@@ -28,8 +28,8 @@ from functools import partial
 from typing import Any, TextIO
 
 from ingest.pipeline import Prepared
-from ingest.settings import Settings, child_environ
 from ingest.retry import retry_call
+from ingest.settings import Settings, child_environ
 
 __all__ = ["add_parser", "dedup_via_opensearch", "ingest_prepared", "wait_for_groups"]
 
