@@ -41,6 +41,8 @@ from ingest.store import open_store
 from ingest.store.base import Store
 from verifier import timings
 from verifier.celery_app import app, broker_url, settings
+from verifier.compare import compare
+from verifier.config import VerifyConfig
 from verifier.grouping import PENDING
 from verifier.worker import DEFAULT_K, mark_error_in_store, verify_ids
 
@@ -117,8 +119,6 @@ def mark_error(store: Store | None, doc_id: str, error: str) -> None:
 
 
 def _compare_fn(profile: str) -> Callable[[str, str], Any]:
-    from verifier.compare import compare
-    from verifier.config import VerifyConfig
 
     config = VerifyConfig.profile(profile)
 

@@ -17,6 +17,8 @@ import argparse
 import sys
 from typing import Any
 
+from ingest import dashboards
+from ingest.errors import ConfigError
 from ingest.settings import Settings
 
 __all__ = ["add_parser", "run"]
@@ -52,8 +54,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from ingest import dashboards
-    from ingest.errors import ConfigError
 
     index = args.index or settings.index
     try:

@@ -33,6 +33,7 @@ from ingest.commands.progress import progress_bar
 from ingest.errors import ConfigError
 from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
 from ingest.settings import Settings
+from ingest.store.ranking import rank_candidates
 from verifier.compare import compare
 from verifier.config import VerifyConfig
 from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
@@ -161,7 +162,6 @@ def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
     (the candidate phase was over half of a 10k-document run). No stoplist: a fresh embedded
     store has none either.
     """
-    from ingest.store.ranking import rank_candidates
 
     postings: dict[tuple[str, str], list[str]] = {}
     seq_of = {d.id: d.seq for d in docs}

@@ -27,9 +27,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any, TextIO
 
-from ingest.pipeline import Prepared
+from ingest.commands.progress import progress_bar
+from ingest.errors import ConfigError
+from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
 from ingest.retry import retry_call
 from ingest.settings import Settings, child_environ
+from ingest.store import open_store
+from ingest.store.base import PutResult
+from ingest.store.errors import StoreUnavailable
+from verifier.tasks import enqueue
 
 __all__ = ["add_parser", "dedup_via_opensearch", "ingest_prepared", "wait_for_groups"]
 
@@ -63,9 +69,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from ingest.errors import ConfigError
-    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
-    from ingest.store import open_store
 
     if args.input != "-" and not os.path.isfile(args.input):
         print(f"neardup ingest: no such file: {args.input}", file=sys.stderr)
@@ -80,7 +83,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     store.install()
     seq_base = time.time_ns() // 1000
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
-    from ingest.commands.progress import progress_bar
 
     progress = progress_bar(args)
     try:
@@ -157,7 +159,6 @@ def _put_with_retry(store: Any, docs: list[Any], deadline_s: float = 600.0) -> l
 
 def _claim_own_noops(store: Any, docs: list[Any], results: list[Any]) -> list[Any]:
     """``noop`` results for documents stored with the same ``seq`` → ``created``."""
-    from ingest.store.base import PutResult
 
     noop = [d.id for d, r in zip(docs, results, strict=True) if r.ok and r.result == "noop"]
     if not noop:
@@ -187,7 +188,6 @@ def ingest_prepared(
     while the next batch is being indexed."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
-    from verifier.tasks import enqueue
 
     counts = {"indexed": 0, "unchanged": 0, "errors": 0, "queued": 0, "messages": 0}
     phases = {"prepare_s": 0.0, "index_s": 0.0, "refresh_s": 0.0, "enqueue_s": 0.0}
@@ -301,8 +301,6 @@ def wait_for_groups(
     the last refresh, never below the real one, since a status only moves away from pending)
     until a few are left; then their statuses are read in real time. Reading every status of a
     large run twice a second would cost the node more than the workers' own reads."""
-    from ingest.store.errors import StoreUnavailable
-    from verifier.tasks import enqueue
 
     start = time.monotonic()
     last_change, last_left, requeued = start, None, 0
@@ -355,7 +353,6 @@ def dedup_via_opensearch(
     """``neardup dedup --backend opensearch``: ingest into an index, let workers group, read back."""
     import uuid
 
-    from ingest.store import open_store
 
     index = args.index or f"neardup-dedup-{uuid.uuid4().hex[:12]}"
     store = open_store("opensearch", settings, index=index)

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from ingest.settings import Settings
+from ingest.store import open_store
 from ingest.store.base import Store
 
 __all__ = ["add_parser", "format_hits", "search"]
@@ -75,7 +76,6 @@ def format_hits(hits: list[dict[str, Any]]) -> str:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from ingest.store import open_store
 
     if args.size < 1:
         print("neardup search: --size must be >= 1", file=sys.stderr)

@@ -10,7 +10,11 @@ from __future__ import annotations
 import argparse
 import logging
 
+from ingest.server.app import DEFAULT_MAX_BODY, ServerConfig, create_app
+from ingest.server.backend import Backend
 from ingest.settings import Settings, export_broker_url
+from ingest.store import open_store
+from verifier.celery_app import app as celery_app
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +35,6 @@ def _size(text: str) -> int:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ingest.server.app import DEFAULT_MAX_BODY
 
     parser = subparsers.add_parser(
         "serve",
@@ -109,10 +112,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     port = settings.port if args.port is None else args.port
     import uvicorn
 
-    from ingest.server.app import ServerConfig, create_app
-    from ingest.server.backend import Backend
-    from ingest.store import open_store
-    from verifier.celery_app import app as celery_app
 
     # An HTTP client waits for its answer: give up publishing after a few seconds and answer
     # 503 for the item (the client re-sends; a pending page is queued again) instead of holding

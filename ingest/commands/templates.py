@@ -8,7 +8,7 @@ import sys
 
 from ingest.mappings import TEMPLATE_FILES, install_templates, render, template_names
 from ingest.settings import Settings
-from ingest.store import client_from_env
+from ingest.store import client_from_env, open_store
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,7 +54,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         client, index, args.shards, args.replicas, force=args.force, directory=directory
     )
     if args.create_indices:
-        from ingest.store import open_store
 
         done.update(open_store("opensearch", client=client, index=index).create_indices())
     for name, what in done.items():

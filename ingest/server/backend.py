@@ -29,10 +29,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingest.errors import DocumentError
+from ingest.pipeline import fingerprint_config, prepare_document
 from ingest.server.bulk import ItemError
 from ingest.server.inspector import segments
 from ingest.settings import Settings
 from ingest.store.base import Store, StoredDocument
+from verifier.compare import compare
+from verifier.config import VerifyConfig
+from verifier.tasks import enqueue
 
 __all__ = ["Backend", "IngestItem", "document_summary"]
 
@@ -128,7 +132,6 @@ class Backend:
         broker_url: str | None = None,
         profile: str = "web",
     ) -> None:
-        from ingest.pipeline import fingerprint_config
 
         self.store = store
         self.fp_config = fingerprint_config(profile)
@@ -164,7 +167,6 @@ class Backend:
 
     def ingest(self, items: Sequence[IngestItem], refresh: bool = False) -> None:
         """Prepare, index and queue ``items``, setting each item's outcome in place."""
-        from ingest.pipeline import prepare_document
 
         if not items:
             return
@@ -389,8 +391,6 @@ def spans_of(verdict: Any, side: str) -> list[tuple[int, int]]:
 
 def default_compare(profile: str = "web") -> Callable[[str, str], Any]:
     """:func:`verifier.compare.compare` with the profile's config, as the workers call it."""
-    from verifier.compare import compare
-    from verifier.config import VerifyConfig
 
     config = VerifyConfig.profile(profile)
     return lambda a, b: compare(a, b, config)
@@ -398,7 +398,6 @@ def default_compare(profile: str = "web") -> Callable[[str, str], Any]:
 
 def default_enqueue(index: str, profile: str = "web") -> Callable[[Sequence[str]], None]:
     """:func:`verifier.tasks.enqueue` for the pages ``index`` (the workers' queue)."""
-    from verifier.tasks import enqueue
 
     def enqueue_ids(ids: Sequence[str]) -> None:
         enqueue(list(ids), index=index, profile=profile)

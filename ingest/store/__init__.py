@@ -10,6 +10,7 @@ docs/settings.md); without ``settings``, from the environment.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from ingest.errors import ConfigError
@@ -84,18 +85,20 @@ def open_store(
     options of :class:`~ingest.store.opensearch.OpenSearchStore`. ``settings`` (default:
     the environment's, :meth:`Settings.from_env`) configure the client and the index.
     """
+    # Backends are loaded by name when opened (a lazy door, like the CLI's): the embedded
+    # store never loads an engine client.
     if backend == "embedded":
-        from ingest.store.embedded import EmbeddedStore
-
-        return EmbeddedStore(**options)
+        embedded = importlib.import_module("ingest.store.embedded")
+        store: Store = embedded.EmbeddedStore(**options)
+        return store
     if backend == "opensearch":
-        from ingest.store.opensearch import OpenSearchStore
-
+        engine = importlib.import_module("ingest.store.opensearch")
         settings = settings or Settings.from_env()
         client = options.pop("client", None)
         url = options.pop("url", None)
         if client is None:
             client = client_from_env(url, settings)
         index = options.pop("index", None) or settings.index
-        return OpenSearchStore(client, index, mappings_dir=settings.mappings_dir, **options)
+        store = engine.OpenSearchStore(client, index, mappings_dir=settings.mappings_dir, **options)
+        return store
     raise ConfigError(f"unknown store backend {backend!r}; choose one of {', '.join(BACKENDS)}")
