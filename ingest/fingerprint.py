@@ -141,6 +141,9 @@ PROFILES: dict[str, FingerprintConfig] = {
     # characters, about a tenth of a full microblog). See docs/fingerprints.md.
     "short": FingerprintConfig(min_sentence=8, per_bucket=2, min_cover=30, buckets=5),
 }
+# The verifier's precision-first profile decides web pages more strictly; their candidates are
+# the web profile's.
+PROFILES["precise"] = PROFILES["web"]
 
 
 # --- public functions ------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``neardup dedup INPUT.jsonl [-o OUT.jsonl] [--backend embedded|opensearch] [--profile web|short]``
+"""``neardup dedup INPUT.jsonl [-o OUT.jsonl] [--backend embedded|opensearch] [--profile web|precise|short]``
 
 The whole method on a file (design.md CLI contract). Output: one JSON object per input line, in
 input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{"id", "error"}``
@@ -54,7 +54,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("input", help="JSONL: id, html or text, optional url/site/title ('-' = stdin)")
     p.add_argument("-o", "--output", default="-", help="output JSONL (default stdout)")
     p.add_argument("--backend", choices=("embedded", "opensearch"), default="embedded")
-    p.add_argument("--profile", choices=("web", "short"), default="web")
+    p.add_argument("--profile", choices=("web", "precise", "short"), default="web")
     p.add_argument("-k", "--candidates", type=int, default=DEFAULT_K, help="top-k candidates")
     p.add_argument(
         "-j", "--processes", type=int, default=os.cpu_count() or 1, help="embedded: processes"

@@ -47,7 +47,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("-o", "--output", help="--make-dataset: output JSONL ('-' = stdout)")
     p.add_argument("--methods", default="all", help="'all' or a comma list (lcs = ours)")
     p.add_argument("--mode", choices=("pairs", "corpus"), help="default: from the dataset")
-    p.add_argument("--profile", choices=("web", "short"), help="default: from the dataset")
+    p.add_argument("--profile", choices=("web", "precise", "short"), help="default: from the dataset")
     p.add_argument("--limit", type=int, help="use only the first N pairs / documents")
     p.add_argument("--json", metavar="OUT", help="also write the report as JSON ('-' = stdout)")
     p.add_argument(

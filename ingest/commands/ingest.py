@@ -51,7 +51,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("input", help="JSONL: id, html or text, optional url/site/title ('-' = stdin)")
     p.add_argument("--index", default=None, help="index (default $NEARDUP_INDEX or pages)")
-    p.add_argument("--profile", choices=("web", "short"), default="web")
+    p.add_argument("--profile", choices=("web", "precise", "short"), default="web")
     p.add_argument("-k", "--candidates", type=int, default=20, help="top-k candidates")
     p.add_argument("--no-queue", action="store_true", help="index only, queue nothing")
     p.add_argument("--queue", default=None, help="Celery queue (default $NEARDUP_QUEUE)")

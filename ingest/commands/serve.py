@@ -89,7 +89,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     parser.add_argument(
         "--profile",
-        choices=("web", "short"),
+        choices=("web", "precise", "short"),
         default="web",
         help="fingerprint and verifier profile (default web)",
     )
