@@ -1,9 +1,10 @@
 """The layout's rules, checked on the source (see docs/architecture.md).
 
 * No import cycle between the project's modules.
-* No function-local import of a project module, except the lazy doors: the CLI resolves a
-  subcommand's module only when it runs (``ingest/cli.py``), and ``neardup dedup`` loads the
-  engine path only for ``--backend opensearch``; both use :func:`importlib.import_module`.
+* No function-local import of a project module. The lazy doors load a module by name with
+  :func:`importlib.import_module` instead: the CLI resolves a subcommand's module only when it
+  runs (``ingest/cli.py``), :func:`ingest.store.open_store` a backend only when it is opened,
+  and ``neardup dedup`` its engine path only for ``--backend opensearch``.
 * ``verifier`` and ``evaluation`` never import the HTTP service or the CLI.
 """
 
