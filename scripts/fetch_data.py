@@ -51,7 +51,7 @@ PEOPLE_DAILY_GZ_NAME = "199801.plain.txt"
 PEOPLE_DAILY_GZ_MTIME = 1795344585
 
 DEBIAN_PACKAGES = ("python3.11-doc", "manpages-zh")
-GROUPS = {"tests": ("people-daily", "manpages-zh"), "all": ("people-daily", *DEBIAN_PACKAGES)}
+GROUPS = {"tests": ("people-daily", "manpages-zh", "python3.11-doc"), "all": ("people-daily", *DEBIAN_PACKAGES)}
 
 
 class FetchError(Exception):

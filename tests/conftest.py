@@ -79,3 +79,9 @@ def people_daily() -> Path:
 def manpages_zh() -> Path:
     """Debian's ``manpages-zh`` unpacked in the cache (``usr/share/man/zh_CN``, ``zh_TW``)."""
     return testdata.debian_package("manpages-zh")
+
+
+@pytest.fixture(scope="session")
+def python_doc_html() -> Path:
+    """The HTML pages of Debian's ``python3.11-doc`` (``usr/share/doc/python3.11/html``)."""
+    return testdata.debian_package("python3.11-doc") / "usr/share/doc/python3.11/html"
