@@ -347,19 +347,29 @@ def _progress(iterable: Iterable[Any], desc: str, total: int | None, show: bool)
 # --------------------------------------------------------------------------------------------
 
 
+def verified_text(doc: Mapping[str, Any], normalize: str | None = None) -> str:
+    """The text our verifier compares, as the product does: the main content of an HTML page
+    (:func:`verifier.compare.verified_text`), the text itself otherwise."""
+    return document_texts(doc, to_simplified=normalize == "t2s").content
+
+
 def _pair_texts(
     records: Sequence[Mapping[str, Any]], progress: bool
-) -> tuple[list[tuple[str, str] | None], list[str]]:
+) -> tuple[list[tuple[str, str] | None], list[tuple[str, str] | None], list[str]]:
+    """Per pair: the extracted texts (what the baselines see) and the verified texts (ours)."""
     texts: list[tuple[str, str] | None] = []
+    verified: list[tuple[str, str] | None] = []
     errors: list[str] = []
     for i, rec in enumerate(_progress(records, "extract", len(records), progress)):
         norm = rec.get("normalize")
         try:
             texts.append((doc_text(rec["a"], norm), doc_text(rec["b"], norm)))
+            verified.append((verified_text(rec["a"], norm), verified_text(rec["b"], norm)))
         except Exception as exc:  # a bad page is counted and reported, never fatal
             texts.append(None)
+            verified.append(None)
             errors.append(f"pair {rec.get('id', i)}: {type(exc).__name__}: {exc}")
-    return texts, errors
+    return texts, verified, errors
 
 
 def _record_kind(rec: Mapping[str, Any]) -> str:
@@ -402,7 +412,7 @@ def evaluate_pairs(
 ) -> EvalReport:
     """Run every method on every labelled pair; see the module docstring."""
 
-    texts, errors = _pair_texts(records, progress)
+    texts, verified, errors = _pair_texts(records, progress)
     labels = [bool(r["label"]) for r in records]
     kinds = [_record_kind(r) for r in records]
     results: list[MethodResult] = []
@@ -416,7 +426,7 @@ def evaluate_pairs(
                 res.params = repr(ours)
                 config["lcs"] = res.params
                 t0 = time.perf_counter()
-                for pair in _progress(texts, name, len(texts), progress):
+                for pair in _progress(verified, name, len(verified), progress):
                     if pair is None:
                         preds.append(None)
                         continue
@@ -570,6 +580,7 @@ def evaluate_corpus(
     """Candidates by each method's own scheme, then its decisions; P/R/F1 over all pairs."""
 
     texts: dict[str, str] = {}
+    verified: dict[str, str] = {}
     groups: dict[str, Any] = {}
     errors: list[str] = []
     good_docs: list[Mapping[str, Any]] = []
@@ -577,6 +588,7 @@ def evaluate_corpus(
         doc_id = str(doc["id"])
         try:
             texts[doc_id] = doc_text(doc, doc.get("normalize"))
+            verified[doc_id] = verified_text(doc, doc.get("normalize"))
             groups[doc_id] = doc["group"]
             good_docs.append(doc)
         except Exception as exc:
@@ -591,7 +603,8 @@ def evaluate_corpus(
         try:
             t0 = time.perf_counter()
             cands, decide, res.params = _corpus_method(
-                name, good_docs, texts, ids, profile, overrides, baseline_params, progress
+                name, good_docs, verified if name == OURS else texts, ids, profile, overrides,
+                baseline_params, progress,
             )
             if name == OURS:
                 config["lcs"] = res.params

@@ -205,6 +205,7 @@ def prepare_document(obj: Mapping[str, Any], seq: int, config: Any) -> StoredDoc
         url=_optional_str(obj, "url"),
         site=_optional_str(obj, "site"),
         title=_optional_str(obj, "title"),
+        content=content,
     )
 
 

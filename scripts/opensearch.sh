@@ -72,7 +72,7 @@ YML
   export OPENSEARCH_JAVA_HOME="${OPENSEARCH_JAVA_HOME:-${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}}"
   OPENSEARCH_PATH_CONF="$conf" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP ${OPENSEARCH_EXTRA_JAVA_OPTS:-}" \
     setsid "${user_prefix[@]}" "$HOME_DIR/bin/opensearch" -d -p "$PID_FILE" >"$RUN_DIR/logs/stdout.log" 2>&1 \
-    || { log "start failed"; tail -50 "$RUN_DIR/logs/stdout.log" >&2; exit 1; }
+    || { log "start failed"; tail -n 50 "$RUN_DIR/logs/stdout.log" >&2; exit 1; }
   wait_ready
 }
 
@@ -81,7 +81,7 @@ wait_ready() {
   until curl -fsS "$URL/_cluster/health?wait_for_status=yellow&timeout=5s" >/dev/null 2>&1; do
     if [ $SECONDS -ge $deadline ]; then
       log "not ready after ${OPENSEARCH_START_TIMEOUT:-180}s; last log lines:"
-      tail -40 "$RUN_DIR/logs/"*.log >&2 || true
+      tail -n 40 "$RUN_DIR/logs/"*.log >&2 || true
       exit 1
     fi
     sleep 1

@@ -30,7 +30,7 @@ start() {
     --pidfile "$RUN_DIR/redis.pid" --logfile "$RUN_DIR/redis.log" \
     --appendonly yes --appendfsync everysec --save ""
   for _ in $(seq 100); do status && { log "ready on 127.0.0.1:$PORT"; return 0; }; sleep 0.1; done
-  log "redis did not start"; tail -20 "$RUN_DIR/redis.log" >&2; exit 1
+  log "redis did not start"; tail -n 20 "$RUN_DIR/redis.log" >&2; exit 1
 }
 
 stop() {

@@ -33,7 +33,7 @@ def test_pos_tags_are_stripped() -> None:
     line = "迈向/v  充满/v  希望/n  的/u  新/a  世纪/n  ——/w  １９９８年/t  ＡＢ/nx  １/２/m"
     assert fetch_data.strip_pos_tags(line) == "迈向充满希望的新世纪——１９９８年ＡＢ１/２"
     assert fetch_data.strip_pos_tags("") == ""
-    assert fetch_data._targets(["tests"]) == ["people-daily", "manpages-zh"]
+    assert fetch_data._targets(["tests"]) == ["people-daily", "manpages-zh", "python3.11-doc"]
     assert fetch_data._targets(["all", "people-daily"]) == [
         "people-daily",
         "python3.11-doc",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.extract import document_text
+from ingest.extract import document_texts
 from verifier import lcs as _lcs
 from verifier import verdict as _verdict
 from verifier.config import VerifyConfig
@@ -66,7 +66,7 @@ class Verdict:
         True when ``resemble`` and ``contain`` are upper bounds (the TLCS step stopped at the
         skeleton bound or at ``config.max_d``): min(|skeleton A|, |skeleton B|) stands for
         |TLCS|, never a misleading 0.0 for texts that share text.
-    word_resemble, core_resemble
+    word_resemble, core_resemble, word_contain
         Features of the content decision (None under ``decision="tlcs"``): word LCS resemble
         (an upper bound when the reason ends in ``-bound``) and the resemble rate inside the
         core (None when not computed).
@@ -85,6 +85,7 @@ class Verdict:
     bound: bool = False
     word_resemble: float | None = None
     core_resemble: float | None = None
+    word_contain: float | None = None
 
     @property
     def rejected_early(self) -> bool:
@@ -108,6 +109,8 @@ class Verdict:
             out["word_resemble"] = self.word_resemble
         if self.core_resemble is not None:
             out["core_resemble"] = self.core_resemble
+        if self.word_contain is not None:
+            out["word_contain"] = self.word_contain
         return out
 
 
@@ -144,12 +147,13 @@ def compare(a: str, b: str, config: VerifyConfig = DEFAULT_CONFIG) -> Verdict:
         # Rejected before the TLCS: |TLCS| <= |LCS| <= the shorter skeleton.
         resemble, contain = _skeleton_bound(a, b, config)
         bound = True
-    word_resemble = core_resemble = None
+    word_resemble = core_resemble = word_contain = None
     if config.decision == "content":
         shared = 0.0 if bound else resemble
         f = _verdict.content_features(a, b, config, shared)
         similar, reason = _verdict.decide(f, config, shared)
         word_resemble, core_resemble = f.word_resemble, f.core_resemble
+        word_contain = f.word_contain
         if bound and reason == _verdict.EXACT:
             # The same words, too short (or too unlike in punctuation) for the skeleton's
             # windows: the rates are computed on the whole texts instead of bounded.
@@ -179,6 +183,7 @@ def compare(a: str, b: str, config: VerifyConfig = DEFAULT_CONFIG) -> Verdict:
         bound=bound,
         word_resemble=word_resemble,
         core_resemble=core_resemble,
+        word_contain=word_contain,
     )
 
 
@@ -206,7 +211,16 @@ def _skeleton_bound(a: str, b: str, config: VerifyConfig) -> tuple[float, float]
 def compare_documents(
     a: Mapping[str, Any], b: Mapping[str, Any], config: VerifyConfig = DEFAULT_CONFIG
 ) -> Verdict:
-    """:func:`compare` on two JSONL documents (``text`` or ``html``), via
-    :func:`ingest.extract.document_text`; spans refer to the extracted texts."""
+    """:func:`compare` on two JSONL documents (``text``, ``html``, ``rst``, ``markdown``).
 
-    return compare(document_text(a), document_text(b), config)
+    An HTML page is verified on its *main content* (:func:`ingest.extract.document_texts`:
+    without navigation, header, footer, sidebars and link lists; the whole text when the main
+    content is too short to stand for the page — decided per page), so the chrome of two
+    pages of one site never makes them similar and another site's template never keeps the
+    same article apart. Other inputs are verified as they are. Spans refer to those texts."""
+    return compare(verified_text(a), verified_text(b), config)
+
+
+def verified_text(doc: Mapping[str, Any]) -> str:
+    """The text of a JSONL document that the verifier compares: its main content."""
+    return document_texts(doc).content

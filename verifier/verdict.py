@@ -9,7 +9,12 @@ Two pages are content-equivalent when
    (enough text in common), and
 2. the *core* — the stretch of each page between its first and last shared run of at least
    ``config.anchor_words`` words — is itself similar: ``core_resemble`` (word LCS resemble
-   measured inside the core) at least ``config.min_core_resemble``.
+   measured inside the core) at least ``config.min_core_resemble``;
+
+or when one page holds the other (reason ``contained``): at least ``config.min_word_contain``
+of the shorter page's words lie in runs of ``config.contain_ngram`` words found, in any
+order, in the other page (the paper's guideline: a page that contains the other's key
+paragraphs, or the same paragraphs reordered, is a near-duplicate).
 
 Differences before the first shared run or after the last one (site chrome, another site's
 template) do not count against the core; differences *inside* it do: one template filled for
@@ -62,7 +67,7 @@ from verifier import lcs as _lcs
 if TYPE_CHECKING:
     from verifier.config import VerifyConfig
 
-__all__ = ["ContentFeatures", "content_features", "decide", "tokens"]
+__all__ = ["ContentFeatures", "content_features", "decide", "tokens", "word_contain"]
 
 # One token per CJK ideograph / kana / hangul syllable; other word characters in runs.
 _CJK = (
@@ -81,6 +86,7 @@ MIDDLE = "middle-differs"
 SKELETON_BOUND = "skeleton-bound"
 EDIT_BOUND = "edit-distance-bound"
 EMPTY = "empty"
+CONTAINED = "contained"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +97,10 @@ class ContentFeatures:
     of it when ``bound`` is set (the alignment was not needed to reject the pair);
     ``core_resemble`` the same rate inside the core (None when not computed);
     ``reason`` is set when the features were cut short (``empty``, ``exact``,
-    ``skeleton-bound``, ``edit-distance-bound``).
+    ``skeleton-bound``, ``edit-distance-bound``). ``word_contain`` is the
+    share of the shorter page's words lying in runs of ``config.contain_ngram`` words that
+    also occur in the other page, in any order (0 when the shorter page is under
+    ``config.min_contain_words`` words: too little to hold "key paragraphs").
     """
 
     word_resemble: float
@@ -100,6 +109,7 @@ class ContentFeatures:
     m_words: int
     bound: bool = False
     reason: str | None = None
+    word_contain: float = 0.0
 
 
 def tokens(text: str) -> list[str]:
@@ -136,27 +146,36 @@ def content_features(
     if n == 0 or m == 0:
         return ContentFeatures(1.0 if ta == tb else 0.0, None, n, m, reason=EMPTY)
     if ta == tb:
-        return ContentFeatures(1.0, 1.0, n, m, reason=EXACT)
+        return ContentFeatures(1.0, 1.0, n, m, reason=EXACT, word_contain=1.0)
+    sa, sb = _encode(ta, tb)
+    contained = word_contain(sa, sb, config.contain_ngram, config.min_contain_words)
+    # One page holding (nearly) all of the other, paragraph by paragraph, is a near-duplicate
+    # by the paper's guideline, whatever else the longer page holds: no bound may reject it.
+    holds = contained >= config.min_word_contain
     t1 = config.min_word_resemble
     # O(n) bound: the LCS cannot exceed the shared token multiset.
     ca_, cb_ = Counter(ta), Counter(tb)
     if len(cb_) < len(ca_):
         ca_, cb_ = cb_, ca_
     upper = sum(min(c, cb_[t]) for t, c in ca_.items() if t in cb_)
-    passed = shared >= t1
+    passed = shared >= t1 or holds
     if not passed and _rate(upper, n, m) < t1:
-        return ContentFeatures(_rate(upper, n, m), None, n, m, bound=True, reason=SKELETON_BOUND)
+        return ContentFeatures(
+            _rate(upper, n, m), None, n, m, bound=True, reason=SKELETON_BOUND,
+            word_contain=contained,
+        )
     # A pair reaching rule 1 has L >= t1 (n + m) / (1 + t1), hence D = n + m - 2L <= max_d.
     need = math.ceil(t1 * (n + m) / (1.0 + t1) - 1e-9)
     # No other cap (``config.max_d`` caps the character-level TLCS step): long pages are
     # aligned, at word level, in full.
     max_d = -1 if passed else n + m - 2 * need
-    sa, sb = _encode(ta, tb)
     blocks = _lcs.matching_blocks(sa, sb, max_d)
     if blocks is None:
         # D > max_d, so L < (n + m - max_d) / 2: report that bound (and <= upper).
         bound = min(upper, math.ceil((n + m - max_d) / 2) - 1)
-        return ContentFeatures(_rate(bound, n, m), None, n, m, bound=True, reason=EDIT_BOUND)
+        return ContentFeatures(
+            _rate(bound, n, m), None, n, m, bound=True, reason=EDIT_BOUND, word_contain=contained
+        )
     blocks = [blk for blk in blocks if blk[2] > 0]
     common = sum(k for _, _, k in blocks)
     anchors = [blk for blk in blocks if blk[2] >= config.anchor_words]
@@ -167,7 +186,30 @@ def content_features(
         a1, b1 = anchors[-1][0] + anchors[-1][2], anchors[-1][1] + anchors[-1][2]
         inside = sum(k for i, _, k in blocks if a0 <= i and i + k <= a1)
         core = _rate(inside, a1 - a0, b1 - b0)
-    return ContentFeatures(_rate(common, n, m), core, n, m)
+    return ContentFeatures(_rate(common, n, m), core, n, m, word_contain=contained)
+
+
+def word_contain(sa: str, sb: str, ngram: int, min_words: int) -> float:
+    """Share of the shorter token sequence covered by ``ngram``-token runs that also occur in
+    the other, in any order (the word-level twin of the filter skeleton); 0 when the shorter
+    one has fewer than ``min_words`` tokens. ``sa``/``sb``: tokens as code points.
+
+    >>> a = "".join(map(chr, range(0x10000, 0x10000 + 40)))
+    >>> word_contain(a[20:] + a[:20], a + a, 16, 10)   # reordered halves, inside a longer page
+    1.0
+    """
+    short, other = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
+    n = len(short)
+    if n < max(min_words, ngram):
+        return 0.0
+    grams = {other[i : i + ngram] for i in range(len(other) - ngram + 1)}
+    covered = 0
+    end = 0  # first position not yet counted
+    for i in range(n - ngram + 1):
+        if short[i : i + ngram] in grams:
+            covered += i + ngram - max(i, end)
+            end = i + ngram
+    return covered / n
 
 
 def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tuple[bool, str]:
@@ -175,8 +217,9 @@ def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tup
     TLCS resemble rate, 0 when unknown)."""
     if f.reason is not None:
         return f.reason == EXACT, f.reason
-    if max(f.word_resemble, shared) < config.min_word_resemble:
-        return False, BELOW
-    if f.core_resemble is None or f.core_resemble < config.min_core_resemble:
-        return False, MIDDLE
-    return True, SIMILAR
+    enough = max(f.word_resemble, shared) >= config.min_word_resemble
+    if enough and f.core_resemble is not None and f.core_resemble >= config.min_core_resemble:
+        return True, SIMILAR
+    if f.word_contain >= config.min_word_contain:
+        return True, CONTAINED
+    return False, MIDDLE if enough else BELOW

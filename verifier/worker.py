@@ -199,7 +199,7 @@ def decide_document(
         for c in cands.values()
         if c.dup_of is None or c.dup_of in reps  # a vanished representative: skip
     ]
-    return decide(doc.seq, doc.id, peers, lambda r: compare_fn(doc.body, reps[r].body))
+    return decide(doc.seq, doc.id, peers, lambda r: compare_fn(doc.verified_text, reps[r].verified_text))
 
 
 def decide_and_write(

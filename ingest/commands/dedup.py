@@ -209,7 +209,7 @@ def dedup_embedded(
     compared = 0
     seq = {d.id: d.seq for d in docs}
     _TEXTS.clear()
-    _TEXTS.update((d.id, d.body) for d in docs)
+    _TEXTS.update((d.id, d.verified_text) for d in docs)
     _VCONFIG = VerifyConfig.profile(profile)
 
     decisions: dict[str, Decision] = {}

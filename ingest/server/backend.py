@@ -310,16 +310,19 @@ class Backend:
         for m in others[:limit]:
             entry: dict[str, Any] = {"document": document_summary(m)}
             try:
-                verdict = compare(rep.body, m.body)
+                verdict = compare(rep.verified_text, m.verified_text)
             except Exception as exc:  # one bad pair must not hide the rest of the group
                 log.warning("compare(%s, %s) failed: %r", rep.id, m.id, exc)
                 entry["error"] = f"{type(exc).__name__}: {exc}"
-                entry["representative_segments"] = segments(rep.body, None)
-                entry["member_segments"] = segments(m.body, None)
+                entry["representative_segments"] = segments(rep.verified_text, None)
+                entry["member_segments"] = segments(m.verified_text, None)
             else:
                 entry["verdict"] = verdict_json(verdict)
-                entry["representative_segments"] = segments(rep.body, spans_of(verdict, "a"))
-                entry["member_segments"] = segments(m.body, spans_of(verdict, "b"))
+                # The texts compared: the main content (spans refer to it).
+                entry["representative_segments"] = segments(
+                    rep.verified_text, spans_of(verdict, "a")
+                )
+                entry["member_segments"] = segments(m.verified_text, spans_of(verdict, "b"))
             members.append(entry)
         return {
             "id": group_id,

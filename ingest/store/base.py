@@ -30,7 +30,7 @@ class StoredDocument:
     """A page as the store keeps it (the index's ``_source``)."""
 
     id: str
-    body: str  # extracted text; the verifier works on this
+    body: str  # the whole extracted text: stored, searched, shown
     fingerprints: list[str]  # keyword terms (see ingest.fingerprint)
     fp_config: str  # identity of the FingerprintConfig that made them; never mix configs
     seq: int  # ingest sequence number: "earliest ingest wins" when groups are decided
@@ -44,6 +44,9 @@ class StoredDocument:
     status: str = "pending"  # pending | grouped | error
     error: str | None = None
     ingested_at: str | None = None  # ISO-8601, set by the store on put when missing
+    # The page's main content (an HTML page without navigation, header, footer, sidebars and
+    # link lists) when it differs from ``body``: what the verifier compares. None: ``body``.
+    content: str | None = None
     grouped_at: str | None = None  # ISO-8601, set by the store on update_group
     # Optimistic-concurrency token of the stored version: (seq_no, primary_term) for OpenSearch,
     # a counter for the embedded store. None for a document not read from a store.
@@ -68,7 +71,13 @@ class StoredDocument:
             "error": self.error,
             "ingested_at": self.ingested_at,
             "grouped_at": self.grouped_at,
+            "content": self.content,
         }
+
+    @property
+    def verified_text(self) -> str:
+        """The text the verifier compares: the main content, or the whole text."""
+        return self.body if self.content is None else self.content
 
     @classmethod
     def from_source(

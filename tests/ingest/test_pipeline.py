@@ -240,3 +240,15 @@ def test_read_lines_skips_blank_lines_and_keeps_numbers(tmp_path: Path) -> None:
     got = list(read_lines(path))
     assert [n for n, _ in got] == [1, 4, 5]
     assert got[2][1] == b"\xff\n"
+
+
+def test_an_html_page_keeps_its_main_content_for_the_verifier() -> None:
+    nav = "<nav>" + " ".join(f'<a href="/{i}">Section {i}</a>' for i in range(40)) + "</nav>"
+    html = f"<html><body>{nav}<main><p>{ARTICLE}</p></main><footer>Contact us</footer></body></html>"
+    (p,) = prepare([line(id="h", html=html)])
+    assert p.doc is not None
+    assert "Section 7" in p.doc.body  # the whole text is stored and shown
+    assert p.doc.content is not None and "Section 7" not in p.doc.content
+    assert p.doc.verified_text == p.doc.content
+    (t,) = prepare([line(id="t", text=ARTICLE)])
+    assert t.doc is not None and t.doc.content is None and t.doc.verified_text == t.doc.body

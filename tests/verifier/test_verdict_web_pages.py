@@ -100,3 +100,22 @@ def test_identical_short_texts_are_exact_with_their_real_rates(text: str) -> Non
     v = compare(text, text)
     assert v.similar and v.reason == "exact"
     assert v.resemble == v.contain == 1.0 and not v.bound
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_page_holding_the_others_key_paragraphs_is_contained(seed: int) -> None:
+    article = prose(20 + seed, 900)
+    paragraphs = article.split("\n\n")
+    key = "\n\n".join(paragraphs[1 : len(paragraphs) // 2])  # the key half, in the middle
+    v = compare(article, key)
+    assert v.similar and v.reason == "contained", v
+    assert v.word_contain is not None and v.word_contain >= 0.9
+    # the same paragraphs in another order are held as well
+    moved = "\n\n".join(reversed(paragraphs))
+    assert compare(article, moved).similar
+
+
+def test_a_short_page_is_not_contained_for_its_words_alone() -> None:
+    page_ = prose(30, 60)  # under min_contain_words: too little to hold key paragraphs
+    v = compare(prose(31, 900) + "\n\n" + page_, page_ + " extra words here")
+    assert v.word_contain == 0.0

@@ -76,7 +76,7 @@ def test_config_identity_and_profiles() -> None:
     assert str(WEB) == (
         "verify:S=16,theta=0.2,resemble=0.28,contain=0.7,k=20,smin=32,s=auto,iterative=1,"
         "iters=8,min_tlcs=64,edge=0.15,extra=0.25,max_d=20000,decision=content,wres=0.525,"
-        "core=0.7,anchor=8"
+        "core=0.7,anchor=8,wcon=0.9,ngram=16,cwords=150"
     )
     assert str(VerifyConfig.profile("short")) != str(WEB)
     assert VerifyConfig.profile("web") == WEB

@@ -174,7 +174,7 @@ def test_compare_returns_verdict_and_documents() -> None:
     assert isinstance(v, Verdict) and v.similar and v.resemble == 1.0 and v.contain == 1.0
     assert v.as_dict() == {
         "similar": True, "resemble": 1.0, "contain": 1.0, "tlcs": v.tlcs, "reason": "exact",
-        "word_resemble": 1.0, "core_resemble": 1.0,
+        "word_resemble": 1.0, "core_resemble": 1.0, "word_contain": 1.0,
     }
     html = "<html><body><p>" + body.replace("\n", "</p><p>") + "</p></body></html>"
     d = compare_documents({"html": html}, {"text": body})
