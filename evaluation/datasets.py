@@ -1028,6 +1028,15 @@ DATASETS: dict[str, DatasetSpec] = {
         "PAWS-X zh sentence pairs: short-text adversarial set",
         web_style=False,
     ),
+    "webis-dev": DatasetSpec(
+        "webis-dev",
+        "pairs",
+        "web",
+        lambda split, n=None, seed=None: __import__(
+            "evaluation.webis", fromlist=["webis_records"]
+        ).webis_records(split, n, seed),
+        "Webis ECIR 2020 human-judged web/news pairs (dev half); report: evaluation/webis.py",
+    ),
     "synthetic-zh-corpus": DatasetSpec(
         "synthetic-zh-corpus",
         "corpus",

@@ -23,7 +23,7 @@ import os
 import sys
 from typing import Any
 
-from evaluation import datasets, evaluate
+from evaluation import datasets, evaluate, webis
 from ingest.errors import ConfigError
 from ingest.settings import Settings
 
@@ -133,6 +133,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except (ValueError, TypeError) as exc:
         return _usage(str(exc))
 
+    if args.dataset in webis.WEBIS_DATASETS:
+        return _run_webis(args)
     errors: list[str] = []
     split: str | None = None
     if args.dataset in datasets.DATASETS:
@@ -180,6 +182,40 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     print(evaluate.format_report(report, by_kind=not args.no_kinds))
     if args.json:
         text = json.dumps(report.as_dict(), ensure_ascii=False, indent=1)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+    return 0
+
+
+def _run_webis(args: argparse.Namespace) -> int:
+    """``--dataset webis-dev``: the human-judged report (:mod:`evaluation.webis`)."""
+    if args.split != "dev":
+        return _usage(f"{args.dataset} has a dev split only")
+    try:
+        records = datasets.build_dataset(args.dataset, "dev", args.size, args.seed)
+    except datasets.DatasetUnavailable as exc:
+        print(f"neardup eval: {exc}", file=sys.stderr)
+        return 1
+    if args.limit:
+        records = records[: args.limit]
+    out: dict[str, Any]
+    if args.mode == "corpus":
+        profile = args.profile or "web"
+        corpus = webis.evaluate_webis_corpus(records, profile=profile, dataset=args.dataset)
+        print(webis.format_corpus(corpus))
+        out = corpus.as_dict()
+    else:
+        seed = args.seed or 0
+        report = webis.evaluate_webis(
+            records, seeds=range(seed, seed + 5), dataset=args.dataset
+        )
+        print(webis.format_webis(report))
+        out = report.as_dict()
+    if args.json:
+        text = json.dumps(out, ensure_ascii=False, indent=1)
         if args.json == "-":
             print(text)
         else:
