@@ -32,7 +32,6 @@ from __future__ import annotations
 import gzip
 import json
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -370,10 +369,10 @@ def evaluate_webis(
     names = [TLCS_ANCHOR, *(k for k in feats[0].scores if k != TLCS_ANCHOR)] if feats else []
     for name in names:
         scores = [f.scores[name] for f in feats]
-        t, pt = cv.best_threshold(scores, labels)
+        thr, pt = cv.best_threshold(scores, labels)
         rows.append(
             Row(
-                name, "tuned in hindsight", pt, f"{t:.3f}",
+                name, "tuned in hindsight", pt, f"{thr:.3f}",
                 cv.cross_validate(cv.ThresholdRule(scores, labels), labels, groups, folds, seeds),
             )
         )
