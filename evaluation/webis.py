@@ -38,8 +38,17 @@ from pathlib import Path
 from typing import Any
 
 from evaluation import cv
+from evaluation.baselines._text import tokens
+from evaluation.baselines.minhash_lsh import MinHashLSHBaseline
+from evaluation.baselines.shingling import shingles
+from evaluation.baselines.simhash import SimHash
 from evaluation.datasets import DatasetUnavailable, shared_data_dir
+from evaluation.evaluate import _table as table
+from evaluation.evaluate import doc_text
 from ingest.settings import Settings
+from verifier import verdict
+from verifier.compare import compare
+from verifier.config import VerifyConfig
 
 __all__ = [
     "WEBIS_DATASETS",
@@ -138,7 +147,6 @@ class PairFeatures:
 
 
 def _operating_points() -> dict[str, Any]:
-    from verifier.config import VerifyConfig
 
     web = VerifyConfig.profile("web")
     return {
@@ -152,10 +160,6 @@ def _scorers() -> dict[str, Callable[[str, str], float]]:
     """Anchor scores of a pair of texts (higher = more similar)."""
     from rapidfuzz.distance import LCSseq
 
-    from evaluation.baselines._text import tokens
-    from evaluation.baselines.minhash_lsh import MinHashLSHBaseline
-    from evaluation.baselines.shingling import shingles
-    from evaluation.baselines.simhash import SimHash
 
     simhash, minhash = SimHash(), MinHashLSHBaseline()
 
@@ -186,9 +190,6 @@ TLCS_ANCHOR = "TLCS resemble"
 
 def pair_features(records: Sequence[Mapping[str, Any]]) -> list[PairFeatures]:
     """The features, operating-point verdicts and anchor scores of every pair."""
-    from evaluation.evaluate import doc_text
-    from verifier import verdict
-    from verifier.compare import compare
 
     points = _operating_points()
     full = points["web"].replace(min_word_resemble=0.0)  # no rule-1 bound: align every pair
@@ -324,7 +325,6 @@ def evaluate_webis(
             [f.exact for f in feats], [f.empty for f in feats], min_precision,
         )
 
-    from verifier.config import VerifyConfig
 
     checks: dict[str, Any] = {}
     for point, min_p in (("web", None), ("precise", 0.97)):
@@ -388,7 +388,6 @@ def evaluate_webis(
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    from evaluation.evaluate import _table as table
 
     return table(header, rows)
 
@@ -492,37 +491,31 @@ class CorpusReport:
 
 def evaluate_webis_corpus(
     records: Sequence[Mapping[str, Any]],
+    group: Callable[[Sequence[dict[str, Any]], str], Mapping[str, str]],
     *,
     profile: str = "web",
-    processes: int = 1,
     dataset: str = "webis-dev",
 ) -> CorpusReport:
-    """``neardup dedup`` (embedded backend) on the judged pages; P / R / F1 over the judged
-    pairs (same ``dup_group`` = predicted duplicate), beside pair mode's verdicts."""
-    from evaluation.evaluate import doc_text
-    from ingest.commands.dedup import dedup_embedded
-    from ingest.pipeline import fingerprint_config, prepare_lines
-    from verifier.compare import compare
-    from verifier.config import VerifyConfig
-
+    """Group the judged pages as one corpus with ``group(docs, profile) -> {id: dup_group}``
+    (``neardup eval`` passes ``neardup dedup``'s embedded grouping); P / R / F1 over the
+    judged pairs (same ``dup_group`` = predicted duplicate), beside pair mode's verdicts. A
+    page missing from the answer (an error) counts as a group of its own."""
     t0 = time.perf_counter()
     docs = webis_corpus(records)
-    lines = [(n, json.dumps(d, ensure_ascii=False)) for n, d in enumerate(docs, 1)]
-    prepared = list(prepare_lines(lines, fingerprint_config(profile), processes=processes))
-    groups = dedup_embedded(prepared, profile, processes=processes)
+    groups = group(docs, profile)
     labels = [bool(r["label"]) for r in records]
     in_corpus = []
     for r in records:
         ga, gb = groups.get(str(r["a_id"])), groups.get(str(r["b_id"]))
-        in_corpus.append(ga is not None and gb is not None and ga["dup_group"] == gb["dup_group"])
+        in_corpus.append(ga is not None and ga == gb)
     config = VerifyConfig.profile(profile)
     pair_preds = [
         bool(compare(doc_text(r["a"]), doc_text(r["b"]), config).similar) for r in records
     ]
     return CorpusReport(
         dataset, len(docs), len(records), sum(labels), cv.Point.of(labels, in_corpus),
-        cv.Point.of(labels, pair_preds), len({g["dup_group"] for g in groups.values()}),
-        sum(1 for p in prepared if not p.ok), time.perf_counter() - t0, profile,
+        cv.Point.of(labels, pair_preds), len(set(groups.values())),
+        len(docs) - len(groups), time.perf_counter() - t0, profile,
     )
 
 

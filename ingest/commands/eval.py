@@ -21,10 +21,13 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from evaluation import datasets, evaluate, webis
+from ingest.commands.dedup import dedup_embedded
 from ingest.errors import ConfigError
+from ingest.pipeline import fingerprint_config, prepare_lines
 from ingest.settings import Settings
 
 __all__ = ["add_parser", "run"]
@@ -190,6 +193,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _dedup_groups(docs: Sequence[dict[str, Any]], profile: str) -> dict[str, str]:
+    """``{id: dup_group}`` of ``neardup dedup``'s embedded grouping of ``docs``."""
+    lines = [(n, json.dumps(d, ensure_ascii=False)) for n, d in enumerate(docs, 1)]
+    prepared = list(prepare_lines(lines, fingerprint_config(profile)))
+    return {k: str(v["dup_group"]) for k, v in dedup_embedded(prepared, profile).items()}
+
+
 def _run_webis(args: argparse.Namespace) -> int:
     """``--dataset webis-dev``: the human-judged report (:mod:`evaluation.webis`)."""
     if args.split != "dev":
@@ -204,7 +214,9 @@ def _run_webis(args: argparse.Namespace) -> int:
     out: dict[str, Any]
     if args.mode == "corpus":
         profile = args.profile or "web"
-        corpus = webis.evaluate_webis_corpus(records, profile=profile, dataset=args.dataset)
+        corpus = webis.evaluate_webis_corpus(
+            records, _dedup_groups, profile=profile, dataset=args.dataset
+        )
         print(webis.format_corpus(corpus))
         out = corpus.as_dict()
     else:
