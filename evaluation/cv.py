@@ -288,7 +288,8 @@ class ContentRule:
 
     ``word[i]`` is ``max(word_resemble, tlcs_resemble)`` of pair ``i``; ``core[i]`` its core
     resemble (None: not computed, never similar); ``exact[i]`` pairs of the same words are
-    similar whatever the thresholds, ``empty[i]`` pairs never.
+    similar whatever the thresholds, ``empty[i]`` pairs never; ``contained[i]`` pairs are
+    similar by the containment path, whose constants are not refit.
     """
 
     word: Sequence[float]
@@ -298,12 +299,15 @@ class ContentRule:
     empty: Sequence[bool] = ()
     min_precision: float | None = None
     step: float = 0.025
+    contained: Sequence[bool] = ()
 
     def decide(self, t1: float, t2: float, i: int) -> bool:
         if self.exact and self.exact[i]:
             return True
         if self.empty and self.empty[i]:
             return False
+        if self.contained and self.contained[i]:
+            return True
         c = self.core[i]
         return self.word[i] >= t1 - 1e-12 and c is not None and c >= t2 - 1e-12
 

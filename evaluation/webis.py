@@ -144,6 +144,7 @@ class PairFeatures:
     empty: bool
     verdicts: dict[str, tuple[bool, str]]  # operating point -> (similar, reason)
     scores: dict[str, float]  # baseline / anchor scores
+    contained: bool = False  # similar by the containment path (constants not refit)
 
 
 def _operating_points() -> dict[str, Any]:
@@ -214,6 +215,7 @@ def pair_features(records: Sequence[Mapping[str, Any]]) -> list[PairFeatures]:
                 core=f.core_resemble,
                 exact=f.reason == verdict.EXACT,
                 empty=f.reason == verdict.EMPTY,
+                contained=f.reason is None and f.word_contain >= full.min_word_contain,
                 verdicts=verdicts,
                 scores=scores,
             )
@@ -323,6 +325,7 @@ def evaluate_webis(
         return cv.ContentRule(
             [f.word for f in feats], [f.core for f in feats], labels,
             [f.exact for f in feats], [f.empty for f in feats], min_precision,
+            contained=[f.contained for f in feats],
         )
 
 
