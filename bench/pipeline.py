@@ -37,6 +37,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # testdata: the People's Daily text, fetched on first use
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 
 from corpus import NAV, SITES, paragraphs  # noqa: E402
