@@ -301,7 +301,7 @@ def _pick_impl(choice: str) -> str:
     if impl == "cython" and _compiled is None:
         raise ConfigError(
             "NEARDUP_FP_IMPL=cython but ingest._fingerprint is not built "
-            "(python setup.py build_ext --inplace)"
+            "(pip install -e .)"
         )
     return impl or ("cython" if _compiled is not None else "python")
 
