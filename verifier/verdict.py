@@ -58,8 +58,10 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from verifier import lcs as _lcs
@@ -67,7 +69,16 @@ from verifier import lcs as _lcs
 if TYPE_CHECKING:
     from verifier.config import VerifyConfig
 
-__all__ = ["ContentFeatures", "content_features", "decide", "tokens", "word_contain"]
+_compiled: ModuleType | None
+try:
+    from verifier import _words as _compiled
+except ImportError:  # not built (pure-Python install): the reference below is used
+    _compiled = None
+
+__all__ = [
+    "ContentFeatures", "content_features", "decide", "encode", "shared_upper", "tokens",
+    "word_contain",
+]
 
 # One token per CJK ideograph / kana / hangul syllable; other word characters in runs.
 _CJK = (
@@ -121,6 +132,25 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.casefold())
 
 
+def encode(a: str, b: str) -> tuple[str, str]:
+    """The tokens of ``a`` and ``b`` (:func:`tokens`) as strings of code points, one per
+    token, equal tokens equal code points (so the compiled ``matching_blocks`` aligns words).
+
+    >>> sa, sb = encode("the cat, the hat", "The hat")
+    >>> [ord(c) - 0x10000 for c in sa], [ord(c) - 0x10000 for c in sb]
+    ([0, 1, 0, 2], [0, 2])
+    """
+    return _encode(tokens(a), tokens(b))
+
+
+def shared_upper(sa: str, sb: str) -> int:
+    """The size of the shared multiset of two token sequences: an upper bound of their LCS."""
+    ca, cb = Counter(sa), Counter(sb)
+    if len(cb) < len(ca):
+        ca, cb = cb, ca
+    return sum(min(c, cb[t]) for t, c in ca.items() if t in cb)
+
+
 def _encode(ta: list[str], tb: list[str]) -> tuple[str, str]:
     ids: dict[str, int] = {}
     ca = "".join([chr(_CODE_BASE + ids.setdefault(t, len(ids))) for t in ta])
@@ -141,23 +171,20 @@ def content_features(
     rule 1, the word alignment is not cut short by the rule-1 bounds, since the core is
     still needed.
     """
-    ta, tb = tokens(a), tokens(b)
-    n, m = len(ta), len(tb)
+    words = _fast if _fast is not None else _this
+    sa, sb = words.encode(a, b)
+    n, m = len(sa), len(sb)
     if n == 0 or m == 0:
-        return ContentFeatures(1.0 if ta == tb else 0.0, None, n, m, reason=EMPTY)
-    if ta == tb:
+        return ContentFeatures(1.0 if sa == sb else 0.0, None, n, m, reason=EMPTY)
+    if sa == sb:
         return ContentFeatures(1.0, 1.0, n, m, reason=EXACT, word_contain=1.0)
-    sa, sb = _encode(ta, tb)
-    contained = word_contain(sa, sb, config.contain_ngram, config.min_contain_words)
+    contained = words.word_contain(sa, sb, config.contain_ngram, config.min_contain_words)
     # One page holding (nearly) all of the other, paragraph by paragraph, is a near-duplicate
     # by the paper's guideline, whatever else the longer page holds: no bound may reject it.
     holds = contained >= config.min_word_contain
     t1 = config.min_word_resemble
     # O(n) bound: the LCS cannot exceed the shared token multiset.
-    ca_, cb_ = Counter(ta), Counter(tb)
-    if len(cb_) < len(ca_):
-        ca_, cb_ = cb_, ca_
-    upper = sum(min(c, cb_[t]) for t, c in ca_.items() if t in cb_)
+    upper = words.shared_upper(sa, sb)
     passed = shared >= t1 or holds
     if not passed and _rate(upper, n, m) < t1:
         return ContentFeatures(
@@ -223,3 +250,9 @@ def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tup
     if f.word_contain >= config.min_word_contain:
         return True, CONTAINED
     return False, MIDDLE if enough else BELOW
+
+
+# The word layer's implementation follows the verifier's (``NEARDUP_IMPL``): the compiled twin
+# with the compiled LCS, this module's reference with the reference.
+_this = sys.modules[__name__]
+_fast: ModuleType | None = _compiled if _lcs.IMPLEMENTATION == "cython" else None

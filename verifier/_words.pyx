@@ -1,0 +1,135 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled twin of the word layer of :mod:`verifier.verdict` (tokens as code points, the
+multiset bound, word containment). The pure-Python functions in ``verdict.py`` are the
+specification; ``tests/verifier/test_verdict_words.py`` holds the two to the same results."""
+
+from cpython.unicode cimport PyUnicode_READ_CHAR, PyUnicode_GET_LENGTH, PyUnicode_Substring
+from libc.stdlib cimport malloc, calloc, free
+from libc.stdint cimport uint32_t
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+DEF CODE_BASE = 0x10000
+
+
+cdef inline bint _is_cjk(Py_UCS4 c) noexcept nogil:
+    # The ranges of verdict._CJK: kana, CJK ext. A, unified ideographs, compatibility
+    # ideographs, hangul syllables, the supplementary ideographic planes.
+    return ((0x3040 <= c <= 0x30FF) or (0x3400 <= c <= 0x4DBF) or (0x4E00 <= c <= 0x9FFF)
+            or (0xF900 <= c <= 0xFAFF) or (0xAC00 <= c <= 0xD7AF)
+            or (0x20000 <= c <= 0x2FA1F))
+
+
+cdef inline bint _is_word(Py_UCS4 c) noexcept:
+    return Py_UNICODE_ISALNUM(c) or c == 0x5F  # regex \w
+
+
+cdef Py_ssize_t _tokens(str text, dict ids, list out) except -1:
+    """Append the ids of ``text``'s tokens (see ``verdict.tokens``) to ``out``."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, start
+    cdef Py_UCS4 c
+    cdef object tok, got
+    while i < n:
+        c = PyUnicode_READ_CHAR(text, i)
+        if _is_cjk(c):
+            tok = PyUnicode_Substring(text, i, i + 1)
+            i += 1
+        elif _is_word(c):
+            start = i
+            i += 1
+            while i < n:
+                c = PyUnicode_READ_CHAR(text, i)
+                if _is_cjk(c) or not _is_word(c):
+                    break
+                i += 1
+            tok = PyUnicode_Substring(text, start, i)
+        else:
+            i += 1
+            continue
+        got = ids.get(tok)
+        if got is None:
+            got = len(ids)
+            ids[tok] = got
+        out.append(got)
+    return 0
+
+
+cdef str _as_codes(list ids_list):
+    cdef Py_ssize_t n = len(ids_list), i
+    cdef uint32_t* buf = <uint32_t*>malloc((n if n > 0 else 1) * sizeof(uint32_t))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            buf[i] = <uint32_t>(CODE_BASE + <long>ids_list[i])
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n)
+    finally:
+        free(buf)
+
+
+def encode(str a, str b):
+    """``(sa, sb)``: the case-folded tokens of ``a`` and ``b`` as code points, one per token,
+    equal tokens equal code points; as ``verdict._encode(verdict.tokens(a), verdict.tokens(b))``."""
+    cdef dict ids = {}
+    cdef list ta = [], tb = []
+    _tokens(a.casefold(), ids, ta)
+    _tokens(b.casefold(), ids, tb)
+    return _as_codes(ta), _as_codes(tb)
+
+
+def shared_upper(str sa, str sb):
+    """The size of the shared token multiset of two encoded sequences: an upper bound of
+    their LCS; as ``verdict.shared_upper``."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(sa), m = PyUnicode_GET_LENGTH(sb), i, top = 0
+    cdef Py_ssize_t total = 0, c
+    for i in range(n):
+        c = <Py_ssize_t>PyUnicode_READ_CHAR(sa, i) - CODE_BASE
+        if c < 0:
+            raise ValueError("not an encoded token sequence (code points from U+10000)")
+        if c + 1 > top:
+            top = c + 1
+    for i in range(m):
+        c = <Py_ssize_t>PyUnicode_READ_CHAR(sb, i) - CODE_BASE
+        if c < 0:
+            raise ValueError("not an encoded token sequence (code points from U+10000)")
+        if c + 1 > top:
+            top = c + 1
+    cdef int* counts = <int*>calloc(top if top > 0 else 1, sizeof(int))
+    if counts == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            counts[<Py_ssize_t>PyUnicode_READ_CHAR(sa, i) - CODE_BASE] += 1
+        for i in range(m):
+            c = <Py_ssize_t>PyUnicode_READ_CHAR(sb, i) - CODE_BASE
+            if counts[c] > 0:
+                counts[c] -= 1
+                total += 1
+        return total
+    finally:
+        free(counts)
+
+
+def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
+    """Share of the shorter encoded sequence covered by ``ngram``-token runs that also occur
+    in the other, in any order; 0 under ``min_words`` tokens. As ``verdict.word_contain``."""
+    cdef str short, other
+    if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb):
+        short, other = sa, sb
+    else:
+        short, other = sb, sa
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(short), m = PyUnicode_GET_LENGTH(other), i
+    cdef Py_ssize_t covered = 0, end = 0
+    if n < min_words or n < ngram:
+        return 0.0
+    cdef set grams = set()
+    for i in range(m - ngram + 1):
+        grams.add(PyUnicode_Substring(other, i, i + ngram))
+    for i in range(n - ngram + 1):
+        if PyUnicode_Substring(short, i, i + ngram) in grams:
+            covered += i + ngram - (i if i > end else end)
+            end = i + ngram
+    return covered / <double>n
