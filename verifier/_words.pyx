@@ -5,10 +5,13 @@ specification; ``tests/verifier/test_verdict_words.py`` holds the two to the sam
 
 from cpython.unicode cimport PyUnicode_READ_CHAR, PyUnicode_GET_LENGTH, PyUnicode_Substring
 from libc.stdlib cimport malloc, calloc, free
-from libc.stdint cimport uint32_t
+from libc.stdint cimport uint32_t, uint64_t
+from libc.string cimport memcmp
+from cpython.mem cimport PyMem_Free
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+    Py_UCS4* PyUnicode_AsUCS4Copy(object u) except NULL
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     int PyUnicode_4BYTE_KIND
 
@@ -115,21 +118,72 @@ def shared_upper(str sa, str sb):
 
 def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     """Share of the shorter encoded sequence covered by ``ngram``-token runs that also occur
-    in the other, in any order; 0 under ``min_words`` tokens. As ``verdict.word_contain``."""
+    in the other, in any order; 0 under ``min_words`` tokens. As ``verdict.word_contain``.
+
+    The other sequence's runs go into an open-addressing table keyed by a polynomial rolling
+    hash; a hit is confirmed by comparing the runs themselves, so the result is exact."""
     cdef str short, other
     if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb):
         short, other = sa, sb
     else:
         short, other = sb, sa
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(short), m = PyUnicode_GET_LENGTH(other), i
-    cdef Py_ssize_t covered = 0, end = 0
-    if n < min_words or n < ngram:
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(short), m = PyUnicode_GET_LENGTH(other)
+    if n < min_words or n < ngram or m < ngram or ngram < 1:
         return 0.0
-    cdef set grams = set()
-    for i in range(m - ngram + 1):
-        grams.add(PyUnicode_Substring(other, i, i + ngram))
-    for i in range(n - ngram + 1):
-        if PyUnicode_Substring(short, i, i + ngram) in grams:
-            covered += i + ngram - (i if i > end else end)
-            end = i + ngram
-    return covered / <double>n
+    cdef Py_UCS4* a = PyUnicode_AsUCS4Copy(short)
+    cdef Py_UCS4* b = NULL
+    cdef Py_ssize_t* table = NULL
+    cdef Py_ssize_t covered = 0, end = 0, i, j, k, size = 1, slot, pos
+    cdef uint64_t h, power = 1, mult = 0x100000001B3ULL
+    cdef bint same
+    try:
+        b = PyUnicode_AsUCS4Copy(other)
+        if a == NULL or b == NULL:
+            raise MemoryError()
+        while size < 2 * (m - ngram + 1):
+            size <<= 1
+        table = <Py_ssize_t*>malloc(size * sizeof(Py_ssize_t))
+        if table == NULL:
+            raise MemoryError()
+        for i in range(size):
+            table[i] = -1
+        for k in range(ngram - 1):
+            power *= mult
+        # The other's runs: insert each start position (duplicates of a run are skipped).
+        h = 0
+        for j in range(m):
+            if j >= ngram:
+                h -= power * <uint64_t>b[j - ngram]
+            h = h * mult + <uint64_t>b[j]
+            if j >= ngram - 1:
+                pos = j - ngram + 1
+                slot = <Py_ssize_t>((h ^ (h >> 29)) & <uint64_t>(size - 1))
+                while table[slot] >= 0:
+                    if memcmp(b + table[slot], b + pos, ngram * sizeof(Py_UCS4)) == 0:
+                        break
+                    slot = (slot + 1) & (size - 1)
+                if table[slot] < 0:
+                    table[slot] = pos
+        # The shorter sequence's runs: count the positions they cover.
+        h = 0
+        for i in range(n):
+            if i >= ngram:
+                h -= power * <uint64_t>a[i - ngram]
+            h = h * mult + <uint64_t>a[i]
+            if i >= ngram - 1:
+                pos = i - ngram + 1
+                slot = <Py_ssize_t>((h ^ (h >> 29)) & <uint64_t>(size - 1))
+                same = False
+                while table[slot] >= 0:
+                    if memcmp(b + table[slot], a + pos, ngram * sizeof(Py_UCS4)) == 0:
+                        same = True
+                        break
+                    slot = (slot + 1) & (size - 1)
+                if same:
+                    covered += pos + ngram - (pos if pos > end else end)
+                    end = pos + ngram
+        return covered / <double>n
+    finally:
+        PyMem_Free(a)
+        PyMem_Free(b)
+        free(table)
