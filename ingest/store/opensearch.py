@@ -35,7 +35,7 @@ from opensearchpy.exceptions import (
 )
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 
-from ingest.mappings import install_templates
+from ingest.mappings import install_templates, load
 from ingest.store.base import (
     Candidate,
     GroupUpdate,
@@ -172,8 +172,24 @@ class OpenSearchStore(Store):
     @_translated
     def create_indices(self) -> dict[str, str]:
         """Create the pages and stoplist indices (from the templates) when missing:
-        ``{"index:<name>": "created" | "exists"}``."""
-        return {f"index:{n}": self._create_index(n) for n in (self.index, self.stoplist_index)}
+        ``{"index:<name>": "created" | "exists" | "exists, fields added"}``. A pages index
+        made under an older mapping gets the fields added since (additions only: the mapping
+        is ``dynamic: strict``, so a new field must be mapped before a document carries it)."""
+        done = {f"index:{n}": self._create_index(n) for n in (self.index, self.stoplist_index)}
+        if done[f"index:{self.index}"] == "exists" and self._add_new_fields():
+            done[f"index:{self.index}"] = "exists, fields added"
+        return done
+
+    def _add_new_fields(self) -> bool:
+        wanted = load("pages-mappings", self.mappings_dir)["template"]["mappings"]["properties"]
+        current = self.client.indices.get_mapping(index=self.index)
+        have: set[str] = set()
+        for body in current.values():
+            have.update(body.get("mappings", {}).get("properties", {}))
+        missing = {name: spec for name, spec in wanted.items() if name not in have}
+        if missing:
+            self.client.indices.put_mapping(index=self.index, body={"properties": missing})
+        return bool(missing)
 
     def _create_index(self, name: str) -> str:
         if self.client.indices.exists(index=name):

@@ -56,6 +56,25 @@ def test_templates_install_once_and_upgrade_on_version_bump(
     )
 
 
+def test_an_index_made_under_an_older_mapping_gets_the_new_fields(
+    os_client: Any, index_name: str
+) -> None:
+    # An index as mapping version 1 made it: strict, without the main-content field.
+    props = mappings.load("pages-mappings")["template"]["mappings"]["properties"]
+    old = {k: v for k, v in props.items() if k != "content"}
+    os_client.indices.create(
+        index=index_name, body={"mappings": {"dynamic": "strict", "properties": old}}
+    )
+    store = OpenSearchStore(os_client, index_name, stoplist_ttl=0.0)
+    done = store.install()
+    assert done[f"index:{index_name}"] == "exists, fields added"
+    assert store.install()[f"index:{index_name}"] == "exists"  # nothing more to add
+    doc = StoredDocument("h", "nav | article | footer", ["f"], "c", 1, content="article")
+    assert [r.ok for r in store.put([doc])] == [True]
+    got = store.get("h")
+    assert got is not None and got.verified_text == "article"
+
+
 def test_indices_created_from_the_templates(os_client: Any, os_store: OpenSearchStore) -> None:
     index = os_store.index
     got = os_client.indices.get(index=index)[index]
