@@ -644,6 +644,46 @@ def skeleton(str a, str b, int window):
         free(kb)
 
 
+def skeleton_sizes(str a, str b, int window):
+    """``(len(normalize(a)), len(normalize(b)), len(skeleton_a), len(skeleton_b))`` of the
+    normalised texts, without building the skeletons: what an early rejection's bound needs.
+    See ``_lcs_py.skeleton_sizes``."""
+    cdef Py_ssize_t na, nb, nka = 0, nkb = 0
+    cdef Py_UCS4* ca = NULL
+    cdef Py_UCS4* cb = NULL
+    cdef int* oa = NULL
+    cdef int* ob = NULL
+    cdef uint8_t* wa = NULL
+    cdef uint8_t* wb = NULL
+    cdef int* ka = NULL
+    cdef int* kb = NULL
+    cdef Work* W = _acquire()
+    try:
+        ca = <Py_UCS4*>_alloc(len(a) * sizeof(Py_UCS4))
+        oa = <int*>_alloc(len(a) * sizeof(int))
+        wa = <uint8_t*>_alloc(len(a))
+        na = _normalize(a, ca, oa, wa)
+        cb = <Py_UCS4*>_alloc(len(b) * sizeof(Py_UCS4))
+        ob = <int*>_alloc(len(b) * sizeof(int))
+        wb = <uint8_t*>_alloc(len(b))
+        nb = _normalize(b, cb, ob, wb)
+        ka = <int*>_alloc(na * sizeof(int))
+        kb = <int*>_alloc(nb * sizeof(int))
+        if na > 0 and nb > 0:
+            _skeleton(W, ca, wa, na, cb, wb, nb, window, ka, &nka, kb, &nkb)
+        return na, nb, nka, nkb
+    finally:
+        _release(W)
+        free(ca)
+        free(cb)
+        free(oa)
+        free(ob)
+        free(wa)
+        free(wb)
+        free(ka)
+        free(kb)
+
+
 def _skeletons_after(str a, str b, int window, cuts):
     """Skeletons of ``a`` and ``b`` after each cut ``(xl, xr, bs, be)`` (``[xl, xr)`` removed
     from a, ``[bs, be)`` from b, offsets in the texts as cut so far), kept up to date the way

@@ -24,6 +24,7 @@ __all__ = [
     "matching_blocks",
     "normalize",
     "skeleton",
+    "skeleton_sizes",
     "verify",
 ]
 
@@ -143,6 +144,21 @@ def skeleton(a: str, b: str, window: int) -> tuple[str, list[int], str, list[int
     ('', [], '', [])
     """
     return _Skeletons(a, b, window).skeleton(a, b)
+
+
+def skeleton_sizes(a: str, b: str, window: int) -> tuple[int, int, int, int]:
+    """``(len(normalize(a)), len(normalize(b)), len(skeleton_a), len(skeleton_b))``: the sizes
+    an early rejection's bound needs (the skeletons of the normalised texts).
+
+    >>> skeleton_sizes("xx  hello world yy", "hello world zz", 8)
+    (17, 14, 12, 12)
+    """
+    an, _ = normalize(a)
+    bn, _ = normalize(b)
+    if not an or not bn:
+        return len(an), len(bn), 0, 0
+    sa, _, sb, _ = skeleton(an, bn, window)
+    return len(an), len(bn), len(sa), len(sb)
 
 
 def _splice(text: str, hashes: list[int], lens: list[int], lo: int, hi: int, window: int) -> None:

@@ -200,11 +200,8 @@ def _whole_text_rates(a: str, b: str) -> tuple[float, float, int]:
 def _skeleton_bound(a: str, b: str, config: VerifyConfig) -> tuple[float, float]:
     """Upper bounds of the TLCS resemble and contain rates from the first skeleton (what the
     early rejection computed and did not return)."""
-    an, _ = _lcs.normalize(a)
-    bn, _ = _lcs.normalize(b)
-    sa, _, sb, _ = _lcs.skeleton(an, bn, config.window)
-    upper = min(len(sa), len(sb))
-    na, nb = len(an), len(bn)
+    na, nb, ska, skb = _lcs.skeleton_sizes(a, b, config.window)
+    upper = min(ska, skb)
     return upper / (na + nb - upper), upper / min(na, nb)
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "matching_blocks",
     "normalize",
     "skeleton",
+    "skeleton_sizes",
     "verify",
 ]
 
@@ -66,6 +67,7 @@ _impl = implementation()
 IMPLEMENTATION: str = _impl.IMPLEMENTATION
 normalize = _impl.normalize
 skeleton = _impl.skeleton
+skeleton_sizes = _impl.skeleton_sizes
 matching_blocks = _impl.matching_blocks
 lcs_length = _impl.lcs_length
 verify = _impl.verify

@@ -9,6 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier import _lcs_py
+
+try:
+    from verifier import _lcs as _lcs_c
+except ImportError:  # pragma: no cover - the build is part of set-up
+    _lcs_c = None
 from verifier.lcs import (
     apply_edit_script,
     edit_script,
@@ -141,3 +146,17 @@ def test_large_d_against_oracle(impl: ModuleType, a: str, b: str) -> None:
     # Random strings over a tiny alphabet: D is a large fraction of N.
     check_against(impl, a, b)
     assert impl.lcs_length(a, b) == naive_lcs(a, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab 新华\n", max_size=80), st.text(alphabet="ab 新华\n", max_size=80))
+def test_skeleton_sizes_are_the_skeletons_lengths(a: str, b: str) -> None:
+    an, _ = _lcs_py.normalize(a)
+    bn, _ = _lcs_py.normalize(b)
+    want = (len(an), len(bn), 0, 0)
+    if an and bn:
+        sa, _, sb, _ = _lcs_py.skeleton(an, bn, 4)
+        want = (len(an), len(bn), len(sa), len(sb))
+    assert _lcs_py.skeleton_sizes(a, b, 4) == want
+    if _lcs_c is not None:
+        assert _lcs_c.skeleton_sizes(a, b, 4) == want
