@@ -30,57 +30,104 @@ cdef inline bint _is_word(Py_UCS4 c) noexcept:
     return Py_UNICODE_ISALNUM(c) or c == 0x5F  # regex \w
 
 
-cdef Py_ssize_t _tokens(str text, dict ids, list out) except -1:
-    """Append the ids of ``text``'s tokens (see ``verdict.tokens``) to ``out``."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, start
+cdef struct Slot:
+    uint64_t h
+    Py_ssize_t start   # in the concatenated casefolded texts
+    Py_ssize_t n
+    Py_ssize_t id      # -1: empty
+
+
+cdef class _Table:
+    """Token -> id: open addressing on a 64-bit hash, a hit confirmed by comparing code points
+    (so two different tokens never share an id)."""
+    cdef Slot* slots
+    cdef Py_ssize_t size, count
+    cdef Py_UCS4* text
+
+    def __cinit__(self, Py_ssize_t expected):
+        cdef Py_ssize_t i
+        self.size = 64
+        while self.size < 2 * expected + 2:
+            self.size <<= 1
+        self.slots = <Slot*>malloc(self.size * sizeof(Slot))
+        if self.slots == NULL:
+            raise MemoryError()
+        for i in range(self.size):
+            self.slots[i].id = -1
+        self.count = 0
+
+    def __dealloc__(self):
+        free(self.slots)
+
+    cdef Py_ssize_t get(self, uint64_t h, Py_ssize_t start, Py_ssize_t n) noexcept:
+        cdef Py_ssize_t slot = <Py_ssize_t>((h ^ (h >> 31)) & <uint64_t>(self.size - 1))
+        cdef Slot* s
+        while True:
+            s = &self.slots[slot]
+            if s.id < 0:
+                s.h = h
+                s.start = start
+                s.n = n
+                s.id = self.count
+                self.count += 1
+                return s.id
+            if s.h == h and s.n == n and memcmp(
+                self.text + s.start, self.text + start, n * sizeof(Py_UCS4)
+            ) == 0:
+                return s.id
+            slot = (slot + 1) & (self.size - 1)
+
+
+cdef Py_ssize_t _tokens(_Table table, Py_ssize_t lo, Py_ssize_t hi, uint32_t* out) noexcept:
+    """Write the ids of the tokens of ``table.text[lo:hi]`` (see ``verdict.tokens``) to
+    ``out``; return how many."""
+    cdef Py_UCS4* t = table.text
+    cdef Py_ssize_t i = lo, start, k = 0, j
     cdef Py_UCS4 c
-    cdef object tok, got
-    while i < n:
-        c = PyUnicode_READ_CHAR(text, i)
+    cdef uint64_t h
+    while i < hi:
+        c = t[i]
         if _is_cjk(c):
-            tok = PyUnicode_Substring(text, i, i + 1)
+            start = i
             i += 1
         elif _is_word(c):
             start = i
             i += 1
-            while i < n:
-                c = PyUnicode_READ_CHAR(text, i)
-                if _is_cjk(c) or not _is_word(c):
-                    break
+            while i < hi and not _is_cjk(t[i]) and _is_word(t[i]):
                 i += 1
-            tok = PyUnicode_Substring(text, start, i)
         else:
             i += 1
             continue
-        got = ids.get(tok)
-        if got is None:
-            got = len(ids)
-            ids[tok] = got
-        out.append(got)
-    return 0
-
-
-cdef str _as_codes(list ids_list):
-    cdef Py_ssize_t n = len(ids_list), i
-    cdef uint32_t* buf = <uint32_t*>malloc((n if n > 0 else 1) * sizeof(uint32_t))
-    if buf == NULL:
-        raise MemoryError()
-    try:
-        for i in range(n):
-            buf[i] = <uint32_t>(CODE_BASE + <long>ids_list[i])
-        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n)
-    finally:
-        free(buf)
+        h = 0xCBF29CE484222325ULL
+        for j in range(start, i):
+            h = (h ^ <uint64_t>t[j]) * 0x100000001B3ULL
+        out[k] = <uint32_t>(CODE_BASE + table.get(h, start, i - start))
+        k += 1
+    return k
 
 
 def encode(str a, str b):
     """``(sa, sb)``: the case-folded tokens of ``a`` and ``b`` as code points, one per token,
     equal tokens equal code points; as ``verdict._encode(verdict.tokens(a), verdict.tokens(b))``."""
-    cdef dict ids = {}
-    cdef list ta = [], tb = []
-    _tokens(a.casefold(), ids, ta)
-    _tokens(b.casefold(), ids, tb)
-    return _as_codes(ta), _as_codes(tb)
+    cdef str fa = a.casefold()
+    cdef str both = fa + "\x00" + b.casefold()  # NUL is not part of any token
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(both), split = PyUnicode_GET_LENGTH(fa)
+    cdef _Table table = _Table(n // 2 + 1)
+    cdef uint32_t* out = NULL
+    cdef Py_ssize_t na, nb
+    table.text = PyUnicode_AsUCS4Copy(both)
+    try:
+        out = <uint32_t*>malloc((n + 1) * sizeof(uint32_t))
+        if out == NULL:
+            raise MemoryError()
+        na = _tokens(table, 0, split, out)
+        nb = _tokens(table, split + 1, n, out + na)
+        return (PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, na),
+                PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out + na, nb))
+    finally:
+        free(out)
+        PyMem_Free(table.text)
+        table.text = NULL
 
 
 def shared_upper(str sa, str sb):
