@@ -609,79 +609,89 @@ cdef int _skeleton(Work* W, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
     return 0
 
 
+cdef struct SkeletonPair:
+    # The code points and widths of two texts and their skeletons' positions; owned buffers.
+    Py_UCS4* ca
+    Py_UCS4* cb
+    uint8_t* wa
+    uint8_t* wb
+    int* oa
+    int* ob
+    int* ka
+    int* kb
+    Py_ssize_t na, nb, nka, nkb
+
+
+cdef int _skeleton_pair(SkeletonPair* P, str a, str b, int window, bint normalized) except -1:
+    """Fill ``P`` with the skeletons of ``a`` and ``b`` (of their normalised forms when
+    ``normalized``). The caller frees the buffers with :func:`_free_pair`, also on error."""
+    cdef Work* W
+    if normalized:
+        P.ca = <Py_UCS4*>_alloc(len(a) * sizeof(Py_UCS4))
+        P.oa = <int*>_alloc(len(a) * sizeof(int))
+        P.wa = <uint8_t*>_alloc(len(a))
+        P.na = _normalize(a, P.ca, P.oa, P.wa)
+        P.cb = <Py_UCS4*>_alloc(len(b) * sizeof(Py_UCS4))
+        P.ob = <int*>_alloc(len(b) * sizeof(int))
+        P.wb = <uint8_t*>_alloc(len(b))
+        P.nb = _normalize(b, P.cb, P.ob, P.wb)
+    else:
+        P.ca = _ucs4(a, &P.na)
+        P.cb = _ucs4(b, &P.nb)
+        P.wa = _widths(P.ca, P.na)
+        P.wb = _widths(P.cb, P.nb)
+    P.ka = <int*>_alloc(P.na * sizeof(int))
+    P.kb = <int*>_alloc(P.nb * sizeof(int))
+    P.nka = P.nkb = 0
+    if P.na > 0 and P.nb > 0:  # an empty text shares no window
+        W = _acquire()
+        try:
+            _skeleton(W, P.ca, P.wa, P.na, P.cb, P.wb, P.nb, window, P.ka, &P.nka, P.kb, &P.nkb)
+        finally:
+            _release(W)
+    return 0
+
+
+cdef void _free_pair(SkeletonPair* P) noexcept:
+    free(P.ca)
+    free(P.cb)
+    free(P.wa)
+    free(P.wb)
+    free(P.oa)
+    free(P.ob)
+    free(P.ka)
+    free(P.kb)
+
+
 def skeleton(str a, str b, int window):
     """Filter skeletons of ``a`` and ``b``: the parts covered by width-``window`` Rabin windows
     that occur in both texts; see ``_lcs_py.skeleton``."""
-    cdef Py_ssize_t na, nb, nka = 0, nkb = 0, i
-    cdef Py_UCS4* ca = NULL
-    cdef Py_UCS4* cb = NULL
-    cdef uint8_t* wa = NULL
-    cdef uint8_t* wb = NULL
-    cdef int* ka = NULL
-    cdef int* kb = NULL
-    cdef Work* W = _acquire()
+    cdef SkeletonPair P
+    cdef Py_ssize_t i
+    memset(&P, 0, sizeof(P))
     try:
-        ca = _ucs4(a, &na)
-        cb = _ucs4(b, &nb)
-        wa = _widths(ca, na)
-        wb = _widths(cb, nb)
-        ka = <int*>_alloc(na * sizeof(int))
-        kb = <int*>_alloc(nb * sizeof(int))
-        _skeleton(W, ca, wa, na, cb, wb, nb, window, ka, &nka, kb, &nkb)
-        index_a = [ka[i] for i in range(nka)]
-        index_b = [kb[i] for i in range(nkb)]
+        _skeleton_pair(&P, a, b, window, False)
+        index_a = [P.ka[i] for i in range(P.nka)]
+        index_b = [P.kb[i] for i in range(P.nkb)]
         return (
             "".join([a[i] for i in index_a]), index_a,
             "".join([b[i] for i in index_b]), index_b,
         )
     finally:
-        _release(W)
-        free(ca)
-        free(cb)
-        free(wa)
-        free(wb)
-        free(ka)
-        free(kb)
+        _free_pair(&P)
 
 
 def skeleton_sizes(str a, str b, int window):
     """``(len(normalize(a)), len(normalize(b)), len(skeleton_a), len(skeleton_b))`` of the
     normalised texts, without building the skeletons: what an early rejection's bound needs.
     See ``_lcs_py.skeleton_sizes``."""
-    cdef Py_ssize_t na, nb, nka = 0, nkb = 0
-    cdef Py_UCS4* ca = NULL
-    cdef Py_UCS4* cb = NULL
-    cdef int* oa = NULL
-    cdef int* ob = NULL
-    cdef uint8_t* wa = NULL
-    cdef uint8_t* wb = NULL
-    cdef int* ka = NULL
-    cdef int* kb = NULL
-    cdef Work* W = _acquire()
+    cdef SkeletonPair P
+    memset(&P, 0, sizeof(P))
     try:
-        ca = <Py_UCS4*>_alloc(len(a) * sizeof(Py_UCS4))
-        oa = <int*>_alloc(len(a) * sizeof(int))
-        wa = <uint8_t*>_alloc(len(a))
-        na = _normalize(a, ca, oa, wa)
-        cb = <Py_UCS4*>_alloc(len(b) * sizeof(Py_UCS4))
-        ob = <int*>_alloc(len(b) * sizeof(int))
-        wb = <uint8_t*>_alloc(len(b))
-        nb = _normalize(b, cb, ob, wb)
-        ka = <int*>_alloc(na * sizeof(int))
-        kb = <int*>_alloc(nb * sizeof(int))
-        if na > 0 and nb > 0:
-            _skeleton(W, ca, wa, na, cb, wb, nb, window, ka, &nka, kb, &nkb)
-        return na, nb, nka, nkb
+        _skeleton_pair(&P, a, b, window, True)
+        return P.na, P.nb, P.nka, P.nkb
     finally:
-        _release(W)
-        free(ca)
-        free(cb)
-        free(oa)
-        free(ob)
-        free(wa)
-        free(wb)
-        free(ka)
-        free(kb)
+        _free_pair(&P)
 
 
 def _skeletons_after(str a, str b, int window, cuts):

@@ -163,6 +163,16 @@ def shared_upper(str sa, str sb):
         free(counts)
 
 
+cdef inline Py_ssize_t _probe(const Py_ssize_t* table, Py_ssize_t size, const Py_UCS4* runs,
+                              const Py_UCS4* run, Py_ssize_t ngram, uint64_t h) noexcept:
+    """The slot of ``run`` in ``table`` (start positions in ``runs``, -1 for empty): the slot
+    holding an equal run, or the empty slot where it would go."""
+    cdef Py_ssize_t slot = <Py_ssize_t>((h ^ (h >> 29)) & <uint64_t>(size - 1))
+    while table[slot] >= 0 and memcmp(runs + table[slot], run, ngram * sizeof(Py_UCS4)) != 0:
+        slot = (slot + 1) & (size - 1)
+    return slot
+
+
 def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     """Share of the shorter encoded sequence covered by ``ngram``-token runs that also occur
     in the other, in any order; 0 under ``min_words`` tokens. As ``verdict.word_contain``.
@@ -182,11 +192,8 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     cdef Py_ssize_t* table = NULL
     cdef Py_ssize_t covered = 0, end = 0, i, j, k, size = 1, slot, pos
     cdef uint64_t h, power = 1, mult = 0x100000001B3ULL
-    cdef bint same
     try:
         b = PyUnicode_AsUCS4Copy(other)
-        if a == NULL or b == NULL:
-            raise MemoryError()
         while size < 2 * (m - ngram + 1):
             size <<= 1
         table = <Py_ssize_t*>malloc(size * sizeof(Py_ssize_t))
@@ -196,7 +203,7 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
             table[i] = -1
         for k in range(ngram - 1):
             power *= mult
-        # The other's runs: insert each start position (duplicates of a run are skipped).
+        # The other's runs: each distinct one once, by its first start position.
         h = 0
         for j in range(m):
             if j >= ngram:
@@ -204,14 +211,10 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
             h = h * mult + <uint64_t>b[j]
             if j >= ngram - 1:
                 pos = j - ngram + 1
-                slot = <Py_ssize_t>((h ^ (h >> 29)) & <uint64_t>(size - 1))
-                while table[slot] >= 0:
-                    if memcmp(b + table[slot], b + pos, ngram * sizeof(Py_UCS4)) == 0:
-                        break
-                    slot = (slot + 1) & (size - 1)
+                slot = _probe(table, size, b, b + pos, ngram, h)
                 if table[slot] < 0:
                     table[slot] = pos
-        # The shorter sequence's runs: count the positions they cover.
+        # The shorter sequence's runs: count the positions those found in the table cover.
         h = 0
         for i in range(n):
             if i >= ngram:
@@ -219,14 +222,7 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
             h = h * mult + <uint64_t>a[i]
             if i >= ngram - 1:
                 pos = i - ngram + 1
-                slot = <Py_ssize_t>((h ^ (h >> 29)) & <uint64_t>(size - 1))
-                same = False
-                while table[slot] >= 0:
-                    if memcmp(b + table[slot], a + pos, ngram * sizeof(Py_UCS4)) == 0:
-                        same = True
-                        break
-                    slot = (slot + 1) & (size - 1)
-                if same:
+                if table[_probe(table, size, b, a + pos, ngram, h)] >= 0:
                     covered += pos + ngram - (pos if pos > end else end)
                     end = pos + ngram
         return covered / <double>n
