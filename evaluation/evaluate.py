@@ -347,10 +347,12 @@ def _progress(iterable: Iterable[Any], desc: str, total: int | None, show: bool)
 # --------------------------------------------------------------------------------------------
 
 
-def verified_text(doc: Mapping[str, Any], normalize: str | None = None) -> str:
-    """The text our verifier compares, as the product does: the main content of an HTML page
-    (:func:`verifier.compare.verified_text`), the text itself otherwise."""
-    return document_texts(doc, to_simplified=normalize == "t2s").content
+def texts_of(doc: Mapping[str, Any], normalize: str | None = None) -> tuple[str, str]:
+    """``(text, verified)`` of a page in one extraction: the text the baselines see
+    (:func:`doc_text`) and the one our verifier compares, as the product does — the main
+    content of an HTML page (:func:`verifier.compare.verified_text`), the text otherwise."""
+    both = document_texts(doc, to_simplified=normalize == "t2s")
+    return both.text, both.content
 
 
 def _pair_texts(
@@ -363,8 +365,11 @@ def _pair_texts(
     for i, rec in enumerate(_progress(records, "extract", len(records), progress)):
         norm = rec.get("normalize")
         try:
-            texts.append((doc_text(rec["a"], norm), doc_text(rec["b"], norm)))
-            verified.append((verified_text(rec["a"], norm), verified_text(rec["b"], norm)))
+            (text_a, verified_a), (text_b, verified_b) = (
+                texts_of(rec["a"], norm), texts_of(rec["b"], norm)
+            )
+            texts.append((text_a, text_b))
+            verified.append((verified_a, verified_b))
         except Exception as exc:  # a bad page is counted and reported, never fatal
             texts.append(None)
             verified.append(None)
@@ -587,8 +592,7 @@ def evaluate_corpus(
     for doc in _progress(docs, "extract", len(docs), progress):
         doc_id = str(doc["id"])
         try:
-            texts[doc_id] = doc_text(doc, doc.get("normalize"))
-            verified[doc_id] = verified_text(doc, doc.get("normalize"))
+            texts[doc_id], verified[doc_id] = texts_of(doc, doc.get("normalize"))
             groups[doc_id] = doc["group"]
             good_docs.append(doc)
         except Exception as exc:
