@@ -184,12 +184,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     report.errors = errors + report.errors
     print(evaluate.format_report(report, by_kind=not args.no_kinds))
     if args.json:
-        text = json.dumps(report.as_dict(), ensure_ascii=False, indent=1)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+        _write_json(args.json, report.as_dict())
     return 0
 
 
@@ -227,10 +222,15 @@ def _run_webis(args: argparse.Namespace) -> int:
         print(webis.format_webis(report))
         out = report.as_dict()
     if args.json:
-        text = json.dumps(out, ensure_ascii=False, indent=1)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+        _write_json(args.json, out)
     return 0
+
+
+def _write_json(path: str, report: dict[str, Any]) -> None:
+    """``--json``: the report as JSON, to stdout for ``-``."""
+    text = json.dumps(report, ensure_ascii=False, indent=1)
+    if path == "-":
+        print(text)
+    else:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
