@@ -108,7 +108,7 @@ cdef Py_ssize_t _tokens(_Table table, Py_ssize_t lo, Py_ssize_t hi, uint32_t* ou
 
 def encode(str a, str b):
     """``(sa, sb)``: the case-folded tokens of ``a`` and ``b`` as code points, one per token,
-    equal tokens equal code points; as ``verdict._encode(verdict.tokens(a), verdict.tokens(b))``."""
+    equal tokens equal code points; as ``verdict.encode``."""
     cdef str fa = a.casefold()
     cdef str both = fa + "\x00" + b.casefold()  # NUL is not part of any token
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(both), split = PyUnicode_GET_LENGTH(fa)

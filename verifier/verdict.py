@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from types import ModuleType
@@ -140,7 +139,10 @@ def encode(a: str, b: str) -> tuple[str, str]:
     >>> [ord(c) - 0x10000 for c in sa], [ord(c) - 0x10000 for c in sb]
     ([0, 1, 0, 2], [0, 2])
     """
-    return _encode(tokens(a), tokens(b))
+    ids: dict[str, int] = {}
+    sa = "".join([chr(_CODE_BASE + ids.setdefault(t, len(ids))) for t in tokens(a)])
+    sb = "".join([chr(_CODE_BASE + ids.setdefault(t, len(ids))) for t in tokens(b)])
+    return sa, sb
 
 
 def shared_upper(sa: str, sb: str) -> int:
@@ -149,13 +151,6 @@ def shared_upper(sa: str, sb: str) -> int:
     if len(cb) < len(ca):
         ca, cb = cb, ca
     return sum(min(c, cb[t]) for t, c in ca.items() if t in cb)
-
-
-def _encode(ta: list[str], tb: list[str]) -> tuple[str, str]:
-    ids: dict[str, int] = {}
-    ca = "".join([chr(_CODE_BASE + ids.setdefault(t, len(ids))) for t in ta])
-    cb = "".join([chr(_CODE_BASE + ids.setdefault(t, len(ids))) for t in tb])
-    return ca, cb
 
 
 def _rate(common: int, n: int, m: int) -> float:
@@ -171,20 +166,19 @@ def content_features(
     rule 1, the word alignment is not cut short by the rule-1 bounds, since the core is
     still needed.
     """
-    words = _fast if _fast is not None else _this
-    sa, sb = words.encode(a, b)
+    sa, sb = _encode_words(a, b)
     n, m = len(sa), len(sb)
     if n == 0 or m == 0:
         return ContentFeatures(1.0 if sa == sb else 0.0, None, n, m, reason=EMPTY)
     if sa == sb:
         return ContentFeatures(1.0, 1.0, n, m, reason=EXACT, word_contain=1.0)
-    contained = words.word_contain(sa, sb, config.contain_ngram, config.min_contain_words)
+    contained = _word_contain(sa, sb, config.contain_ngram, config.min_contain_words)
     # One page holding (nearly) all of the other, paragraph by paragraph, is a near-duplicate
     # by the paper's guideline, whatever else the longer page holds: no bound may reject it.
     holds = contained >= config.min_word_contain
     t1 = config.min_word_resemble
     # O(n) bound: the LCS cannot exceed the shared token multiset.
-    upper = words.shared_upper(sa, sb)
+    upper = _shared_upper(sa, sb)
     passed = shared >= t1 or holds
     if not passed and _rate(upper, n, m) < t1:
         return ContentFeatures(
@@ -254,5 +248,9 @@ def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tup
 
 # The word layer's implementation follows the verifier's (``NEARDUP_IMPL``): the compiled twin
 # with the compiled LCS, this module's reference with the reference.
-_this = sys.modules[__name__]
-_fast: ModuleType | None = _compiled if _lcs.IMPLEMENTATION == "cython" else None
+if _compiled is not None and _lcs.IMPLEMENTATION == "cython":
+    _encode_words, _shared_upper, _word_contain = (
+        _compiled.encode, _compiled.shared_upper, _compiled.word_contain
+    )
+else:
+    _encode_words, _shared_upper, _word_contain = encode, shared_upper, word_contain
