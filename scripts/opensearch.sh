@@ -66,6 +66,13 @@ YML
   if [ "$(id -u)" = 0 ]; then
     id opensearch >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin opensearch
     chown -R opensearch "$RUN_DIR" "$HOME_DIR"
+    # That user must reach the cache: a checkout in a private directory (mktemp -d: mode 700)
+    # would stop it. Give others the right to pass through (x, not to list) each directory above.
+    local d="$CACHE"
+    while [ "$d" != "/" ]; do
+      [ -n "$(find "$d" -maxdepth 0 -perm -o+x)" ] || chmod o+x "$d"
+      d="$(dirname "$d")"
+    done
     user_prefix=(runuser -u opensearch --)
   fi
   log "starting OpenSearch $VERSION on $URL (heap $HEAP)"
