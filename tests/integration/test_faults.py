@@ -6,6 +6,9 @@
 * a private Redis (port 6390) restarted mid-run, once with its append-only file (queued
   messages survive) and once without (messages lost: ``ingest --wait`` re-queues).
 
+Two checkouts testing on one machine move the private nodes with
+``NEARDUP_TEST_PRIVATE_OPENSEARCH_PORT`` and ``NEARDUP_TEST_PRIVATE_REDIS_PORT``.
+
 The restart tests feed ``neardup ingest`` through a pipe, so the outage is guaranteed to fall
 in the middle of the ingest: half of the corpus is written, the service is stopped, the other
 half is written while it is down, then the service comes back.
@@ -32,8 +35,9 @@ from test_workers_e2e import embedded_groups, run_ingest, stored_groups, write_j
 from workers import ROOT, Workers, cleanup_broker, running_workers, worker_env  # noqa: E402
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-PRIVATE_OS_PORT = 9250
-PRIVATE_REDIS_PORT = 6390
+# Private nodes of their own; two checkouts testing on one machine set other ports.
+PRIVATE_OS_PORT = int(os.environ.get("NEARDUP_TEST_PRIVATE_OPENSEARCH_PORT", "9250"))
+PRIVATE_REDIS_PORT = int(os.environ.get("NEARDUP_TEST_PRIVATE_REDIS_PORT", "6390"))
 
 pytestmark = pytest.mark.slow
 
