@@ -3,6 +3,10 @@
 Each command module exposes ``add_parser(subparsers)`` (registers its arguments and sets
 ``func``) and is imported by name only when its command runs. ``func(args, settings)`` runs the
 command with the :class:`Settings` read here, once, from the environment (see docs/settings.md).
+
+A command that cannot reach OpenSearch or the broker, or asks for an index that does not
+exist, ends with one line on stderr saying so and what to do (exit status 1), never a
+traceback: :func:`service_message`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Sequence
 
 from ingest.errors import ConfigError
 from ingest.settings import Settings
+from ingest.store.errors import IndexNotFound, StoreUnavailable
 
 # Command name -> one-line help. A command's module (``ingest.commands.<name>``) is imported
 # only when that command runs: ``neardup compare`` never loads a web server, an engine client
@@ -77,6 +82,69 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
         return 130
     except BrokenPipeError:
         return 0
+    except (StoreUnavailable, IndexNotFound) as exc:
+        print(f"neardup {args.command}: {service_message(exc, args, settings)}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        if not _broker_error(exc):
+            raise
+        print(f"neardup {args.command}: {service_message(exc, args, settings)}", file=sys.stderr)
+        return 1
+
+
+def _broker_error(exc: BaseException) -> bool:
+    """kombu's OperationalError (the broker is unreachable), without importing kombu."""
+    return any(
+        c.__name__ == "OperationalError" and c.__module__.startswith("kombu")
+        for c in type(exc).__mro__
+    )
+
+
+def _redact(url: str) -> str:
+    """``url`` without a password in it."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def service_message(exc: BaseException, args: argparse.Namespace, settings: Settings) -> str:
+    """One line: which service failed, where, why in a few words, and what to do."""
+    if isinstance(exc, IndexNotFound):
+        return (
+            f"{exc}; nothing was ingested into it yet (neardup ingest FILE.jsonl --index "
+            f"{exc.index}), or another index was meant (--index, NEARDUP_INDEX)"
+        )
+    cause = exc.__cause__ or exc
+    text = str(cause)
+    if "refused" in text.lower():
+        why = "connection refused"
+    elif "timed out" in text.lower() or "timeout" in type(cause).__name__.lower():
+        why = "timed out"
+    elif "Name or service not known" in text or "nodename nor servname" in text:
+        why = "unknown host"
+    else:
+        why = type(cause).__name__
+    if isinstance(exc, StoreUnavailable):
+        url = getattr(args, "opensearch_url", None) or settings.opensearch_url
+        if "busy" in str(exc):
+            why = str(exc).split(":", 1)[0].removeprefix("OpenSearch ")
+        return (
+            f"OpenSearch is not reachable at {_redact(url)} ({why}); start it "
+            f"(scripts/opensearch.sh start) or set OPENSEARCH_URL to where it runs"
+        )
+    url = getattr(args, "broker_url", None) or settings.broker_url
+    return (
+        f"the broker is not reachable at {_redact(url)} ({why}); start it "
+        f"(scripts/redis.sh start) or set CELERY_BROKER_URL to where it runs"
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

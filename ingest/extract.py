@@ -11,7 +11,12 @@
   the first 4 KiB; detection with charset-normalizer; UTF-8 with replacement as the last resort.
   GBK and GB2312 (and their aliases) decode as GB18030, their superset: pages labelled GB2312
   routinely contain GBK characters, and GB18030 decodes every GBK byte sequence identically.
-* **Limits**: input larger than ``max_bytes`` raises :class:`DocumentTooLarge` before any work.
+* **Limits**: input larger than ``max_bytes`` (default ``NEARDUP_MAX_DOC_BYTES``, 8 MiB: the
+  limit of docs/limits.md) raises :class:`DocumentTooLarge` before any work.
+  **Depth**: libxml2 stops building the tree at 256 levels of nesting by default, silently
+  dropping the rest of the page; the parser runs with ``huge_tree`` (2048 levels), and a page
+  nested deeper still is read by a flat tokenizer (:class:`_FlatText`: the full text, block
+  boundaries kept, no main-content detection) instead of losing its text.
   The deadline (``timeout`` seconds, per document) is enforced by checking the clock between
   stages (decode, parse, tree walk) and every few thousand elements during the walk, raising
   :class:`ExtractTimeout` once it has passed. lxml parses in C and cannot be interrupted from
@@ -44,12 +49,14 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from html.parser import HTMLParser
 from typing import Any
 
 import lxml.etree
 import lxml.html
 
 from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
+from ingest.settings import Settings
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -69,7 +76,7 @@ __all__ = [
     "to_simplified",
 ]
 
-DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_MAX_BYTES = Settings.max_doc_bytes  # one page limit on every path (docs/limits.md)
 DEFAULT_TIMEOUT = 5.0
 
 _DROP = frozenset({"script", "style", "noscript", "template", "head", "title", "svg", "math"})
@@ -167,10 +174,14 @@ def extract_text(
     'One\\n\\nTwo\\n\\nthree'
     """
     deadline = None if timeout is None else time.monotonic() + timeout
-    root = _parse(html, content_type, max_bytes, deadline, doc_id)
-    if root is None:
-        return ""
-    text = _text_of(root, deadline, doc_id)
+    try:
+        root = _parse(html, content_type, max_bytes, deadline, doc_id)
+    except _TooDeep as deep:
+        text = _flat_text(deep.html, deadline, doc_id)
+    else:
+        if root is None:
+            return ""
+        text = _text_of(root, deadline, doc_id)
     if to_simplified and text:
         text = _opencc_t2s().convert(text)
     return text
@@ -215,10 +226,14 @@ def extract_texts(
     (['Home', 'Body text long enough to be the content of the page.', '© Site'], 'Body text long enough to be the content of the page.')
     """
     deadline = None if timeout is None else time.monotonic() + timeout
-    root = _parse(html, content_type, max_bytes, deadline, doc_id)
-    if root is None:
-        return DocumentText("", "")
-    text, content = _texts_of(root, deadline, doc_id)
+    try:
+        root = _parse(html, content_type, max_bytes, deadline, doc_id)
+    except _TooDeep as deep:  # no tree to find the main content in: the full text
+        text = content = _flat_text(deep.html, deadline, doc_id)
+    else:
+        if root is None:
+            return DocumentText("", "")
+        text, content = _texts_of(root, deadline, doc_id)
     if to_simplified and text:
         convert = _opencc_t2s().convert
         simplified = convert(text)
@@ -243,16 +258,76 @@ def _parse(
         _check(deadline, doc_id, "decoding")
     if not html.strip():
         return None
+    parser = lxml.html.HTMLParser(huge_tree=True)  # one per call: parsers keep state
     try:
         if html.lstrip().startswith("<?xml"):  # lxml rejects str input with an encoding declaration
             html = _XML_DECL.sub("", html, count=1)
-        root = lxml.html.document_fromstring(html)
+        root = lxml.html.document_fromstring(html, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         if "Document is empty" in str(exc):
+            if _depth_exceeded(parser):
+                raise _TooDeep(html) from None
             return None
         raise ExtractError(f"HTML could not be parsed: {exc}", doc_id) from exc
+    if _depth_exceeded(parser):
+        raise _TooDeep(html)
     _check(deadline, doc_id, "parsing")
     return root
+
+
+class _TooDeep(Exception):
+    """The page nests deeper than libxml2 builds trees (its tree is cut short)."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__("HTML nested too deep for the tree parser")
+        self.html = html
+
+
+def _depth_exceeded(parser: Any) -> bool:
+    return any("Excessive depth" in entry.message for entry in parser.error_log)
+
+
+class _FlatText(HTMLParser):
+    """The visible text of a page by tokens, without a tree (any depth): text outside
+    ``script``/``style``/``noscript``/``template``/``title``, block elements set apart by a
+    blank line as in :func:`_text_of`."""
+
+    _SKIP = frozenset({"script", "style", "noscript", "template", "title"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in self._SKIP:
+            self.skipping += 1
+        elif tag in _BLOCK:
+            self.parts.append(BLOCK_BREAK)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._SKIP:
+            self.skipping = max(0, self.skipping - 1)
+        elif tag in _BLOCK:
+            self.parts.append(BLOCK_BREAK)
+
+    def handle_startendtag(self, tag: str, attrs: Any) -> None:
+        if tag in _BLOCK:
+            self.parts.append(BLOCK_BREAK)
+
+    def handle_data(self, data: str) -> None:
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def _flat_text(html: str, deadline: float | None, doc_id: str | None) -> str:
+    parser = _FlatText()
+    step = 1 << 16
+    for start in range(0, len(html), step):
+        parser.feed(html[start : start + step])
+        _check(deadline, doc_id, "reading a deeply nested page")
+    parser.close()
+    return _BLANK_LINES.sub(BLOCK_BREAK, "".join(parser.parts)).strip()
 
 
 def _check_size(source: str | bytes, max_bytes: int, doc_id: str | None) -> None:

@@ -1,30 +1,37 @@
 """JSONL lines → validated documents → :class:`~ingest.store.base.StoredDocument` with fingerprints.
 
 Step 1 of the method as the batch tools see it, shared by ``neardup ingest``, ``neardup dedup``
-and the HTTP server. Every line yields exactly one :class:`Prepared` — a document or a
-per-document error carrying the id when one could be read — so a bad line never stops a run:
-bad JSON, a missing/empty/non-string id, a duplicate id within the same input, no text, binary
-junk, or an input over :data:`MAX_DOC_BYTES`.
+and the HTTP server. Records are decoded and validated by :mod:`ingest.records` (the input
+layer every path uses); every line yields exactly one :class:`Prepared` — a document or a
+per-document error with its line, its type and the id when one could be read — so a bad line
+never stops a run.
 
 Extraction and fingerprinting (the CPU part) run in a process pool when ``processes > 1``;
-validation of ids (duplicates) stays in the calling process so it sees every line in order.
+decoding, validation and the duplicate-id rule stay in the calling process so it sees every line
+in order, and only validated pages (plain strings) travel to the pool.
 """
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ingest.errors import ConfigError, DocumentError, DocumentTooLarge, EmptyDocument, ExtractError
-from ingest.extract import MARKUP_FIELDS, document_texts
+from ingest.errors import ConfigError, DocumentError, DuplicateId, EmptyDocument, ExtractError
+from ingest.extract import document_texts
 from ingest.fingerprint import PROFILES, index_terms
-from ingest.settings import Settings
+from ingest.records import (
+    DEFAULT_LIMITS,
+    Limits,
+    Page,
+    decode_record,
+    read_jsonl,
+    replace_surrogates,
+    validate_id,
+    validate_page,
+)
 from ingest.store.base import StoredDocument
 
 __all__ = [
@@ -32,33 +39,37 @@ __all__ = [
     "MAX_ID_BYTES",
     "Prepared",
     "fingerprint_config",
-    "parse_line",
     "prepare_document",
     "prepare_lines",
     "read_lines",
 ]
 
-# Largest accepted JSONL line (the page with its JSON escaping) unless the caller passes its
-# settings' max_doc_bytes (NEARDUP_MAX_DOC_BYTES); larger lines are errors.
-MAX_DOC_BYTES = Settings.max_doc_bytes
-# OpenSearch refuses _id values over 512 bytes.
-MAX_ID_BYTES = 512
+# The default limits (ingest.records.Limits; NEARDUP_MAX_DOC_BYTES moves the first).
+MAX_DOC_BYTES = DEFAULT_LIMITS.max_doc_bytes
+MAX_ID_BYTES = DEFAULT_LIMITS.max_id_bytes
 # Share of C0 control characters (other than tab/newline/CR) above which text is binary junk.
 MAX_CONTROL_SHARE = 0.05
 
 
 @dataclass(slots=True)
 class Prepared:
-    """One input line after step 1: ``doc`` or ``error`` (never both)."""
+    """One input line after step 1: ``doc`` or ``error`` (never both); ``error_type`` is the
+    error's kind (:attr:`ingest.errors.DocumentError.type`)."""
 
     line_no: int  # 1-based
     id: str | None
     doc: StoredDocument | None = None
     error: str | None = None
+    error_type: str | None = None
 
     @property
     def ok(self) -> bool:
         return self.doc is not None
+
+    @classmethod
+    def failed(cls, line_no: int, exc: DocumentError, doc_id: str | None = None) -> Prepared:
+        doc_id = exc.doc_id if exc.doc_id is not None else doc_id
+        return cls(line_no, doc_id, error=str(exc.with_id(doc_id)), error_type=exc.type)
 
 
 def fingerprint_config(profile: str = "web") -> Any:
@@ -70,71 +81,12 @@ def fingerprint_config(profile: str = "web") -> Any:
         raise ConfigError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}") from None
 
 
-def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
-    """``(line_no, raw bytes)`` of every non-blank line of a JSONL file (``-`` = stdin)."""
-    import sys
-
-    stream = sys.stdin.buffer if str(path) == "-" else Path(path).open("rb")
-    try:
-        for n, raw in enumerate(stream, 1):
-            if raw.strip():
-                yield n, raw
-    finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
-
-
-def parse_line(
-    raw: bytes | str, max_bytes: int | None = None
-) -> tuple[str | None, dict[str, Any] | None, str | None]:
-    """``(id, object, error)`` of one JSONL line; validates the line (at most ``max_bytes``,
-    default :data:`MAX_DOC_BYTES`) and the id only."""
-    limit = MAX_DOC_BYTES if max_bytes is None else max_bytes
-    if len(raw) > limit:
-        obj_id = _sniff_id(raw)
-        return obj_id, None, str(
-            DocumentTooLarge(f"document of {len(raw)} bytes exceeds {limit}", obj_id)
-        )
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return None, None, f"line is not UTF-8 (binary junk?): {exc.reason} at byte {exc.start}"
-    try:
-        obj = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        return None, None, f"invalid JSON: {exc.msg} at column {exc.colno}"
-    if not isinstance(obj, dict):
-        return None, None, f"a line must be a JSON object, got {type(obj).__name__}"
-    doc_id = obj.get("id")
-    if doc_id is None:
-        return None, None, "missing 'id'"
-    if not isinstance(doc_id, str):
-        return None, None, f"'id' must be a string, got {type(doc_id).__name__}: {doc_id!r}"[:300]
-    if not doc_id.strip():
-        return doc_id, None, "'id' is empty"
-    try:
-        id_bytes = len(doc_id.encode("utf-8"))
-    except UnicodeEncodeError:
-        return None, None, "'id' contains invalid code points (lone surrogates)"
-    if id_bytes > MAX_ID_BYTES:
-        return None, None, f"'id' is {id_bytes} bytes; at most {MAX_ID_BYTES}"
-    return doc_id, obj, None
-
-
-def _sniff_id(raw: bytes | str) -> str | None:
-    """Best-effort id of a line too large to parse (looks at its first kilobytes only)."""
-    head = raw[:4096]
-    if isinstance(head, bytes):
-        head = head.decode("utf-8", "replace")
-    m = re.search(r'"id"\s*:\s*"((?:[^"\\]|\\.)*)"', head)
-    if not m:
-        return None
-    try:
-        value = json.loads(f'"{m.group(1)}"')
-        return value if isinstance(value, str) else None
-    except json.JSONDecodeError:
-        return None
+def read_lines(
+    path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS
+) -> Iterator[tuple[int, bytes | DocumentError]]:
+    """``(line_no, raw bytes)`` of every non-blank line of a JSONL file (``-`` = stdin); a line
+    over the record limit comes as its error (:func:`ingest.records.read_jsonl`)."""
+    return read_jsonl(path, limits)
 
 
 def _clean_text(text: str, doc_id: str) -> str:
@@ -143,46 +95,24 @@ def _clean_text(text: str, doc_id: str) -> str:
         if controls > MAX_CONTROL_SHARE * max(len(text), 1):
             raise ExtractError(f"text is binary junk ({controls} control characters)", doc_id)
         text = "".join(c if ord(c) >= 32 or c in "\t\n\r" else " " for c in text)
-    text = _replace_surrogates(text)  # lone surrogates from JSON \ud800 escapes
+    text = replace_surrogates(text)  # lone surrogates cannot be stored as UTF-8
     if not text.strip():
         raise EmptyDocument("no text", doc_id)
     return text
 
 
-def _optional_str(obj: Mapping[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    return _replace_surrogates(str(value))
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _replace_surrogates(text: str) -> str:
-    """Lone surrogates (JSON ``\\ud800`` escapes) cannot be stored as UTF-8: U+FFFD each."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
-
-
-def prepare_document(obj: Mapping[str, Any], seq: int, config: Any) -> StoredDocument:
-    """Extract the text of a validated JSONL object and fingerprint it.
+def prepare_document(
+    obj: Page | Mapping[str, Any], seq: int, config: Any, limits: Limits = DEFAULT_LIMITS
+) -> StoredDocument:
+    """Extract the text of a page and fingerprint it; a mapping is validated first
+    (:func:`ingest.records.validate_page`).
 
     Raises :class:`~ingest.errors.DocumentError` (with the id) for a bad document.
     """
-
-    doc_id = str(obj["id"])
-    if all(obj.get(key) is None for key in MARKUP_FIELDS):
-        names = [repr(k) for k in MARKUP_FIELDS]
-        raise EmptyDocument(f"neither {', '.join(names[:-1])} nor {names[-1]}", doc_id)
-    for key in MARKUP_FIELDS:
-        if obj.get(key) is not None and not isinstance(obj[key], str):
-            raise DocumentError(f"'{key}' must be a string", doc_id)
+    page = obj if isinstance(obj, Page) else validate_page(obj, limits)
+    doc_id = page.id or ""
     try:
-        texts = document_texts(obj)
+        texts = document_texts(page.document(), max_bytes=limits.max_doc_bytes)
     except DocumentError as exc:
         raise exc.with_id(doc_id) from None
     except (ValueError, TypeError) as exc:
@@ -202,49 +132,62 @@ def prepare_document(obj: Mapping[str, Any], seq: int, config: Any) -> StoredDoc
         fingerprints=index_terms(text, config, content=content),
         fp_config=config.identity,
         seq=seq,
-        url=_optional_str(obj, "url"),
-        site=_optional_str(obj, "site"),
-        title=_optional_str(obj, "title"),
+        url=page.url,
+        site=page.site,
+        title=page.title,
         content=content,
     )
 
 
-def _prepare_one(item: tuple[int, int, dict[str, Any], Any]) -> Prepared:
-    line_no, seq, obj, config = item
-    doc_id = str(obj["id"])
+def _prepare_one(item: tuple[int, int, Page, Any, Limits]) -> Prepared:
+    line_no, seq, page, config, limits = item
+    doc_id = page.id
     try:
-        return Prepared(line_no, doc_id, doc=prepare_document(obj, seq, config))
+        return Prepared(line_no, doc_id, doc=prepare_document(page, seq, config, limits))
     except DocumentError as exc:
-        return Prepared(line_no, doc_id, error=str(exc.with_id(doc_id)))
+        return Prepared.failed(line_no, exc, doc_id)
     except Exception as exc:  # a bug or an extractor crash: still one document's failure
-        return Prepared(line_no, doc_id, error=f"{doc_id}: {type(exc).__name__}: {exc}")
+        return Prepared(line_no, doc_id, error=f"{doc_id}: {type(exc).__name__}: {exc}",
+                        error_type="document_error")
 
 
 def prepare_lines(
-    lines: Iterable[tuple[int, bytes | str]],
+    lines: Iterable[tuple[int, bytes | str | DocumentError]],
     config: Any,
     seq_base: int = 0,
     processes: int = 1,
     chunksize: int = 32,
     max_doc_bytes: int | None = None,
+    limits: Limits | None = None,
 ) -> Iterator[Prepared]:
     """One :class:`Prepared` per line, in input order; ``seq = seq_base + line_no``.
 
-    A repeated id is an error for the repeat (the first occurrence wins); a line over
-    ``max_doc_bytes`` (``Settings.max_doc_bytes``; default :data:`MAX_DOC_BYTES`) is an error.
+    ``limits`` (default: :data:`ingest.records.DEFAULT_LIMITS` with ``max_doc_bytes`` when
+    given) are the input rules. A repeated id is an error for the repeat: the first record
+    with a valid id claims it, even when the rest of that record is bad.
     """
-    seen: set[str] = set()
+    if limits is None:
+        limits = DEFAULT_LIMITS if max_doc_bytes is None else Limits(max_doc_bytes=max_doc_bytes)
+    seen: dict[str, int] = {}
 
-    def items() -> Iterator[tuple[int, int, dict[str, Any], Any] | Prepared]:
+    def items() -> Iterator[tuple[int, int, Page, Any, Limits] | Prepared]:
         for line_no, raw in lines:
-            doc_id, obj, error = parse_line(raw, max_doc_bytes)
-            if error is None and doc_id in seen:
-                error = f"{doc_id}: duplicate id (first seen earlier in this input)"
-            if error is not None or obj is None:
-                yield Prepared(line_no, doc_id, error=error or "unreadable line")
+            doc_id: str | None = None
+            try:
+                if isinstance(raw, DocumentError):
+                    raise raw
+                obj = decode_record(raw, limits)
+                doc_id = validate_id(obj.get("id"), limits)
+                if doc_id in seen:
+                    raise DuplicateId(
+                        f"duplicate id (first seen on line {seen[doc_id]} of this input)", doc_id
+                    )
+                seen[doc_id] = line_no
+                page = validate_page(obj, limits)
+            except DocumentError as exc:
+                yield Prepared.failed(line_no, exc, doc_id)
                 continue
-            seen.add(doc_id)  # type: ignore[arg-type]
-            yield (line_no, seq_base + line_no, obj, config)
+            yield (line_no, seq_base + line_no, page, config, limits)
 
     if processes <= 1:
         for it in items():

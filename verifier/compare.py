@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingest.extract import document_texts
+from ingest.records import Page, validate_page
 from verifier import lcs as _lcs
 from verifier import verdict as _verdict
 from verifier.config import VerifyConfig
@@ -206,9 +207,10 @@ def _skeleton_bound(a: str, b: str, config: VerifyConfig) -> tuple[float, float]
 
 
 def compare_documents(
-    a: Mapping[str, Any], b: Mapping[str, Any], config: VerifyConfig = DEFAULT_CONFIG
+    a: Page | Mapping[str, Any], b: Page | Mapping[str, Any], config: VerifyConfig = DEFAULT_CONFIG
 ) -> Verdict:
-    """:func:`compare` on two JSONL documents (``text``, ``html``, ``rst``, ``markdown``).
+    """:func:`compare` on two JSONL documents (``text``, ``html``, ``rst``, ``markdown``),
+    validated by the input layer (:func:`ingest.records.validate_page`, no id needed).
 
     An HTML page is verified on its *main content* (:func:`ingest.extract.document_texts`:
     without navigation, header, footer, sidebars and link lists; the whole text when the main
@@ -218,6 +220,7 @@ def compare_documents(
     return compare(verified_text(a), verified_text(b), config)
 
 
-def verified_text(doc: Mapping[str, Any]) -> str:
+def verified_text(doc: Page | Mapping[str, Any]) -> str:
     """The text of a JSONL document that the verifier compares: its main content."""
-    return document_texts(doc).content
+    page = doc if isinstance(doc, Page) else validate_page(doc, require_id=False)
+    return document_texts(page.document()).content

@@ -26,7 +26,6 @@ Failure policy:
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -36,6 +35,8 @@ from typing import Any
 
 from celery import Task
 
+from ingest.errors import DocumentError
+from ingest.records import Limits, dumps, validate_id
 from ingest.retry import TRANSIENT, backoff, retry_call
 from ingest.store import open_store
 from ingest.store.base import Store
@@ -49,6 +50,7 @@ from verifier.worker import DEFAULT_K, mark_error_in_store, verify_ids
 __all__ = [
     "OUTAGE_BUDGET",
     "dead_letter_key",
+    "checked_ids",
     "enqueue",
     "mark_error",
     "open_task_store",
@@ -100,19 +102,46 @@ def open_task_store(index: str | None) -> Store:
 BATCH_QUERY_HITS = settings.batch_query_hits
 
 
+# The input rules of every path (ingest.records): the ids a message carries, the pages read back.
+LIMITS = Limits.from_settings(settings)
+
+
 def mark_error(store: Store | None, doc_id: str, error: str) -> None:
     """Dead-letter a poison document: ``status=error`` on the document (best effort) and a
     JSON record on the dead-letter list."""
     error = error[:2000]
     mark_error_in_store(store, doc_id, error)
+    _dead_letter({"id": doc_id, "error": error, "at": time.time()})
+
+
+def _dead_letter(record: dict[str, Any]) -> None:
     try:
         import redis
 
         client = redis.Redis.from_url(broker_url())
-        record = {"id": doc_id, "error": error, "at": time.time()}
-        client.lpush(dead_letter_key(), json.dumps(record, ensure_ascii=False))
+        client.lpush(dead_letter_key(), dumps(record))
     except Exception:
-        log.exception("could not push %r to the dead-letter list", doc_id)
+        log.exception("could not push %r to the dead-letter list", record.get("id"))
+
+
+def checked_ids(ids: Any) -> list[str]:
+    """The ids of a message that are ids (:func:`ingest.records.validate_id`); the others are
+    dead-lettered with the reason (a message not written by neardup, or corrupted): they can
+    be neither read nor marked in the index."""
+    if isinstance(ids, str | bytes) or not isinstance(ids, list | tuple):
+        log.error("a verify message must carry a list of ids, got %s", type(ids).__name__)
+        _dead_letter({"id": None, "error": f"message without a list of ids: {ids!r}"[:2000],
+                      "type": "parse_exception", "at": time.time()})
+        return []
+    good: list[str] = []
+    for raw in ids:
+        try:
+            good.append(validate_id(raw, LIMITS))
+        except DocumentError as exc:
+            log.error("a verify message carries an invalid id: %s", exc)
+            _dead_letter({"id": None, "error": f"invalid id in a verify message: {exc.message}",
+                          "type": exc.type, "at": time.time()})
+    return good
 
 
 # --- Celery tasks --------------------------------------------------------------------------
@@ -193,8 +222,12 @@ def verify_batch(
 def _verify_batch(
     self: Task, ids: list[str], index: str | None, profile: str, k: int, waits: int
 ) -> dict[str, int]:
+    ids = checked_ids(ids)
+    if not ids:
+        return {}
     store = open_task_store(index)
-    outcomes, waiting = verify_ids(store, ids, _compare_fn(profile), k, poison=mark_error)
+    outcomes, waiting = verify_ids(store, ids, _compare_fn(profile), k, poison=mark_error,
+                                   limits=LIMITS)
     counts: dict[str, int] = {}
     for outcome in outcomes.values():
         counts[outcome] = counts.get(outcome, 0) + 1

@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ingest.errors import DocumentError
+from ingest.records import DEFAULT_LIMITS, Limits, check_stored
 from ingest.retry import TRANSIENT
 from ingest.store.base import GroupUpdate, Store, StoredDocument
 from ingest.store.errors import DocumentNotFound
@@ -68,14 +70,29 @@ def mark_error_in_store(store: Store | None, doc_id: str, error: str) -> None:
 
 
 def prefetch(
-    store: Store, ids: Sequence[str], k: int
+    store: Store,
+    ids: Sequence[str],
+    k: int,
+    limits: Limits = DEFAULT_LIMITS,
+    rejected: dict[str, DocumentError] | None = None,
 ) -> tuple[dict[str, StoredDocument], dict[str, list[str]], dict[str, StoredDocument]]:
     """A batch's reads in about three requests: its documents (``mget``), the earlier
     candidates of the pending ones (:meth:`~ingest.store.base.Store.earlier_candidates_many`)
     and every candidate (``mget``, bodies without fingerprints). Returns ``(docs, candidate
     ids per pending doc, candidates)``; a document whose query failed is left out of the
-    second map (it takes the one-by-one path)."""
+    second map (it takes the one-by-one path). A document the verifier cannot take
+    (:func:`ingest.records.check_stored`: written by another pipeline without a text, too
+    large) is left out and put in ``rejected`` with its error."""
     docs = store.mget(ids)
+    for doc_id, doc in list(docs.items()):
+        if doc.status != PENDING:
+            continue  # left alone anyway
+        try:
+            check_stored(doc, limits)
+        except DocumentError as exc:
+            del docs[doc_id]
+            if rejected is not None:
+                rejected[doc_id] = exc
     pending = [d for d in docs.values() if d.status == PENDING]
     t0 = time.perf_counter()
     cand_ids = store.earlier_candidates_many(pending, k) if pending else {}
@@ -448,7 +465,12 @@ class _BatchWriter:
 
     def _poison(self, doc_id: str, exc: BaseException) -> None:
         log.error("poison document %r: %r", doc_id, exc)
-        self.poison(self.store, doc_id, f"{type(exc).__name__}: {exc}")
+        # A bad page (the input layer's error: its type and message); anything else names
+        # the exception.
+        error = f"{exc.type}: {exc.message}" if isinstance(exc, DocumentError) else (
+            f"{type(exc).__name__}: {exc}"
+        )
+        self.poison(self.store, doc_id, error)
         self.outcomes[doc_id] = "error"
         self.failed.add(doc_id)
 
@@ -493,6 +515,7 @@ def verify_ids(
     compare_fn: Callable[[str, str], Any],
     k: int = DEFAULT_K,
     poison: Poison = mark_error_in_store,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[dict[str, str], list[str]]:
     """Decide and write a batch of documents: ``({id: outcome}, ids that must wait)``.
     ``poison(store, doc_id, error)`` records a document that cannot be handled.
@@ -505,7 +528,11 @@ def verify_ids(
     outcomes = writer.outcomes
     todo = list(ids)
     for _attempt in range(2):
-        docs, cand_ids, cands = prefetch(store, todo, k)
+        rejected: dict[str, DocumentError] = {}
+        docs, cand_ids, cands = prefetch(store, todo, k, limits, rejected)
+        for doc_id, exc in rejected.items():
+            writer._poison(doc_id, exc)
+        todo = [i for i in todo if i not in rejected]
         writer.known = cands
         # In (seq, id) order, so a document sees the decisions of earlier ones of its batch.
         # Rounds: a document whose earlier candidate's write is still buffered is deferred to

@@ -4,21 +4,24 @@ pairs (steps 2-3 only).
 Input, one JSON object per line: ``{"a": {"text"|"html": ...}, "b": {...}, ...}``; every other
 key is passed through. Output, one object per input line in the same order: the passed-through
 keys plus ``similar``, ``resemble``, ``contain``, ``tlcs``; a bad line gives ``{"line": n,
-"error": "..."}`` (plus its pass-through keys when the line parsed) and the run goes on.
-Exit status 0 when the run completed, 2 on usage errors (argparse, unreadable input).
+"error": "...", "type": "..."}`` (plus its pass-through keys when the line parsed) and the run
+goes on. Lines are read and each side validated by the input layer every command shares
+(:mod:`ingest.records`, docs/limits.md). Exit status 0 when the run completed, 2 on usage
+errors (argparse, unreadable input).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
+from ingest.errors import DocumentError, InvalidField
+from ingest.records import DEFAULT_LIMITS, Limits, decode_record, dumps, read_jsonl, validate_page
 from ingest.settings import Settings
 from verifier.compare import compare_documents
 from verifier.config import PROFILES, VerifyConfig
@@ -48,24 +51,40 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def compare_lines(lines: Iterator[str], config: Any) -> Iterator[dict[str, Any]]:
-    """One output object per input line (blank lines included, as errors)."""
+def compare_lines(
+    lines: Iterable[tuple[int, bytes | str | DocumentError]],
+    config: Any,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Iterator[dict[str, Any]]:
+    """One output object per input line (blank lines included, as errors): ``lines`` are
+    ``(line number, raw line)`` as :func:`ingest.records.read_jsonl` gives them."""
 
-    for number, line in enumerate(lines, start=1):
+    for number, raw in lines:
         out: dict[str, Any] = {}
         try:
-            pair = json.loads(line)
-            if not isinstance(pair, dict):
-                raise ValueError("a line must be a JSON object with 'a' and 'b'")
+            if isinstance(raw, DocumentError):
+                raise raw
+            pair = decode_record(raw, limits)
             out = {k: v for k, v in pair.items() if k not in ("a", "b")}
-            a, b = pair.get("a"), pair.get("b")
-            if not isinstance(a, dict) or not isinstance(b, dict):
-                raise ValueError("'a' and 'b' must be objects with 'text' or 'html'")
+            a, b = (_side(pair, name, limits) for name in ("a", "b"))
             out.update(compare_documents(a, b, config).as_dict())
-        except Exception as exc:  # noqa: BLE001 - a bad pair must not stop the run
-            out["line"] = number
-            out["error"] = f"{type(exc).__name__}: {exc}"
+        except DocumentError as exc:
+            out.update(line=number, error=str(exc), type=exc.type)
+        except Exception as exc:  # noqa: BLE001 - a verifier bug: one pair's failure, not the run's
+            log.exception("pair on line %d", number)
+            out.update(line=number, error=f"{type(exc).__name__}: {exc}", type="document_error")
         yield out
+
+
+def _side(pair: dict[str, Any], name: str, limits: Limits) -> Any:
+    side = pair.get(name)
+    if not isinstance(side, dict):
+        raise InvalidField(f"'{name}' must be an object with 'text', 'html', 'rst' or 'markdown'")
+    try:
+        return validate_page(side, limits, require_id=False)
+    except DocumentError as exc:
+        exc.message = f"'{name}': {exc.message}"
+        raise
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -76,12 +95,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     if args.single_region:
         config = config.replace(iterative=False)
+    limits = Limits.from_settings(settings)
     with ExitStack() as stack:
         try:
-            src: TextIO = (
-                sys.stdin
-                if args.pairs == "-"
-                else stack.enter_context(open(args.pairs, encoding="utf-8"))
+            src: IO[bytes] = (
+                sys.stdin.buffer if args.pairs == "-" else stack.enter_context(open(args.pairs, "rb"))
             )
             dst: TextIO = (
                 sys.stdout
@@ -92,9 +110,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"neardup compare: {exc}", file=sys.stderr)
             return 2
         counts: Counter[str] = Counter()
-        for out in compare_lines(iter(src), config):
+        for out in compare_lines(read_jsonl(src, limits, skip_blank=False), config, limits):
             counts["error" if "error" in out else "similar" if out["similar"] else "different"] += 1
-            dst.write(json.dumps(out, ensure_ascii=False) + "\n")
+            dst.write(dumps(out) + "\n")
         log.info("compared %d pairs: %s (%s)", sum(counts.values()), dict(counts), config)
         if counts["error"]:
             print(f"neardup compare: {counts['error']} bad line(s), see 'error' fields", file=sys.stderr)

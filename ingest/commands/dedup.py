@@ -1,8 +1,8 @@
 """``neardup dedup INPUT.jsonl [-o OUT.jsonl] [--backend embedded|opensearch] [--profile web|precise|short]``
 
 The whole method on a file (design.md CLI contract). Output: one JSON object per input line, in
-input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{"id", "error"}``
-for a bad document. Exit 0 when the run completed (even with per-document errors), 2 on usage
+input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{"id", "line",
+"error", "type"}`` for a bad document (its line in the input, the error's kind: docs/limits.md). Exit 0 when the run completed (even with per-document errors), 2 on usage
 errors.
 
 * ``embedded`` (default): no servers. Extraction and fingerprinting run in a process pool; the
@@ -32,6 +32,7 @@ from typing import Any
 from ingest.commands.progress import progress_bar
 from ingest.errors import ConfigError
 from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
+from ingest.records import Limits, dumps
 from ingest.settings import Settings
 from ingest.store.ranking import rank_candidates
 from verifier.compare import compare
@@ -73,7 +74,8 @@ def add_parser(sub: Any) -> None:
 def result_line(p: Prepared, groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The output object of one input line."""
     if p.error is not None or p.id not in groups:
-        return {"id": p.id, "error": p.error or "not grouped"}
+        return {"id": p.id, "line": p.line_no, "error": p.error or "not grouped",
+                "type": p.error_type or "not_grouped"}
     return {"id": p.id, **groups[p.id]}
 
 
@@ -90,13 +92,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except ConfigError as exc:
         print(f"neardup dedup: {exc}", file=sys.stderr)
         return 2
+    limits = Limits.from_settings(settings)
     progress = progress_bar(args)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     prepared = list(
         progress(
-            prepare_lines(read_lines(args.input), config, processes=args.processes,
-                          max_doc_bytes=settings.max_doc_bytes),
+            prepare_lines(read_lines(args.input, limits), config, processes=args.processes,
+                          limits=limits),
             desc="fingerprint",
         )
     )
@@ -114,7 +117,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
         for p in prepared:
-            out.write(json.dumps(result_line(p, groups), ensure_ascii=False) + "\n")
+            out.write(dumps(result_line(p, groups)) + "\n")
     finally:
         if out is not sys.stdout:
             out.close()

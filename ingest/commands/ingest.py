@@ -3,8 +3,8 @@
 Documents are validated and fingerprinted (:mod:`ingest.pipeline`), indexed in batches with the
 store's bulk helper, and — once a batch is indexed and refreshed, so the workers' candidate
 queries see it — queued as ``verify_batch`` messages. Summary on stdout (JSON):
-``{"indexed", "unchanged", "errors", "queued", ...}``; per-document errors as JSONL on
-``--errors FILE`` (default stderr). A document that already exists is left untouched and not
+``{"indexed", "unchanged", "errors", "queued", ...}``; per-document errors as JSONL
+``{"line", "id", "error", "type"}`` on ``--errors FILE`` (default stderr). A document that already exists is left untouched and not
 queued again (re-ingest changes nothing).
 
 ``seq`` (the order that decides groups) is ``run base + line number`` where the run base is the
@@ -30,6 +30,7 @@ from typing import Any, TextIO
 from ingest.commands.progress import progress_bar
 from ingest.errors import ConfigError
 from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
+from ingest.records import Limits, dumps
 from ingest.retry import retry_call
 from ingest.settings import Settings, child_environ
 from ingest.store import open_store
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except ConfigError as exc:
         print(f"neardup ingest: {exc}", file=sys.stderr)
         return 2
+    limits = Limits.from_settings(settings)
     index = args.index or settings.index
     store = open_store("opensearch", settings, index=index)
     store.install()
@@ -87,8 +89,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     progress = progress_bar(args)
     try:
         prepared = progress(
-            prepare_lines(read_lines(args.input), config, seq_base, processes=args.processes,
-                          max_doc_bytes=settings.max_doc_bytes),
+            prepare_lines(read_lines(args.input, limits), config, seq_base,
+                          processes=args.processes, limits=limits),
             desc="ingest",
         )
         summary = ingest_prepared(
@@ -99,7 +101,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             queue=None if args.no_queue else (args.queue or settings.queue),
             batch=args.batch,
             on_error=lambda p: errors_out.write(
-                json.dumps({"line": p.line_no, "id": p.id, "error": p.error}, ensure_ascii=False)
+                dumps({"line": p.line_no, "id": p.id, "error": p.error, "type": p.error_type})
                 + "\n"
             ),
         )
@@ -213,6 +215,7 @@ def ingest_prepared(
             if chunk is None:
                 break
             docs = []
+            line_of: dict[str, int] = {}
             for p in chunk:
                 if p.doc is None:
                     counts["errors"] += 1
@@ -220,6 +223,7 @@ def ingest_prepared(
                         on_error(p)
                 else:
                     docs.append(p.doc)
+                    line_of[p.doc.id] = p.line_no
             if not docs:
                 continue
             t0 = time.perf_counter()
@@ -230,7 +234,8 @@ def ingest_prepared(
                 if not r.ok:
                     counts["errors"] += 1
                     if on_error:
-                        on_error(Prepared(0, doc.id, error=f"{doc.id}: {r.error}"))
+                        on_error(Prepared(line_of[doc.id], doc.id, error=f"{doc.id}: {r.error}",
+                                          error_type="index_failed"))
                 elif r.result == "noop":
                     counts["unchanged"] += 1
                 else:

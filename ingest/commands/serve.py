@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 
+from ingest.records import Limits
 from ingest.server.app import DEFAULT_MAX_BODY, ServerConfig, create_app
 from ingest.server.backend import Backend
 from ingest.settings import Settings, export_broker_url
@@ -126,7 +127,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     token = args.token or settings.token
     config = ServerConfig(token=token, max_body_bytes=args.max_body, text_field=args.text_field)
     store = open_store("opensearch", settings, url=args.opensearch_url, index=args.index)
-    backend = Backend(store, broker_url=broker_url, profile=args.profile)
+    backend = Backend(
+        store, broker_url=broker_url, profile=args.profile, limits=Limits.from_settings(settings)
+    )
     app = create_app(backend, config)
     if token is None and host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("serving on %s without a token: anyone who reaches it can write pages", host)

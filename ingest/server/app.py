@@ -25,12 +25,14 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse as _StarletteJSONResponse
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ingest.errors import ConfigError
+from ingest.errors import ConfigError, DocumentError
+from ingest.records import dumps_bytes, validate_id
 from ingest.server.backend import Backend, IngestItem
 from ingest.server.bulk import (
     BulkSyntaxError,
@@ -46,7 +48,14 @@ from ingest.server.bulk import (
 from ingest.server.inspector import MAX_GROUPS
 from ingest.store.errors import StoreUnavailable
 
-__all__ = ["DEFAULT_MAX_BODY", "HTTPError", "ServerConfig", "create_app"]
+__all__ = [
+    "API_CSP",
+    "DEFAULT_MAX_BODY",
+    "INSPECTOR_CSP",
+    "HTTPError",
+    "ServerConfig",
+    "create_app",
+]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -59,6 +68,23 @@ INSPECTOR_DIR = Path(__file__).resolve().parent / "static"
 # Reachable without the token: probes (kubelet has no token) and the inspector's static files
 # (the page asks for the token and sends it with its API calls).
 _OPEN_PATHS = ("/healthz", "/readyz", "/inspector", "/favicon.ico")
+
+# The inspector runs only its own files: no inline script or style, no other origin, never in
+# a frame. (Page text is written with textContent; this is the second line of defence.)
+INSPECTOR_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+# JSON answers are data, never a document to render or frame.
+API_CSP = "default-src 'none'; frame-ancestors 'none'"
+
+
+class JSONResponse(_StarletteJSONResponse):
+    """JSON that always encodes: a string with a lone surrogate (echoed from a request) is
+    written as its ``\\uXXXX`` escape instead of failing the answer with a 500."""
+
+    def render(self, content: Any) -> bytes:
+        return dumps_bytes(content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +194,36 @@ class TokenAuth:
         await response(scope, receive, send)
 
 
+class SecurityHeaders:
+    """ASGI middleware: ``X-Content-Type-Options: nosniff``, no framing and a
+    Content-Security-Policy on every answer (the inspector's own under ``/inspector``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        csp = INSPECTOR_CSP if path == "/inspector" or path.startswith("/inspector/") else API_CSP
+        extra = [
+            (b"x-content-type-options", b"nosniff"),
+            (b"x-frame-options", b"DENY"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"content-security-policy", csp.encode()),
+        ]
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in extra}
+                headers = [h for h in message.get("headers", []) if h[0].lower() not in names]
+                message = {**message, "headers": headers + extra}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
 # -- bodies ------------------------------------------------------------------------------------
 
 
@@ -262,6 +318,14 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
     async def readyz(request: Request) -> Response:
         checks = await run_in_threadpool(backend.readiness)
         ready = all(v == "ok" for v in checks.values())
+        if not ready:
+            log.warning("not ready: %s", checks)
+        # The reasons name hosts and ports: only a caller with the token reads them; the
+        # probes (no token) need the status alone.
+        if config.token is None or not _authorized(
+            request.headers.get("authorization"), config.token
+        ):
+            checks = {k: "ok" if v == "ok" else "unavailable" for k, v in checks.items()}
         return JSONResponse(
             {"status": "ready" if ready else "unavailable", "checks": checks},
             status_code=200 if ready else 503,
@@ -276,20 +340,22 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
         started = time.monotonic()
         body = await read_body(request, config.max_body_bytes)
         try:
-            parsed, single = parse_documents(body)
+            parsed, single = parse_documents(body, backend.limits)
         except DocumentsSyntaxError as exc:
             raise HTTPError(400, "parse_exception", str(exc)) from None
-        items: list[IngestItem | ItemError] = []
-        for entry in parsed:
+        items: list[tuple[int | None, IngestItem | ItemError]] = []
+        for line, entry in parsed:
             if isinstance(entry, ItemError):
-                items.append(entry)
+                items.append((line, entry))
                 continue
-            # the id is validated with the document (a string, as in the JSONL contract)
-            items.append(IngestItem(action="index", raw=dict(entry)))
+            # validated with the document by the input layer (ingest.records), as on every path
+            items.append((line, IngestItem(action="index", raw=entry, line=line)))
         await run_in_threadpool(
-            backend.ingest, [i for i in items if isinstance(i, IngestItem)], _refresh_param(request)
+            backend.ingest,
+            [i for _, i in items if isinstance(i, IngestItem)],
+            _refresh_param(request),
         )
-        results = [_document_result(i) for i in items]
+        results = [_document_result(i, line) for line, i in items]
         errors = any("error" in r for r in results)
         if single:
             return JSONResponse(results[0], status_code=results[0]["status"])
@@ -298,14 +364,14 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
         )
 
     async def get_document(request: Request) -> Response:
-        doc_id = request.path_params["doc_id"]
+        doc_id = _path_id(request, "doc_id", "GET /documents/{id}")
         doc = await run_in_threadpool(backend.document, doc_id)
         if doc is None:
             raise HTTPError(404, "document_missing_exception", f"document [{doc_id}] not found")
         return JSONResponse(doc)
 
     async def get_group(request: Request) -> Response:
-        group_id = request.path_params["group_id"]
+        group_id = _path_id(request, "group_id", "GET /groups/{id}")
         group = await run_in_threadpool(backend.group, group_id)
         if group is None:
             raise HTTPError(404, "group_missing_exception", f"group [{group_id}] not found")
@@ -316,7 +382,7 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
         url_index = request.path_params.get("index")
         body = await read_body(request, config.max_body_bytes)
         try:
-            ops = parse_bulk(body, url_index)
+            ops = parse_bulk(body, url_index, backend.limits)
         except BulkSyntaxError as exc:
             raise HTTPError(400, "illegal_argument_exception", str(exc)) from None
         index_name = backend.index
@@ -365,7 +431,7 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
         return JSONResponse(await run_in_threadpool(backend.largest_groups, size, min_size))
 
     async def api_explain(request: Request) -> Response:
-        group_id = request.path_params["group_id"]
+        group_id = _path_id(request, "group_id", "GET /api/groups/{id}/explain")
         limit = _int_param(request, "members", 20, 1, config.max_explain_members)
         explained = await run_in_threadpool(backend.explain, group_id, limit)
         if explained is None:
@@ -405,11 +471,13 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
         return error_response(exc.status_code, kind, str(reason), exc.headers)
 
     async def on_unavailable(request: Request, exc: Exception) -> Response:
-        log.warning("backend unavailable: %s", exc)
+        # The cause (host, port) goes to the log, not to whoever asked.
+        log.warning("backend unavailable on %s %s: %s", request.method, request.url.path, exc)
+        what = "OpenSearch" if isinstance(exc, StoreUnavailable) else "a backend"
         return error_response(
             503,
             "unavailable",
-            f"OpenSearch or the broker is unavailable, retry later: {exc}",
+            f"{what} is unavailable right now; retry later",
             {"Retry-After": "5"},
         )
 
@@ -421,12 +489,15 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
         HTTPError: on_http_error,
         HTTPException: on_starlette_error,
         StoreUnavailable: on_unavailable,
+        ConnectionError: on_unavailable,  # a client library's own, untranslated
+        TimeoutError: on_unavailable,
         Exception: on_unexpected,
     }
     app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.backend = backend
     app.state.config = config
     app.add_middleware(TokenAuth, token=config.token)
+    app.add_middleware(SecurityHeaders)  # outermost: 401 answers carry the headers too
     return app
 
 
@@ -434,10 +505,22 @@ def _took(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
 
 
-def _document_result(item: IngestItem | ItemError) -> dict[str, Any]:
+def _path_id(request: Request, name: str, route: str) -> str:
+    """A document or group id from the path, under the id rule of every input
+    (:func:`ingest.records.validate_id`): 400 for one no document can have."""
+    raw = request.path_params.get(name, "")
+    try:
+        return validate_id(raw)
+    except DocumentError as exc:
+        reason = f"an id is required: {route}" if not raw.strip() else exc.message
+        raise HTTPError(400, "illegal_argument_exception", reason) from None
+
+
+def _document_result(item: IngestItem | ItemError, line: int | None = None) -> dict[str, Any]:
+    where = {} if line is None else {"line": line}
     if isinstance(item, ItemError):
-        return {"id": None, "status": item.status, "error": item.to_json()}
-    out: dict[str, Any] = {"id": item.raw.get("id"), "status": item.status}
+        return {"id": None, **where, "status": item.status, "error": item.to_json()}
+    out: dict[str, Any] = {"id": item.id, **where, "status": item.status}
     if item.error is not None:
         out["error"] = item.error.to_json()
     else:
@@ -447,7 +530,7 @@ def _document_result(item: IngestItem | ItemError) -> dict[str, Any]:
 
 
 def _bulk_item(item: IngestItem, index: str) -> dict[str, Any]:
-    doc_id = str(item.raw.get("id"))
+    doc_id = item.id or str(item.raw.get("id"))
     if item.error is not None:
         return error_item(item.action, index, doc_id, item.error)
     return ok_item(item.action, index, doc_id, item.result or "created", item.status)

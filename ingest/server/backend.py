@@ -30,6 +30,7 @@ from typing import Any
 
 from ingest.errors import DocumentError
 from ingest.pipeline import fingerprint_config, prepare_document
+from ingest.records import DEFAULT_LIMITS, Limits, validate_page
 from ingest.server.bulk import ItemError
 from ingest.server.inspector import segments
 from ingest.settings import Settings
@@ -43,7 +44,6 @@ __all__ = ["Backend", "IngestItem", "document_summary"]
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
-MAX_ID_BYTES = 512  # OpenSearch refuses longer _id values
 _SUMMARY_FIELDS = (
     "id", "url", "site", "title", "seq", "dup_group", "dup_of", "resemble", "contain",
     "status", "error", "ingested_at", "grouped_at",
@@ -56,7 +56,9 @@ class IngestItem:
     """One document of an ingest request and, after :meth:`Backend.ingest`, its outcome."""
 
     action: str  # index | create
-    raw: dict[str, Any]  # the input document (id, text|html, url, site, title)
+    raw: Mapping[str, Any]  # the input document (id, text|html, url, site, title)
+    line: int | None = None  # its line in a JSONL body
+    id: str | None = None  # its id once validated (what an answer may echo)
     status: int = 0  # HTTP status of the item (201 created, 200 updated/noop, 4xx/5xx error)
     result: str | None = None  # created | updated | noop
     queued: bool = False
@@ -72,30 +74,6 @@ def document_summary(doc: StoredDocument) -> dict[str, Any]:
     out = {k: source.get(k) for k in _SUMMARY_FIELDS}
     out["length"] = len(doc.body or "")
     return out
-
-
-def _error_type(exc: BaseException) -> str:
-    """``EmptyDocument`` → ``empty_document``: the per-item error type of a document error."""
-    name = type(exc).__name__
-    return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(name))
-
-
-def _validate_id(raw: Mapping[str, Any]) -> str | None:
-    """Why ``raw["id"]`` is unusable, or None (the checks of ``ingest.pipeline.parse_line``)."""
-    doc_id = raw.get("id")
-    if doc_id is None:
-        return "missing 'id'"
-    if not isinstance(doc_id, str):
-        return f"'id' must be a string, got {type(doc_id).__name__}"
-    if not doc_id.strip():
-        return "'id' is empty"
-    try:
-        size = len(doc_id.encode("utf-8"))
-    except UnicodeEncodeError:
-        return "'id' contains invalid code points (lone surrogates)"
-    if size > MAX_ID_BYTES:
-        return f"'id' is {size} bytes; at most {MAX_ID_BYTES}"
-    return None
 
 
 class Backend:
@@ -120,6 +98,9 @@ class Backend:
         its settings' ``broker_url``).
     profile
         Fingerprint profile (``web`` or ``short``).
+    limits
+        The input rules (:class:`ingest.records.Limits`; ``neardup serve`` passes its
+        settings'), applied by the same layer as on every other path.
     """
 
     def __init__(
@@ -131,9 +112,11 @@ class Backend:
         compare: Callable[[str, str], Any] | None = None,
         broker_url: str | None = None,
         profile: str = "web",
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
 
         self.store = store
+        self.limits = limits
         self.fp_config = fingerprint_config(profile)
         self.profile = profile
         self.broker_url = broker_url or Settings.broker_url
@@ -174,17 +157,16 @@ class Backend:
         prepared: list[tuple[IngestItem, StoredDocument]] = []
         first_seq = self._next_seq(len(items))
         for offset, item in enumerate(items):
-            problem = _validate_id(item.raw)
-            if problem is not None:
-                item.fail(ItemError(400, "illegal_argument_exception", problem))
-                continue
             try:
-                doc = prepare_document(item.raw, first_seq + offset, self.fp_config)
+                page = validate_page(item.raw, self.limits)
+                item.id = page.id
+                doc = prepare_document(page, first_seq + offset, self.fp_config, self.limits)
             except DocumentError as exc:
-                item.fail(ItemError(400, _error_type(exc), exc.message))
+                item.id = item.id or exc.doc_id
+                item.fail(ItemError.of(exc))
                 continue
             except Exception as exc:  # an extractor crash is still one document's failure
-                log.warning("document %r failed to prepare: %r", item.raw.get("id"), exc)
+                log.warning("document %r failed to prepare: %r", item.id, exc)
                 item.fail(ItemError(400, "document_error", f"{type(exc).__name__}: {exc}"))
                 continue
             prepared.append((item, doc))
@@ -236,7 +218,8 @@ class Backend:
                 self.enqueue(to_queue)
             except Exception as exc:  # broker down: the pages are indexed, not queued
                 log.warning("could not queue %d documents: %r", len(to_queue), exc)
-                queue_error = f"{type(exc).__name__}: {exc}"
+                # the broker's address stays in the log: answers go to any client
+                queue_error = f"the broker is unreachable ({type(exc).__name__})"
         for item, doc in prepared:
             if item.error is not None:
                 continue

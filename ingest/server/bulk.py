@@ -8,24 +8,35 @@ response items in OpenSearch's shape; ``ingest.server.app`` does the indexing an
 Parsing follows OpenSearch: a malformed *action* line fails the whole request (400, the
 position of the next action is unknown), a malformed *source* line fails only its item.
 The body of ``POST /documents`` (a JSON object, a JSON array or JSONL) is parsed here too.
+Lines and records are decoded by the input layer every path shares (:mod:`ingest.records`):
+the same bad record gets the same error ``type`` here as in ``neardup ingest``.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.extract import MARKUP_FIELDS
+from ingest.errors import DocumentError
+from ingest.records import (
+    CONTENT_FIELDS,
+    DEFAULT_LIMITS,
+    Limits,
+    decode_json,
+    decode_record,
+    split_lines,
+    validate_id,
+)
 
 __all__ = [
     "ACTIONS",
     "BulkOp",
     "BulkSyntaxError",
     "DocumentsSyntaxError",
+    "Entry",
     "ItemError",
     "error_item",
     "generate_id",
@@ -40,7 +51,7 @@ _WITH_SOURCE = ("index", "create", "update")
 
 # Fields of a neardup input document (design.md, the `dedup` input contract). Other source
 # fields are dropped: the pages index has a strict mapping.
-DOCUMENT_FIELDS = ("id", *MARKUP_FIELDS, "url", "site", "title")
+DOCUMENT_FIELDS = ("id", *CONTENT_FIELDS, "url", "site", "title")
 
 
 class BulkSyntaxError(ValueError):
@@ -62,6 +73,16 @@ class ItemError:
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "reason": self.reason}
 
+    @classmethod
+    def of(cls, exc: DocumentError, prefix: str = "") -> ItemError:
+        """The item error of a bad record (its type from the input layer, always a 400)."""
+        return cls(400, exc.type, prefix + exc.message)
+
+
+# One document of a POST /documents body: its line (JSONL; None for an object or an array
+# element) and the decoded object, or the error that stands in its place.
+Entry = tuple[int | None, Mapping[str, Any] | ItemError]
+
 
 @dataclass(slots=True)
 class BulkOp:
@@ -74,19 +95,19 @@ class BulkOp:
     error: ItemError | None = None  # set when the item is invalid on its own
 
 
-def _lines(body: bytes) -> Iterator[tuple[int, bytes]]:
-    """Non-blank lines with their 1-based numbers (OpenSearch skips blank lines too)."""
-    for number, line in enumerate(body.split(b"\n"), start=1):
-        line = line.strip()
-        if line:
-            yield number, line
+def _action(line: bytes, number: int, limits: Limits) -> Any:
+    try:
+        return decode_json(line.decode("utf-8"), limits)
+    except (UnicodeDecodeError, DocumentError) as exc:
+        reason = exc.message if isinstance(exc, DocumentError) else f"not UTF-8: {exc.reason}"
+        raise BulkSyntaxError(
+            f"Malformed action/metadata line [{number}]: not a JSON object ({reason})"
+        ) from None
 
 
-def _loads(line: bytes) -> Any:
-    return json.loads(line.decode("utf-8"))
-
-
-def parse_bulk(body: bytes, default_index: str | None = None) -> list[BulkOp]:
+def parse_bulk(
+    body: bytes, default_index: str | None = None, limits: Limits = DEFAULT_LIMITS
+) -> list[BulkOp]:
     """Parse an NDJSON bulk body into operations, in order.
 
     >>> ops = parse_bulk(b'{"index": {"_id": "a"}}\\n{"text": "hi"}\\n{"delete": {"_id": "b"}}\\n')
@@ -96,14 +117,9 @@ def parse_bulk(body: bytes, default_index: str | None = None) -> list[BulkOp]:
     Raises :class:`BulkSyntaxError` for an empty body or a malformed action line.
     """
     ops: list[BulkOp] = []
-    lines = _lines(body)
+    lines = split_lines(body)
     for number, line in lines:
-        try:
-            action_line = _loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise BulkSyntaxError(
-                f"Malformed action/metadata line [{number}]: not a JSON object ({exc})"
-            ) from None
+        action_line = _action(line, number, limits)
         if not isinstance(action_line, dict) or len(action_line) != 1:
             raise BulkSyntaxError(
                 f"Malformed action/metadata line [{number}], expected an object with exactly "
@@ -120,12 +136,12 @@ def parse_bulk(body: bytes, default_index: str | None = None) -> list[BulkOp]:
                 f"Malformed action/metadata line [{number}], expected START_OBJECT after [{action}]"
             )
         index = meta.get("_index", default_index)
-        doc_id = meta.get("_id")
-        op = BulkOp(
-            action=action,
-            index=str(index) if index is not None else None,
-            id=str(doc_id) if doc_id is not None else None,
-        )
+        op = BulkOp(action=action, index=index if isinstance(index, str) else default_index, id=None)
+        if meta.get("_id") is not None:
+            try:  # the id rule of every path (ingest.records.validate_id)
+                op.id = validate_id(meta["_id"], limits)
+            except DocumentError as exc:
+                op.error = ItemError(400, exc.type, f"_id on line [{number}]: {exc.message}")
         if action in _WITH_SOURCE:
             source_line = next(lines, None)
             if source_line is None:
@@ -134,22 +150,12 @@ def parse_bulk(body: bytes, default_index: str | None = None) -> list[BulkOp]:
                 )
             source_number, raw = source_line
             try:
-                source = _loads(raw)
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                op.error = ItemError(
-                    400,
-                    "mapper_parsing_exception",
-                    f"failed to parse source on line [{source_number}]: {exc}",
-                )
+                source = decode_record(raw, limits)
+            except DocumentError as exc:
+                if op.error is None:
+                    op.error = ItemError.of(exc, f"source on line [{source_number}]: ")
             else:
-                if isinstance(source, dict):
-                    op.source = source
-                else:
-                    op.error = ItemError(
-                        400,
-                        "mapper_parsing_exception",
-                        f"source on line [{source_number}] is not a JSON object",
-                    )
+                op.source = source
         ops.append(op)
     if not ops:
         raise BulkSyntaxError("request body is required (an NDJSON bulk body, one action per line)")
@@ -172,24 +178,26 @@ def raw_document(
     doc = {k: source[k] for k in DOCUMENT_FIELDS if source.get(k) is not None}
     if (
         text_field
-        and not any(k in doc for k in MARKUP_FIELDS)
+        and not any(k in doc for k in CONTENT_FIELDS)
         and source.get(text_field) is not None
     ):
         doc["text"] = source[text_field]
-    if "id" in doc and not isinstance(doc["id"], str | int):
-        return None, ItemError(
-            400, "mapper_parsing_exception", "source field [id] must be a string"
-        )
-    if op.id is not None and "id" in doc and str(doc["id"]) != op.id:
-        return None, ItemError(
-            400,
-            "illegal_argument_exception",
-            f"_id [{op.id}] and the source field id [{doc['id']}] differ",
-        )
-    doc_id = op.id if op.id is not None else doc.get("id")
-    if doc_id is None or str(doc_id) == "":
+    doc_id = op.id
+    if "id" in doc:
+        try:
+            source_id = validate_id(doc["id"])
+        except DocumentError as exc:
+            return None, ItemError.of(exc, "source field: ")
+        if doc_id is not None and source_id != doc_id:
+            return None, ItemError(
+                400,
+                "illegal_argument_exception",
+                f"_id [{doc_id}] and the source field id [{source_id}] differ",
+            )
+        doc_id = source_id
+    if doc_id is None:
         return None, ItemError(400, "illegal_argument_exception", "document id is empty")
-    doc["id"] = str(doc_id)
+    doc["id"] = doc_id
     return doc, None
 
 
@@ -212,56 +220,50 @@ def error_item(
     }
 
 
-def parse_documents(body: bytes) -> tuple[list[Mapping[str, Any] | ItemError], bool]:
-    """Documents of a ``POST /documents`` body, and whether it was a single JSON object.
+def parse_documents(body: bytes, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Entry], bool]:
+    """Documents of a ``POST /documents`` body with their line numbers (JSONL), and whether it
+    was a single JSON object.
 
     The body is one JSON object, a JSON array of objects, or JSONL (one object per line). In a
-    batch a bad line or element is an :class:`ItemError` in its place and the others go on;
-    a body none of whose lines parse raises :class:`DocumentsSyntaxError`.
+    batch a bad line (not UTF-8, not JSON, not an object, too deep, too large) or element is
+    an :class:`ItemError` in its place and the others go on; a body none of whose lines is an
+    object raises :class:`DocumentsSyntaxError`.
     """
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DocumentsSyntaxError(f"body is not UTF-8: {exc}") from None
-    if not text.strip():
+    if not body.strip():
         raise DocumentsSyntaxError("request body is required (a JSON object, array or JSONL)")
+    whole: Any = None
+    whole_error: str | None = None
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
-        parsed_whole = False
-    else:
-        parsed_whole = True
-    if parsed_whole:
+        whole = decode_json(body.decode("utf-8").removeprefix("\ufeff"), limits)
+    except UnicodeDecodeError as exc:
+        whole_error = f"body is not UTF-8: {exc.reason} at byte {exc.start}"
+    except DocumentError as exc:
+        whole_error = exc.message
+    if whole_error is None:
         if isinstance(whole, dict):
-            return [whole], True
+            return [(None, whole)], True
         if isinstance(whole, list):
             if not whole:
                 raise DocumentsSyntaxError("empty JSON array: no documents")
             return [
-                d
+                (None, d)
                 if isinstance(d, dict)
-                else ItemError(400, "parse_exception", f"element {i} is not a JSON object")
+                else (None, ItemError(400, "parse_exception", f"element {i} is not a JSON object"))
                 for i, d in enumerate(whole)
             ], False
-        raise DocumentsSyntaxError("body must be a JSON object, an array of objects, or JSONL")
-    docs: list[Mapping[str, Any] | ItemError] = []
-    any_ok = False
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
+        if b"\n" not in body.strip():
+            raise DocumentsSyntaxError("body must be a JSON object, an array of objects, or JSONL")
+    elif b"\n" not in body.strip():  # one line that is not a usable object: say why
+        raise DocumentsSyntaxError(f"body is not a JSON object: {whole_error}")
+    entries: list[Entry] = []
+    for number, line in split_lines(body):
         try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            docs.append(ItemError(400, "parse_exception", f"line {number}: invalid JSON: {exc}"))
-            continue
-        if not isinstance(doc, dict):
-            docs.append(ItemError(400, "parse_exception", f"line {number}: not a JSON object"))
-            continue
-        any_ok = True
-        docs.append(doc)
-    if not any_ok:
+            entries.append((number, decode_record(line, limits)))
+        except DocumentError as exc:
+            entries.append((number, ItemError.of(exc, f"line {number}: ")))
+    if not any(isinstance(obj, Mapping) for _, obj in entries):
         raise DocumentsSyntaxError(
             "body is neither a JSON object, a JSON array nor JSONL with at least one object"
+            + (f" ({whole_error})" if whole_error else "")
         )
-    return docs, False
+    return entries, False

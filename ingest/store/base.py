@@ -85,6 +85,10 @@ class StoredDocument:
     ) -> StoredDocument:
         known = {k: source.get(k) for k in cls.__slots__ if k != "version" and k in source}
         known.setdefault("fingerprints", [])
+        # A page written by another pipeline may lack them: None, for the verifier's check
+        # (ingest.records.check_stored) to reject that page alone, not the whole read.
+        for name in ("body", "fp_config", "seq"):
+            known.setdefault(name, None)
         doc = cls(**known)  # type: ignore[arg-type]
         doc.version = version
         return doc

@@ -6,6 +6,7 @@
     └── StoreError                    the store could not do what was asked
         ├── StoreUnavailable          transient: node down, timeout, 429/502/503/504 — retry later
         ├── DocumentNotFound(KeyError) the document to update does not exist
+        ├── IndexNotFound             the index asked for does not exist (nothing ingested yet?)
         └── Unsupported               this backend cannot do that (full-text search on the
                                       embedded store, say): a configuration matter, not a blip
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from ingest.errors import NeardupError
 
-__all__ = ["DocumentNotFound", "StoreError", "StoreUnavailable", "Unsupported"]
+__all__ = ["DocumentNotFound", "IndexNotFound", "StoreError", "StoreUnavailable", "Unsupported"]
 
 
 class StoreError(NeardupError):
@@ -40,6 +41,17 @@ class DocumentNotFound(StoreError, KeyError):
 
     def __str__(self) -> str:
         return f"document not found: {self.doc_id}"
+
+
+class IndexNotFound(StoreError):
+    """The index does not exist (a search before anything was ingested into it)."""
+
+    def __init__(self, index: str) -> None:
+        super().__init__(index)
+        self.index = index
+
+    def __str__(self) -> str:
+        return f"index [{self.index}] does not exist"
 
 
 class Unsupported(StoreError):

@@ -44,7 +44,7 @@ from ingest.store.base import (
     Store,
     StoredDocument,
 )
-from ingest.store.errors import DocumentNotFound, StoreUnavailable
+from ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
 from ingest.store.query import (
     build_batch_candidate_query,
     build_candidate_query,
@@ -81,13 +81,39 @@ BATCH_QUERY_TERMS = 60_000
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class _OneLine(logging.Filter):
+    """opensearch-py logs every failed request at WARNING *with its traceback* (dozens of lines
+    per attempt while a node is down). The store raises :class:`StoreUnavailable` with the
+    cause, so its log keeps one line per failed request; at DEBUG (``-vv``) the tracebacks
+    stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+            error = record.exc_info[1]
+            record.msg = f"{record.getMessage()}: {type(error).__name__}"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+logging.getLogger("opensearch").addFilter(_OneLine())
+
+
 @contextmanager
 def translate_errors() -> Iterator[None]:
-    """Re-raise transient transport failures as :class:`StoreUnavailable`."""
+    """Re-raise transient transport failures as :class:`StoreUnavailable`, and a missing index
+    as :class:`IndexNotFound`."""
     try:
         yield
     except OSConnectionError as exc:  # includes ConnectionTimeout and SSLError
         raise StoreUnavailable(f"OpenSearch unreachable: {exc}") from exc
+    except NotFoundError as exc:
+        if exc.error == "index_not_found_exception":
+            info = exc.info if isinstance(exc.info, dict) else {}
+            index = info.get("error", {}).get("index") if isinstance(info.get("error"), dict) else None
+            raise IndexNotFound(str(index or "?")) from exc
+        raise
     except TransportError as exc:
         if isinstance(exc.status_code, int) and exc.status_code in TRANSIENT_STATUS:
             raise StoreUnavailable(f"OpenSearch busy ({exc.status_code}): {exc}") from exc

@@ -8,17 +8,16 @@ from typing import Any
 
 import pytest
 
-from ingest import pipeline
 from ingest.errors import ConfigError, DocumentError, EmptyDocument, ExtractError
 from ingest.pipeline import (
     MAX_ID_BYTES,
     Prepared,
     fingerprint_config,
-    parse_line,
     prepare_document,
     prepare_lines,
     read_lines,
 )
+from ingest.records import Limits
 
 ARTICLE = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂，庆祝新年的到来。" * 12
 CONFIG = fingerprint_config("web")
@@ -32,63 +31,78 @@ def prepare(lines: list[bytes | str], **kwargs: Any) -> list[Prepared]:
     return list(prepare_lines(enumerate(lines, 1), CONFIG, **kwargs))
 
 
-# --- parse_line --------------------------------------------------------------------------------
+# --- reading lines (the input layer, ingest.records, through the pipeline) ----------------------
 
 
-def test_parse_line_accepts_a_document() -> None:
-    doc_id, obj, error = parse_line(line(id="a", text=ARTICLE))
-    assert (doc_id, error) == ("a", None)
-    assert obj is not None and obj["text"] == ARTICLE
+def one(raw: bytes | str) -> Prepared:
+    (p,) = prepare([raw])
+    return p
 
 
-def test_parse_line_accepts_str_input() -> None:
-    assert parse_line(json.dumps({"id": "a", "text": "x"}))[0] == "a"
+def test_a_line_becomes_a_document() -> None:
+    p = one(line(id="a", text=ARTICLE))
+    assert (p.id, p.error) == ("a", None) and p.doc is not None and "新年" in p.doc.body
+    assert one(json.dumps({"id": "a", "text": ARTICLE})).ok  # str input too
 
 
 @pytest.mark.parametrize(
-    ("raw", "expected_id", "message"),
+    ("raw", "expected_id", "kind", "message"),
     [
-        (b"{not json", None, "invalid JSON"),
-        (b"[1, 2]", None, "must be a JSON object, got list"),
-        (b'"text"', None, "must be a JSON object, got str"),
-        (line(text="no id"), None, "missing 'id'"),
-        (line(id=None, text="x"), None, "missing 'id'"),
-        (line(id=7, text="x"), None, "'id' must be a string, got int"),
-        (line(id=["a"], text="x"), None, "'id' must be a string, got list"),
-        (line(id="", text="x"), "", "'id' is empty"),
-        (line(id="   ", text="x"), "   ", "'id' is empty"),
-        (b"\xff\xfe binary", None, "not UTF-8"),
-        (b'{"id": "\\ud800", "text": "x"}', None, "lone surrogates"),
+        (b"{not json", None, "parse_exception", "invalid JSON"),
+        (b"[1, 2]", None, "parse_exception", "must be a JSON object, got an array"),
+        (b'"text"', None, "parse_exception", "must be a JSON object, got a string"),
+        (line(text="no id"), None, "illegal_argument_exception", "missing 'id'"),
+        (line(id=None, text="x"), None, "illegal_argument_exception", "missing 'id'"),
+        (line(id=7.5, text="x"), None, "illegal_argument_exception",
+         "'id' must be a string or an integer, got a number"),
+        (line(id=True, text="x"), None, "illegal_argument_exception", "got a boolean"),
+        (line(id=["a"], text="x"), None, "illegal_argument_exception", "got an array"),
+        (line(id="", text="x"), None, "illegal_argument_exception", "'id' is empty"),
+        (line(id="   ", text="x"), None, "illegal_argument_exception", "'id' is empty"),
+        (b"\xff\xfe binary", None, "parse_exception", "not UTF-8"),
+        (b'{"id": "\\ud800", "text": "x"}', None, "illegal_argument_exception", "lone surrogate"),
+        (b'{"id": "a", "text": "x", "n": NaN}', None, "parse_exception", "NaN is not JSON"),
+        (b'{"id": "a", "id": "b", "text": "x"}', None, "parse_exception", "duplicate key"),
+        (b'{"id": "a", "text": "x", "n": ' + b"1" * 5000 + b"}", None, "parse_exception",
+         "invalid JSON"),
+        (b'{"id": "a", "text": "x", "deep": ' + b"[" * 500 + b"]" * 500 + b"}", None,
+         "parse_exception", "nested deeper than 100 levels"),
     ],
 )
-def test_parse_line_errors(raw: bytes, expected_id: str | None, message: str) -> None:
-    doc_id, obj, error = parse_line(raw)
-    assert obj is None
-    assert doc_id == expected_id
-    assert error is not None and message in error
+def test_line_errors(raw: bytes, expected_id: str | None, kind: str, message: str) -> None:
+    p = one(raw)
+    assert p.doc is None and p.id == expected_id and p.error_type == kind
+    assert p.error is not None and message in p.error, p.error
+
+
+def test_integer_ids_are_their_decimal_digits() -> None:
+    out = prepare([line(id=7, text=ARTICLE), line(id="7", text=ARTICLE + "变")])
+    assert out[0].ok and out[0].id == "7" and out[0].doc is not None and out[0].doc.id == "7"
+    assert out[1].error_type == "duplicate_id" and "first seen on line 1" in (out[1].error or "")
 
 
 def test_id_length_limit_counts_utf8_bytes() -> None:
     ok = "中" * (MAX_ID_BYTES // 3)  # 3 bytes each
-    assert parse_line(line(id=ok, text="x"))[2] is None
-    doc_id, obj, error = parse_line(line(id=ok + "中", text="x"))
-    assert obj is None and error is not None and f"at most {MAX_ID_BYTES}" in error
+    assert one(line(id=ok, text=ARTICLE)).ok
+    p = one(line(id=ok + "中", text=ARTICLE))
+    assert not p.ok and p.error is not None and f"at most {MAX_ID_BYTES}" in p.error
 
 
 @pytest.mark.parametrize("doc_id", ['q*"/ x', "a b", "中文/标识", "a\\b", "?*[]{}~^:!", "💡"])
 def test_query_metacharacters_are_plain_ids(doc_id: str) -> None:
-    got, obj, error = parse_line(line(id=doc_id, text=ARTICLE))
-    assert (got, error) == (doc_id, None) and obj is not None
+    p = one(line(id=doc_id, text=ARTICLE))
+    assert (p.id, p.error) == (doc_id, None) and p.ok
 
 
-def test_too_large_line_is_an_error_with_the_sniffed_id(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "MAX_DOC_BYTES", 1000)
-    doc_id, obj, error = parse_line(line(id='big "one"', text="x" * 2000))
-    assert obj is None and doc_id == 'big "one"'
-    assert error is not None and "exceeds 1000" in error and error.startswith('big "one"')
-    # no id in the first kilobytes: still an error, without an id
-    doc_id, _, error = parse_line(line(text="x" * 5000, id="late"))
-    assert doc_id is None and error is not None and "exceeds" in error
+def test_too_large_page_is_an_error_with_its_id() -> None:
+    limits = Limits(max_doc_bytes=1000)
+    (p,) = prepare([line(id='big "one"', text="x" * 2000)], limits=limits)
+    assert p.id == 'big "one"' and p.error_type == "document_too_large"
+    assert p.error is not None and "exceeds the 1000-byte limit" in p.error
+    assert p.error.startswith('big "one"')
+    # over the record limit (4 × the page limit): not even parsed, the id read from its head
+    (p,) = prepare([line(id="huge", text="x" * 5000)], limits=limits)
+    assert p.id == "huge" and p.error_type == "document_too_large" and "record of" in (p.error or "")
 
 
 # --- prepare_document ---------------------------------------------------------------------------
@@ -134,6 +148,8 @@ def test_prepare_document_from_rst() -> None:
         ({"id": "a", "text": ""}, EmptyDocument, "no text"),
         ({"id": "a", "text": " \n\t "}, EmptyDocument, "no text"),
         ({"id": "a", "text": 12}, DocumentError, "'text' must be a string"),
+        ({"id": "a", "text": ARTICLE, "url": ["x"]}, DocumentError, "'url' must be a string"),
+        ({"id": "a", "text": ARTICLE, "site": "s" * 9000}, DocumentError, "at most 8192"),
         ({"id": "a", "html": {"x": 1}}, DocumentError, "'html' must be a string"),
         ({"id": "a", "text": "\x00\x01\x02\x03" * 100}, ExtractError, "binary junk"),
         ({"id": "a", "text": ("ab\x07" * 50)}, ExtractError, "binary junk"),
@@ -197,6 +213,10 @@ def test_one_result_per_line_in_order(processes: int) -> None:
     assert out[4].id == "empty" and out[4].error and "no text" in out[4].error
     assert out[8].id == "junk" and out[8].error and "binary junk" in out[8].error
     assert out[9].id is None and out[9].error and "not UTF-8" in out[9].error
+    assert [p.error_type for p in out if not p.ok] == [
+        "parse_exception", "illegal_argument_exception", "illegal_argument_exception",
+        "empty_document", "empty_document", "duplicate_id", "extract_error", "parse_exception",
+    ]
 
 
 def test_processes_do_not_change_the_result() -> None:
@@ -211,8 +231,8 @@ def test_a_bad_first_occurrence_does_not_claim_the_id() -> None:
     # the first "x" fails validation of its text, not of its id: the id is still taken
     out = prepare([line(id="x", text="   "), line(id="x", text=ARTICLE)])
     assert not out[0].ok and not out[1].ok and "duplicate" in (out[1].error or "")
-    # an unreadable line never claims an id
-    out = prepare([line(id=7, text=ARTICLE), line(id="7", text=ARTICLE)])
+    # a line whose id is unusable never claims an id
+    out = prepare([line(id=7.0, text=ARTICLE), line(id="7.0", text=ARTICLE)])
     assert not out[0].ok and out[1].ok
 
 
@@ -239,7 +259,19 @@ def test_read_lines_skips_blank_lines_and_keeps_numbers(tmp_path: Path) -> None:
     path.write_bytes(b'{"id": "a"}\n\n   \n{"id": "b"}\r\n\xff\n')
     got = list(read_lines(path))
     assert [n for n, _ in got] == [1, 4, 5]
-    assert got[2][1] == b"\xff\n"
+    assert got[1][1] == b'{"id": "b"}' and got[2][1] == b"\xff"
+
+
+def test_read_lines_reads_past_an_over_long_line(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    limits = Limits(max_doc_bytes=100)  # records up to 400 bytes
+    path.write_bytes(line(id="a", text="x") + b"\n" + line(id="long", text="y" * 10_000) + b"\n"
+                     + line(id="b", text="z") + b"\n")
+    got = list(read_lines(path, limits))
+    assert [n for n, _ in got] == [1, 2, 3]
+    err = got[1][1]
+    assert isinstance(err, DocumentError) and err.doc_id == "long" and "record of" in str(err)
+    assert got[2][1] == line(id="b", text="z")
 
 
 def test_an_html_page_keeps_its_main_content_for_the_verifier() -> None:

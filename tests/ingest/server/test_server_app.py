@@ -124,7 +124,7 @@ def test_jsonl_batch_with_per_document_errors(client: TestClient, queue: Queue) 
             json.dumps({"id": "a", "text": TEXT}),
             "{broken",
             json.dumps({"id": "b"}),
-            json.dumps({"id": 7, "text": TEXT}),
+            json.dumps({"id": 7.5, "text": TEXT}),
             json.dumps({"text": TEXT}),
             json.dumps({"id": "c", "html": f"<html><body><p>{TEXT}</p></body></html>"}),
             json.dumps({"id": "d", "text": "\x00\x01\x02\x03" * 50}),
@@ -134,15 +134,15 @@ def test_jsonl_batch_with_per_document_errors(client: TestClient, queue: Queue) 
     assert r.status_code == 200
     out = r.json()
     assert out["errors"] is True
-    statuses = [(i["id"], i["status"]) for i in out["items"]]
+    statuses = [(i["id"], i["line"], i["status"]) for i in out["items"]]
     assert statuses == [
-        ("a", 201),
-        (None, 400),
-        ("b", 400),
-        (7, 400),
-        (None, 400),
-        ("c", 201),
-        ("d", 400),
+        ("a", 1, 201),
+        (None, 2, 400),
+        ("b", 3, 400),
+        (None, 4, 400),
+        (None, 5, 400),
+        ("c", 6, 201),
+        ("d", 7, 400),
     ]
     assert out["items"][2]["error"]["type"] == "empty_document"
     assert sorted(queue) == ["a", "c"]

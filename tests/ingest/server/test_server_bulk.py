@@ -77,7 +77,8 @@ def test_malformed_source_fails_only_its_item() -> None:
     assert [o.id for o in ops] == ["a", "b", "c"]
     assert ops[0].error is not None and ops[0].error.status == 400
     assert "line [2]" in ops[0].error.reason
-    assert ops[1].error is not None and "not a JSON object" in ops[1].error.reason
+    assert ops[1].error is not None and "must be a JSON object" in ops[1].error.reason
+    assert ops[0].error.type == ops[1].error.type == "parse_exception"
     assert ops[2].error is None
 
 
@@ -147,22 +148,32 @@ def test_response_items_have_the_opensearch_shape() -> None:
 
 def test_documents_body_single_object() -> None:
     docs, single = parse_documents(b'{"id": "a", "text": "t"}')
-    assert single and docs == [{"id": "a", "text": "t"}]
+    assert single and docs == [(None, {"id": "a", "text": "t"})]
 
 
 def test_documents_body_array_with_a_bad_element() -> None:
     docs, single = parse_documents(b'[{"id": "a", "text": "t"}, 3]')
     assert not single
-    assert docs[0] == {"id": "a", "text": "t"}
-    assert isinstance(docs[1], ItemError)
+    assert docs[0] == (None, {"id": "a", "text": "t"})
+    assert isinstance(docs[1][1], ItemError)
 
 
 def test_documents_body_jsonl_with_a_bad_line() -> None:
     body = b'{"id": "a", "text": "t"}\n\n{"id": "b", \n{"id": "c", "text": "t"}\n"str"\n'
     docs, single = parse_documents(body)
     assert not single
-    assert [d["id"] if isinstance(d, dict) else "ERR" for d in docs] == ["a", "ERR", "c", "ERR"]
-    assert isinstance(docs[1], ItemError) and "line 3" in docs[1].reason
+    assert [d["id"] if isinstance(d, dict) else "ERR" for _, d in docs] == ["a", "ERR", "c", "ERR"]
+    assert [n for n, _ in docs] == [1, 3, 4, 5]
+    assert isinstance(docs[1][1], ItemError) and "line 3" in docs[1][1].reason
+
+
+def test_documents_body_jsonl_line_not_utf8_fails_only_that_line() -> None:
+    body = b'{"id": "a", "text": "t"}\n{"id": "b", "text": "\xff\xfe"}\n{"id": "c", "text": "t"}\n'
+    docs, single = parse_documents(body)
+    assert not single and [n for n, _ in docs] == [1, 2, 3]
+    err = docs[1][1]
+    assert isinstance(err, ItemError) and err.type == "parse_exception"
+    assert "line 2" in err.reason and "not UTF-8" in err.reason
 
 
 @pytest.mark.parametrize(
