@@ -19,16 +19,16 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.errors import ConfigError, DocumentError, DuplicateId, EmptyDocument, ExtractError
+from ingest.errors import ConfigError, DocumentError, DuplicateId, ExtractError
 from ingest.extract import document_texts
 from ingest.fingerprint import PROFILES, index_terms
 from ingest.records import (
     DEFAULT_LIMITS,
     Limits,
     Page,
+    clean_text,
     decode_record,
     read_jsonl,
-    replace_surrogates,
     validate_id,
     validate_page,
 )
@@ -47,8 +47,6 @@ __all__ = [
 # The default limits (ingest.records.Limits; NEARDUP_MAX_DOC_BYTES moves the first).
 MAX_DOC_BYTES = DEFAULT_LIMITS.max_doc_bytes
 MAX_ID_BYTES = DEFAULT_LIMITS.max_id_bytes
-# Share of C0 control characters (other than tab/newline/CR) above which text is binary junk.
-MAX_CONTROL_SHARE = 0.05
 
 
 @dataclass(slots=True)
@@ -89,18 +87,6 @@ def read_lines(
     return read_jsonl(path, limits)
 
 
-def _clean_text(text: str, doc_id: str) -> str:
-    if "\x00" in text or any(ord(c) < 32 for c in text[:2000] if c not in "\t\n\r"):
-        controls = sum(1 for c in text if ord(c) < 32 and c not in "\t\n\r")
-        if controls > MAX_CONTROL_SHARE * max(len(text), 1):
-            raise ExtractError(f"text is binary junk ({controls} control characters)", doc_id)
-        text = "".join(c if ord(c) >= 32 or c in "\t\n\r" else " " for c in text)
-    text = replace_surrogates(text)  # lone surrogates cannot be stored as UTF-8
-    if not text.strip():
-        raise EmptyDocument("no text", doc_id)
-    return text
-
-
 def prepare_document(
     obj: Page | Mapping[str, Any], seq: int, config: Any, limits: Limits = DEFAULT_LIMITS
 ) -> StoredDocument:
@@ -117,13 +103,13 @@ def prepare_document(
         raise exc.with_id(doc_id) from None
     except (ValueError, TypeError) as exc:
         raise ExtractError(f"could not extract text: {exc}", doc_id) from None
-    text = _clean_text(texts.text, doc_id)
+    text = clean_text(texts.text, doc_id)
     # The body (stored, verified) is the whole text; fingerprints come from the main content
     # (no navigation/header/footer/sidebars), so pages of one template don't share them.
     content: str | None = None
     if texts.content is not None and texts.content != texts.text:
         try:
-            content = _clean_text(texts.content, doc_id)
+            content = clean_text(texts.content, doc_id)
         except DocumentError:
             content = None
     return StoredDocument(

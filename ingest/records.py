@@ -42,23 +42,29 @@ from ingest.errors import (
     DocumentError,
     DocumentTooLarge,
     EmptyDocument,
+    ExtractError,
     InvalidField,
     InvalidRecord,
 )
+from ingest.extract import DEFAULT_TIMEOUT
 from ingest.settings import Settings
 
 __all__ = [
     "CONTENT_FIELDS",
     "DEFAULT_LIMITS",
+    "MAX_BODY_BYTES",
+    "MAX_CONTROL_SHARE",
     "METADATA_FIELDS",
     "RECORD_FACTOR",
     "Limits",
     "Page",
     "check_stored",
+    "clean_text",
     "decode_json",
     "decode_record",
     "dumps",
     "dumps_bytes",
+    "limits_table",
     "read_jsonl",
     "replace_surrogates",
     "safe_id",
@@ -74,6 +80,11 @@ METADATA_FIELDS = ("url", "site", "title")
 # A record as sent may be this many times the page limit: JSON escaping (a \uXXXX escape takes 6
 # bytes for a 3-byte UTF-8 character) and the other fields.
 RECORD_FACTOR = 4
+# Share of C0 control characters (other than tab/newline/CR) above which a text is binary junk.
+MAX_CONTROL_SHARE = 0.05
+# `neardup serve --max-body` default: Logstash's opensearch output sends bulk requests of up to
+# 20 MiB (target_bulk_bytes); room for its last event.
+MAX_BODY_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +438,25 @@ def _metadata(obj: Mapping[str, Any], key: str, limits: Limits, doc_id: str | No
     return replace_surrogates(text)
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def clean_text(text: str, doc_id: str | None = None) -> str:
+    """A page's extracted text as neardup stores and verifies it: C0 control characters
+    (but tab and line ends) blanked, or :class:`~ingest.errors.ExtractError` when they are
+    over :data:`MAX_CONTROL_SHARE` of it (binary junk); lone surrogates as U+FFFD;
+    :class:`~ingest.errors.EmptyDocument` when nothing visible is left."""
+    if _CONTROL.search(text):
+        controls = len(_CONTROL.findall(text))
+        if controls > MAX_CONTROL_SHARE * max(len(text), 1):
+            raise ExtractError(f"text is binary junk ({controls} control characters)", doc_id)
+        text = _CONTROL.sub(" ", text)
+    text = replace_surrogates(text)
+    if not text.strip():
+        raise EmptyDocument("no text", doc_id)
+    return text
+
+
 def check_stored(doc: Any, limits: Limits = DEFAULT_LIMITS) -> None:
     """Raise the :class:`~ingest.errors.DocumentError` of a stored document the verifier cannot
     take (a worker reads pages back from the index, where another pipeline may have written
@@ -451,6 +481,69 @@ def check_stored(doc: Any, limits: Limits = DEFAULT_LIMITS) -> None:
                     "limit (NEARDUP_MAX_DOC_BYTES)",
                     doc.id,
                 )
+
+
+# --- the rules as a table (docs/limits.md holds a copy; a test compares) -----------------------
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n} bytes ({n // size} {unit})"
+    return f"{n} bytes"
+
+
+def limits_table(limits: Limits = DEFAULT_LIMITS) -> str:
+    """The Markdown table of the input rules and their numbers (``python -m ingest.records``)."""
+    rows = [
+        ("record: a JSONL line, a `POST /documents` line or element, a `_bulk` source line",
+         "UTF-8 (a leading BOM is dropped); one JSON object",
+         f"{_bytes(limits.max_record_bytes)} as sent ({RECORD_FACTOR} × the page limit); a "
+         "longer JSONL line is read past, not held",
+         "`parse_exception`; over the limit `document_too_large`"),
+        ("JSON nesting", "arrays and objects, the record itself counted as 1",
+         f"{limits.max_depth} levels", "`parse_exception`"),
+        ("JSON values", "RFC 8259: no `NaN`/`Infinity`, no duplicate key, no integer literal "
+         f"over {sys.get_int_max_str_digits() or 'any number of'} digits", "",
+         "`parse_exception`"),
+        ("`id`", "a string that is not blank, or an integer (its decimal digits: `7` and `\"7\"` "
+         "are one id); not a boolean, float, null, array or object; no lone surrogate",
+         f"{_bytes(limits.max_id_bytes)} in UTF-8", "`illegal_argument_exception`"),
+        ("`id` twice in one input", "the first record with a valid id claims it (even when the "
+         "rest of it is bad)", "", "CLI: `duplicate_id`; HTTP: `noop` (same page) or 409 "
+         "(another page)"),
+        ("content: `text`, `html`, `rst`, `markdown`",
+         "the first present (not null) is read; each present one is a string; lone "
+         "surrogates become U+FFFD",
+         f"{_bytes(limits.max_doc_bytes)} in UTF-8 (`NEARDUP_MAX_DOC_BYTES`)",
+         "none: `empty_document`; not a string: `illegal_argument_exception`; over: "
+         "`document_too_large`"),
+        ("text after extraction", "control characters blanked, or the page is binary junk "
+         f"when they are over {MAX_CONTROL_SHARE:.0%}; something visible must remain", "",
+         "`extract_error`; nothing visible: `empty_document`"),
+        ("HTML", "any nesting depth (deeper than libxml2's 2048 levels: read by tokens, full "
+         "text, no main-content detection); charset from BOM, header hint, `<meta>`, "
+         "detection", f"{DEFAULT_TIMEOUT:g} s of extraction per page",
+         "`extract_timeout`, `extract_error`"),
+        ("`url`, `site`, `title`", "a string, or a number taken as text; null is absent; lone "
+         "surrogates become U+FFFD", f"{_bytes(limits.max_field_bytes)} each, in UTF-8",
+         "`illegal_argument_exception`"),
+        ("an HTTP request body (`POST /documents`, `_bulk`)", "identity, gzip or deflate; "
+         "checked declared, while streaming and after decompression",
+         f"{_bytes(MAX_BODY_BYTES)} (`neardup serve --max-body`)",
+         "413 `request_entity_too_large` for the request"),
+        ("an id in an HTTP path (`/documents/{id}`, `/groups/{id}`)", "the `id` rule",
+         f"{_bytes(limits.max_id_bytes)}", "400 `illegal_argument_exception`"),
+        ("other fields", "ignored (`compare` passes them through, re-encoded as read)", "", ""),
+        ("a stored page a worker reads back", "`body` a string, `seq` an integer; `body` and "
+         "`content` within the page limit", f"{_bytes(limits.max_doc_bytes)}",
+         "page `status: error`, `error: \"<type>: <reason>\"`, dead-letter record"),
+        ("an id in a worker's message", "the `id` rule", f"{_bytes(limits.max_id_bytes)}",
+         "dead-letter record, the message's other ids go on"),
+    ]
+    out = ["| input | rule | limit | error `type` |", "|---|---|---|---|"]
+    out += [f"| {a} | {b} | {c or '–'} | {d or '–'} |" for a, b, c, d in rows]
+    return "\n".join(out) + "\n"
 
 
 # --- output -------------------------------------------------------------------------------------
@@ -482,3 +575,7 @@ def safe_id(value: Any) -> str | None:
         return validate_id(value)
     except DocumentError:
         return None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(limits_table(), end="")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingest.extract import document_texts
-from ingest.records import Page, validate_page
+from ingest.records import Page, clean_text, validate_page
 from verifier import lcs as _lcs
 from verifier import verdict as _verdict
 from verifier.config import VerifyConfig
@@ -223,4 +223,4 @@ def compare_documents(
 def verified_text(doc: Page | Mapping[str, Any]) -> str:
     """The text of a JSONL document that the verifier compares: its main content."""
     page = doc if isinstance(doc, Page) else validate_page(doc, require_id=False)
-    return document_texts(page.document()).content
+    return clean_text(document_texts(page.document()).content)

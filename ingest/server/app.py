@@ -32,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ingest.errors import ConfigError, DocumentError
-from ingest.records import dumps_bytes, validate_id
+from ingest.records import MAX_BODY_BYTES, dumps_bytes, validate_id
 from ingest.server.backend import Backend, IngestItem
 from ingest.server.bulk import (
     BulkSyntaxError,
@@ -60,9 +60,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
-# Logstash's opensearch output sends bulk requests of up to 20 MiB (target_bulk_bytes); leave
-# room for its last event.
-DEFAULT_MAX_BODY = 32 * 1024 * 1024
+DEFAULT_MAX_BODY = MAX_BODY_BYTES  # the input rules' number (docs/limits.md)
 INSPECTOR_DIR = Path(__file__).resolve().parent / "static"
 
 # Reachable without the token: probes (kubelet has no token) and the inspector's static files

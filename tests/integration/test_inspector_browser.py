@@ -3,7 +3,8 @@
 The page is opened against a running ``neardup serve`` with grouped pages behind it: it asks
 for the token, lists the largest groups, opens one and shows the trustable LCS region
 highlighted in both texts. Screenshots go to tests/artifacts/ (kept by CI as artefacts).
-A page whose text is markup must show as text and run nothing.
+A page whose text is markup must show as text and run nothing; a ``javascript:`` URL stored
+as a page's url is no link; the page runs under its Content-Security-Policy without a violation.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ ARTICLE = "\n".join(
     ]
 )
 HOSTILE = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+HOSTILE_URL = "javascript:window.__xss=3"
 
 
 def _browser_ready() -> bool:
@@ -81,7 +83,8 @@ def hostile_group(stack: Stack) -> str:  # noqa: F811
     """Two near-duplicate pages whose text carries markup; returns their group id."""
     docs = [
         {"id": "xss-rep", "title": HOSTILE, "text": f"Harbour news\n{HOSTILE}\n{ARTICLE}\nAbout us"},
-        {"id": "xss-member", "text": f"Menu | Home | Ports\n{ARTICLE}\n{HOSTILE}\n(c) Coast Post"},
+        {"id": "xss-member", "text": f"Menu | Home | Ports\n{ARTICLE}\n{HOSTILE}\n(c) Coast Post",
+         "url": HOSTILE_URL},
     ]  # fmt: skip
     with stack.http() as http:
         for doc in docs:
@@ -110,7 +113,14 @@ def test_inspector_lists_groups_and_highlights_the_trustable_region(
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{stack.url}/inspector/")
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy"
+            in msg.text else None)
+    response = page.goto(f"{stack.url}/inspector/")
+    assert response is not None
+    headers = response.headers
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
 
     # the API needs the token: the page asks for it
     page.wait_for_selector("#token-form:not([hidden])")
@@ -152,6 +162,12 @@ def test_inspector_lists_groups_and_highlights_the_trustable_region(
     texts = page.locator("article.member pre.text").all_inner_texts()
     assert any(HOSTILE in t for t in texts)
     assert HOSTILE in page.inner_text("#group-title")
+    # the javascript: url is shown, as text, and is no link
+    member = page.locator("article.member[data-member='xss-member']")
+    assert member.locator("a[href^='javascript']").count() == 0
+    assert member.locator("span.url").inner_text() == HOSTILE_URL
+    member.locator("span.url").click()
+    assert page.evaluate("window.__xss") is None
     page.screenshot(path=str(ARTIFACTS / "inspector-hostile-page.png"))
     assert errors == []
     page.close()

@@ -58,6 +58,25 @@
     return doc.title || doc.url || doc.id;
   }
 
+  // A page's url is untrusted input: only http(s) URLs become links (a javascript: or data:
+  // URL would run in this page's origin when clicked); anything else is shown as text.
+  function safeHref(url) {
+    if (typeof url !== "string") return null;
+    try {
+      const parsed = new URL(url, location.href);
+      return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function urlNode(url) {
+    const href = safeHref(url);
+    return href
+      ? el("a", { href, rel: "noopener noreferrer", target: "_blank" }, url)
+      : el("span", { class: "url" }, url);
+  }
+
   function textPane(title, segments) {
     const pre = el("pre", { class: "text" });
     for (const seg of segments) {
@@ -113,7 +132,7 @@
         el("span", { class: "score" }, "contain " + fmt(v.contain)),
         el("span", { class: "score" }, "TLCS " + (v.tlcs ?? "–") + " chars"),
         el("span", { class: "score" }, "stored: resemble " + fmt(doc.resemble) + ", contain " + fmt(doc.contain)),
-        doc.url ? el("a", { href: doc.url, rel: "noopener noreferrer", target: "_blank" }, doc.url) : null);
+        doc.url ? urlNode(doc.url) : null);
       const pair = el("div", { class: "pair" },
         textPane("representative · " + rep.id, m.representative_segments),
         textPane("member · " + doc.id, m.member_segments));
