@@ -86,18 +86,21 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
         print(f"neardup {args.command}: {service_message(exc, args, settings)}", file=sys.stderr)
         return 1
     except Exception as exc:
-        if not _broker_error(exc):
+        if _service_error(exc) is None:
             raise
         print(f"neardup {args.command}: {service_message(exc, args, settings)}", file=sys.stderr)
         return 1
 
 
-def _broker_error(exc: BaseException) -> bool:
-    """kombu's OperationalError (the broker is unreachable), without importing kombu."""
-    return any(
-        c.__name__ == "OperationalError" and c.__module__.startswith("kombu")
-        for c in type(exc).__mro__
-    )
+def _service_error(exc: BaseException) -> str | None:
+    """``"opensearch"`` or ``"broker"`` when ``exc`` says that service is unreachable (the
+    client libraries' own errors, without importing them), else None."""
+    for c in type(exc).__mro__:
+        if c.__name__ == "ConnectionError" and c.__module__.startswith("opensearchpy"):
+            return "opensearch"
+        if c.__name__ == "OperationalError" and c.__module__.startswith("kombu"):
+            return "broker"
+    return None
 
 
 def _redact(url: str) -> str:
@@ -123,7 +126,7 @@ def service_message(exc: BaseException, args: argparse.Namespace, settings: Sett
             f"{exc.index}), or another index was meant (--index, NEARDUP_INDEX)"
         )
     cause = exc.__cause__ or exc
-    text = str(cause)
+    text = str(cause) + str(getattr(cause, "info", ""))
     if "refused" in text.lower():
         why = "connection refused"
     elif "timed out" in text.lower() or "timeout" in type(cause).__name__.lower():
@@ -132,8 +135,9 @@ def service_message(exc: BaseException, args: argparse.Namespace, settings: Sett
         why = "unknown host"
     else:
         why = type(cause).__name__
-    if isinstance(exc, StoreUnavailable):
-        url = getattr(args, "opensearch_url", None) or settings.opensearch_url
+    if isinstance(exc, StoreUnavailable) or _service_error(exc) == "opensearch":
+        url = (getattr(args, "opensearch_url", None) or getattr(args, "url", None)
+               or settings.opensearch_url)
         if "busy" in str(exc):
             why = str(exc).split(":", 1)[0].removeprefix("OpenSearch ")
         return (

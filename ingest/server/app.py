@@ -402,7 +402,7 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
                     )
                 )
                 continue
-            if op.id is None and op.error is None and not (op.source or {}).get("id"):
+            if op.id is None and op.error is None and (op.source or {}).get("id") is None:
                 op.id = generate_id()
             raw, err = raw_document(op, config.text_field)
             if err is not None or raw is None:

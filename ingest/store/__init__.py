@@ -11,6 +11,7 @@ docs/settings.md); without ``settings``, from the environment.
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import Any
 
 from ingest.errors import ConfigError
@@ -49,6 +50,32 @@ def default_index(settings: Settings | None = None) -> str:
     return (settings or Settings.from_env()).index
 
 
+class _OneLine(logging.Filter):
+    """opensearch-py logs every failed request at WARNING *with its traceback* (dozens of lines
+    per attempt while a node is down). The store raises :class:`StoreUnavailable` with the
+    cause, so its log keeps one line per failed request; at DEBUG (``-vv``) the tracebacks
+    stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+            error = record.exc_info[1]
+            record.msg = f"{record.getMessage()}: {type(error).__name__}"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+_ONE_LINE = _OneLine()
+
+
+def quiet_transport_log() -> None:
+    """Install :class:`_OneLine` on opensearch-py's logger (idempotent)."""
+    logger = logging.getLogger("opensearch")
+    if _ONE_LINE not in logger.filters:
+        logger.addFilter(_ONE_LINE)
+
+
 def client_from_env(
     url: str | None = None, settings: Settings | None = None, **kwargs: Any
 ) -> Any:
@@ -56,6 +83,7 @@ def client_from_env(
     environment's); keyword arguments override (``timeout``, ``max_retries``, ...)."""
     from opensearchpy import OpenSearch
 
+    quiet_transport_log()
     settings = settings or Settings.from_env()
     options: dict[str, Any] = {
         "hosts": [url or settings.opensearch_url],

@@ -81,25 +81,6 @@ BATCH_QUERY_TERMS = 60_000
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _OneLine(logging.Filter):
-    """opensearch-py logs every failed request at WARNING *with its traceback* (dozens of lines
-    per attempt while a node is down). The store raises :class:`StoreUnavailable` with the
-    cause, so its log keeps one line per failed request; at DEBUG (``-vv``) the tracebacks
-    stay."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
-            error = record.exc_info[1]
-            record.msg = f"{record.getMessage()}: {type(error).__name__}"
-            record.args = ()
-            record.exc_info = None
-            record.exc_text = None
-        return True
-
-
-logging.getLogger("opensearch").addFilter(_OneLine())
-
-
 @contextmanager
 def translate_errors() -> Iterator[None]:
     """Re-raise transient transport failures as :class:`StoreUnavailable`, and a missing index
