@@ -106,7 +106,9 @@ class Settings:
     )
     # --- Pages and implementations -------------------------------------------------------------
     max_doc_bytes: int = _var(
-        "NEARDUP_MAX_DOC_BYTES", "largest JSONL input line, bytes", 8 * 1024 * 1024
+        "NEARDUP_MAX_DOC_BYTES",
+        "largest page (`text`/`html`/`rst`/`markdown`, UTF-8 bytes; a record: 4 ×; docs/limits.md)",
+        8 * 1024 * 1024,
     )
     impl: str = _var(
         "NEARDUP_IMPL", "LCS verifier: `python` or `cython` (default: cython when built)", ""

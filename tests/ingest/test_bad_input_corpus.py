@@ -19,7 +19,6 @@ from urllib.parse import quote
 import pytest
 from badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers, pairs_jsonl
 
-from ingest.records import Limits
 from ingest.server.app import ServerConfig, create_app
 from ingest.server.backend import Backend
 from ingest.store import open_store
@@ -88,6 +87,8 @@ class Queue(list[str]):
 
 
 def test_corpus_through_post_documents() -> None:
+    from ingest.records import Limits
+
     store = open_store("embedded")
     queue = Queue()
     counter = iter(range(1, 10**9, 1000))

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from ingest.cli import main
-from ingest.records import Limits
 from ingest.server.app import ServerConfig, create_app
 from ingest.server.backend import Backend
 from ingest.settings import Settings
@@ -285,8 +284,7 @@ def test_4_unreachable_opensearch_at_start_is_one_line(tmp_path: Path, argv: lis
 
 
 def test_5_the_documented_page_limit_over_http(client: TestClient) -> None:
-    limit = Limits().max_doc_bytes
-    assert limit == 8 * 1024 * 1024
+    limit = 8 * 1024 * 1024
     for field, value in (("text", "x" * (limit + 1)), ("html", "<p>" + "y" * limit + "</p>")):
         r = client.post("/documents", json={"id": field, field: value})
         assert r.status_code == 400, r.text[:300]
@@ -307,6 +305,8 @@ def test_5_one_page_limit_on_every_path(tmp_path: Path, monkeypatch: pytest.Monk
     assert [e["type"] for e in errors] == ["document_too_large"] * 2
     rows = run_compare(tmp_path, lines(pair(big), pair(GOOD)), settings=settings)
     assert rows[0]["type"] == "document_too_large" and rows[1]["similar"] is True
+    from ingest.records import Limits
+
     store = open_store("embedded")
     backend = Backend(store, enqueue=Queue(), next_seq=lambda n: 1, limits=Limits(4096))
     http = TestClient(create_app(backend, ServerConfig()))
@@ -316,6 +316,7 @@ def test_5_one_page_limit_on_every_path(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_5_workers_refuse_an_oversized_stored_page() -> None:
+    from ingest.records import Limits
     from verifier.worker import verify_ids
 
     store = open_store("embedded")

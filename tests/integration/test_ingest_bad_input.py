@@ -77,7 +77,7 @@ def bad_input(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
         _line(text="no id"),
         _line(id="", text=articles[0]),
         _line(id="   ", text=articles[0]),
-        _line(id=42, text=articles[0]),
+        _line(id=True, text=articles[0]),  # ids are strings or integers (docs/limits.md)
         _line(id="no-text"),
         _line(id="empty-text", text=""),
         _line(id="blank-text", text=" \n\t "),
