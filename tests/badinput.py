@@ -8,7 +8,7 @@ version of a repeated id (``noop`` for the same page, 409 for another).
 
 The corpus runs with a page limit of :data:`PAGE_LIMIT` (``NEARDUP_MAX_DOC_BYTES``), so the
 records over it stay small. It grows with every bug: a new kind of bad input gets its case
-here first (tests/ingest/test_bad_input_corpus.py, tests/integration/test_bad_input_corpus.py).
+here first (tests/ingest/test_bad_input_corpus.py, tests/integration/test_bad_input_stack.py).
 """
 
 from __future__ import annotations

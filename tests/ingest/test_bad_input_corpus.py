@@ -2,7 +2,7 @@
 the HTTP service (``POST /documents`` on the embedded store): every record gets a result or a
 per-record error naming its line or id, with the type docs/limits.md gives it; the good records
 are all processed; no traceback on stderr; no 5xx. Through ``neardup ingest`` with workers and a
-running server on OpenSearch: tests/integration/test_bad_input_corpus.py.
+running server on OpenSearch: tests/integration/test_bad_input_stack.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 store with the queue recorded), ``POST /documents``, ``/_bulk`` and the workers. Each test
 failed on the code before the input layer (ingest.records). Paths that need a real
 OpenSearch (a missing index in ``search``, a server's log while OpenSearch is down) are in
-tests/integration/test_bad_input_corpus.py.
+tests/integration/test_bad_input_stack.py.
 """
 
 from __future__ import annotations
