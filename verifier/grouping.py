@@ -11,9 +11,14 @@ only on decisions that are already final:
   and for every other member of ``P(d)`` the representative it was verified against
   (``dup_of``). Documents in error are ignored.
 * ``S(d)``: the members of ``R(d)`` that ``d`` is similar to. Empty → ``d`` is a
-  representative. Otherwise ``d`` is a duplicate of the earliest one (``dup_of``, scores), and
-  when ``S(d)`` holds more than one representative ``d`` *bridges* their groups: they merge.
-* Groups are the connected components of the edges ``d — r`` for ``r`` in ``S(d)``; a group's
+  representative. Otherwise ``d`` is a duplicate of the one it resembles most (``dup_of``,
+  scores; ties go to the earliest).
+* ``B(d)``: ``dup_of`` and the other members of ``S(d)`` that ``d`` resembles strongly
+  (resemble ≥ :data:`BRIDGE_RESEMBLE`). When ``B(d)`` holds more than one representative ``d``
+  *bridges* their groups: they merge. A weaker second match does not merge two groups: people
+  do not judge "similar" transitively (a rewritten news story can be close to two versions that
+  are not close to each other), and one borderline page would otherwise chain them together.
+* Groups are the connected components of the edges ``d — r`` for ``r`` in ``B(d)``; a group's
   id (``dup_group``) is its earliest member, always a representative.
 
 ``dup_of`` is never changed once written (merges rewrite ``dup_group`` only), so a decision is a
@@ -30,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 __all__ = [
+    "BRIDGE_RESEMBLE",
     "Decision",
     "assign_groups",
     "GroupForest",
@@ -45,6 +51,10 @@ GROUPED = "grouped"
 ERROR = "error"
 
 OrderKey = tuple[int, str]
+
+#: A document merges the groups of two representatives only when it resembles both at least
+#: this much (measured in docs/workers.md, "Why bridging needs a strong match").
+BRIDGE_RESEMBLE = 0.5
 
 
 class VerdictLike(Protocol):
@@ -83,8 +93,9 @@ class Decision:
     """The outcome for one document.
 
     ``wait_for`` non-empty means "not yet": those earlier candidates are still pending.
-    Otherwise ``similar_reps`` lists every representative of ``R(d)`` the document is similar
-    to, earliest first; its first element is ``dup_of`` and the rest are groups it bridges.
+    Otherwise ``similar_reps`` is ``B(d)``: ``dup_of`` (the representative the document
+    resembles most) first, then the other representatives whose groups it bridges, earliest
+    first.
     """
 
     wait_for: tuple[str, ...] = ()
@@ -138,6 +149,8 @@ def decide(
     doc_id: str,
     peers: Sequence[Peer],
     compare_fn: Callable[[str], VerdictLike],
+    *,
+    bridge_resemble: float = BRIDGE_RESEMBLE,
 ) -> Decision:
     """Decide one document from its earlier candidates.
 
@@ -155,12 +168,13 @@ def decide(
             similar.append((rep_id, float(verdict.resemble), float(verdict.contain)))
     if not similar:
         return Decision(compared=len(reps))
-    rep_id, resemble, contain = similar[0]
+    rep_id, resemble, contain = max(similar, key=lambda s: s[1])  # the first of equals
+    bridged = tuple(r for r, res, _ in similar if r != rep_id and res >= bridge_resemble)
     return Decision(
         dup_of=rep_id,
         resemble=resemble,
         contain=contain,
-        similar_reps=tuple(r for r, _, _ in similar),
+        similar_reps=(rep_id, *bridged),
         compared=len(reps),
     )
 

@@ -68,10 +68,37 @@ def test_compares_with_representatives_not_members() -> None:
     assert d.dup_of == "a" and d.resemble == 0.9 and d.similar_reps == ("a",)
 
 
-def test_bridge_lists_every_similar_representative_earliest_first() -> None:
-    peers = [Peer("c", 3), Peer("b", 2, dup_of="a", dup_of_seq=1)]
-    d = decide(4, "d", peers, oracle({"a", "c"}))
+def test_bridge_lists_every_strongly_similar_representative_earliest_first() -> None:
+    peers = [Peer("c", 3), Peer("b", 2, dup_of="a", dup_of_seq=1), Peer("e", 5)]
+    d = decide(6, "d", peers, oracle({"a", "c", "e"}))
+    assert d.dup_of == "a" and d.similar_reps == ("a", "c", "e")
+
+
+def scored(resembles: dict[str, float]):
+    def compare(rep: str) -> V:
+        return V(rep in resembles, resembles.get(rep, 0.0), 0.5)
+
+    return compare
+
+
+def test_joins_the_representative_it_resembles_most() -> None:
+    peers = [Peer("a", 1), Peer("c", 3)]
+    d = decide(4, "d", peers, scored({"a": 0.37, "c": 0.68}))
+    assert d.dup_of == "c" and d.resemble == 0.68
+    assert d.similar_reps == ("c",)  # a weak second match does not merge a's group into c's
+
+
+def test_equal_resemblance_goes_to_the_earliest() -> None:
+    d = decide(4, "d", [Peer("c", 3), Peer("a", 1)], scored({"a": 0.8, "c": 0.8}))
     assert d.dup_of == "a" and d.similar_reps == ("a", "c")
+
+
+def test_bridges_only_at_or_above_the_bridge_resemblance() -> None:
+    peers = [Peer("a", 1), Peer("b", 2), Peer("c", 3)]
+    cmp = scored({"a": 0.5, "b": 0.49, "c": 0.9})
+    assert decide(4, "d", peers, cmp).similar_reps == ("c", "a")
+    assert decide(4, "d", peers, cmp, bridge_resemble=0.4).similar_reps == ("c", "a", "b")
+    assert decide(4, "d", peers, cmp, bridge_resemble=1.0).similar_reps == ("c",)
 
 
 def test_representative_reached_twice_is_compared_once() -> None:
