@@ -217,6 +217,11 @@ def _build_tables():
 
 
 _CLS, _KLEN, _KW, _KOFF, _KBLOB = _build_tables()
+# Width of a key character (for chunk widths): 2 for the BMP code points that
+# ingest.sentences.width counts as 2, else 1; astral code points ask width() (rare).
+_WIDE = bytes(
+    _s.width(chr(cp)) == 2 if not 0xD800 <= cp < 0xE000 else 0 for cp in range(0x10000)
+)
 _KOFF_BYTES = _KOFF.tobytes()  # native-endian unsigned ints, read through a pointer
 # The common case in one load: class | key length << 8 | width << 16 | the key byte << 24 when
 # the key is one byte (ASCII letters and digits), else 0 there.
@@ -234,6 +239,7 @@ cdef const uint8_t* _cls = <const uint8_t*> PyBytes_AS_STRING(_CLS)
 cdef const uint8_t* _klen = <const uint8_t*> PyBytes_AS_STRING(_KLEN)
 cdef const uint8_t* _kw = <const uint8_t*> PyBytes_AS_STRING(_KW)
 cdef const char* _kblob = PyBytes_AS_STRING(_KBLOB)
+cdef const uint8_t* _wide = <const uint8_t*> PyBytes_AS_STRING(_WIDE)
 cdef const uint32_t* _pack = <const uint32_t*> (<char*> PyBytes_AS_STRING(_PACK_BYTES))
 cdef const unsigned int* _koff = <const unsigned int*> (<char*> PyBytes_AS_STRING(_KOFF_BYTES))
 cdef dict _ASTRAL = {}  # code point -> (class, key bytes, width)
@@ -325,13 +331,80 @@ cdef int _add_digest(Digests* ds, const char* key, Py_ssize_t n, long w) except 
     return 0
 
 
+cdef struct Chunking:
+    long above  # ingest.fingerprint.CHUNK_ABOVE ...
+    long least
+    long most
+    uint32_t div
+
+
+cdef inline long _char_width(uint32_t cp) except -1:
+    if cp < 0x10000:
+        return 1 + _wide[cp]
+    return _s.width(chr(cp))
+
+
+cdef int _add_key(Digests* out, const char* key, Py_ssize_t n, long w, int x,
+                  const Chunking* ck) except -1:
+    """Add the digest of one sentence key (UTF-8, width w) — or, when it is wider than
+    ck.above, of its content-defined chunks: see ingest.fingerprint.chunk_key."""
+    cdef Py_ssize_t i = 0, start = 0, ps = -1, pe = 0
+    cdef long cw = 0, pw = 0
+    cdef uint32_t cp, a = 0, b = 0, h
+    cdef unsigned char u
+    if w <= ck.above:
+        if w > x:
+            _add_digest(out, key, n, w)
+        return 0
+    while i < n:
+        u = <unsigned char> key[i]  # the key is valid UTF-8 (encoded by the tables)
+        if u < 0x80:
+            cp = u
+            i += 1
+        elif u < 0xE0:
+            cp = ((u & 0x1F) << 6) | (<unsigned char> key[i + 1] & 0x3F)
+            i += 2
+        elif u < 0xF0:
+            cp = (((u & 0x0F) << 12) | ((<unsigned char> key[i + 1] & 0x3F) << 6)
+                  | (<unsigned char> key[i + 2] & 0x3F))
+            i += 3
+        else:
+            cp = (((u & 0x07) << 18) | ((<unsigned char> key[i + 1] & 0x3F) << 12)
+                  | ((<unsigned char> key[i + 2] & 0x3F) << 6) | (<unsigned char> key[i + 3] & 0x3F))
+            i += 4
+        cw += _char_width(cp)
+        h = (a * <uint32_t> 0x9E3779B1) ^ (b * <uint32_t> 0x85EBCA77) ^ (cp * <uint32_t> 0xC2B2AE3D)
+        h ^= h >> 15
+        h *= <uint32_t> 0x2C1B3C6D
+        h ^= h >> 12
+        a = b
+        b = cp
+        if cw >= ck.most or (cw >= ck.least and h % ck.div == 0):
+            if ps >= 0 and pw > x:
+                _add_digest(out, key + ps, pe - ps, pw)
+            ps, pe, pw = start, i, cw
+            start = i
+            cw = 0
+    if start < n:
+        if ps >= 0 and cw < ck.least:
+            pe = n
+            pw += cw
+        else:
+            if ps >= 0 and pw > x:
+                _add_digest(out, key + ps, pe - ps, pw)
+            ps, pe, pw = start, n, cw
+    if ps >= 0 and pw > x:
+        _add_digest(out, key + ps, pe - ps, pw)
+    return 0
+
+
 ctypedef fused uchar_t:
     uint8_t
     uint16_t
     uint32_t
 
 
-cdef int _scan(const uchar_t* s, str text, int x, Digests* out) except -1:
+cdef int _scan(const uchar_t* s, str text, int x, const Chunking* ck, Digests* out) except -1:
     """Keys wider than x of the sentences of text (s = its code points), MD5 of each to out."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
@@ -418,7 +491,7 @@ cdef int _scan(const uchar_t* s, str text, int x, Digests* out) except -1:
                     continue
             # end of a sentence (or of the text)
             if b.n and w > x:
-                _add_digest(out, b.p, b.n, w)
+                _add_key(out, b.p, b.n, w, x, ck)
             b.n = 0
             w = 0
             if i >= n:
@@ -429,17 +502,17 @@ cdef int _scan(const uchar_t* s, str text, int x, Digests* out) except -1:
     return 0
 
 
-cdef int _digests(str text, int x, Digests* out) except -1:
-    """Distinct MD5 digests of keys wider than x (with their key widths)."""
+cdef int _digests(str text, int x, const Chunking* ck, Digests* out) except -1:
+    """Distinct MD5 digests of keys (chunks) wider than x (with their widths)."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     cdef Py_ssize_t i, k
     if kind == 1:
-        _scan(<const uint8_t*> data, text, x, out)
+        _scan(<const uint8_t*> data, text, x, ck, out)
     elif kind == 2:
-        _scan(<const uint16_t*> data, text, x, out)
+        _scan(<const uint16_t*> data, text, x, ck, out)
     else:
-        _scan(<const uint32_t*> data, text, x, out)
+        _scan(<const uint32_t*> data, text, x, ck, out)
     if out.n > 1:
         _dedupe(out)
     return 0
@@ -489,14 +562,22 @@ def md5(bytes data):
     return PyBytes_FromStringAndSize(<char*> out, 16)
 
 
-def fingerprints(str text, int x, int y, int z, int m, int rotations):
+def fingerprints(str text, int x, int y, int z, int m, int rotations, long chunk_above,
+                 long chunk_min, long chunk_max, unsigned int chunk_div):
     """Fingerprints of text; same as the reference for the same parameters."""
     cdef Digests ds
+    cdef Chunking ck
+    if chunk_div < 1 or chunk_max < 1:
+        raise ValueError("chunk_div and chunk_max must be >= 1")
+    ck.above = chunk_above
+    ck.least = chunk_min
+    ck.most = chunk_max
+    ck.div = chunk_div
     ds.p = NULL
     ds.n = 0
     ds.cap = 0
     try:
-        _digests(text, x, &ds)
+        _digests(text, x, &ck, &ds)
         return _select(&ds, y, z, m, rotations)
     finally:
         free(ds.p)

@@ -3,8 +3,9 @@
 For one document:
 
 1. split the text into sentences and take each sentence's *key* — casefolded, letters and
-   digits only (:mod:`ingest.sentences`); keep the distinct keys wider than X (width of the
-   key, GBK-equivalent units, :mod:`verifier.units`);
+   digits only (:mod:`ingest.sentences`); cut a key wider than :data:`CHUNK_ABOVE` into
+   content-defined chunks (:func:`chunk_key`); keep the distinct keys (chunks) wider than X
+   (width, GBK-equivalent units, :mod:`verifier.units`);
 2. take the MD5 digest of each key (UTF-8) and put it in bucket ``int(digest) mod m``;
 3. in every bucket, take the Y keys with the smallest digests; when there are Y of them and
    together they cover more than Z, combine their digests (smallest first) into one 128-bit
@@ -50,6 +51,7 @@ __all__ = [
     "PROFILES",
     "FingerprintConfig",
     "body_hash",
+    "chunk_key",
     "fingerprints",
     "combine",
     "fingerprint_impl",
@@ -57,7 +59,7 @@ __all__ = [
     "index_terms",
 ]
 
-SCHEME = 3  # bump when the fingerprint computation (or the index terms) changes in any way
+SCHEME = 4  # bump when the fingerprint computation (or the index terms) changes in any way
 BODY_HASH_PREFIX = "b:"  # ':' is not in the base64url alphabet: never equals a fingerprint
 _DIGEST = 16  # MD5 digest size in bytes: also the number of possible rotations
 
@@ -170,6 +172,10 @@ def fingerprints(
             config.min_cover,
             config.buckets,
             config.rotations,
+            CHUNK_ABOVE,
+            CHUNK_MIN,
+            CHUNK_MAX,
+            CHUNK_DIV,
         )
         return compiled
     return fingerprints_of_keys(sentence_keys(text), config)
@@ -180,12 +186,58 @@ def fingerprints_of_keys(keys: Iterable[str], config: FingerprintConfig) -> list
     x = config.min_sentence
     chosen: dict[bytes, int] = {}  # digest -> width, distinct keys
     for key in keys:
-        w = width(key)
-        if w > x:
-            chosen.setdefault(hashlib.md5(key.encode("utf-8")).digest(), w)
+        for piece, w in chunk_key(key):
+            if w > x:
+                chosen.setdefault(hashlib.md5(piece.encode("utf-8")).digest(), w)
     if len(chosen) < config.per_bucket or sum(chosen.values()) <= config.min_cover:
         return []  # no bucket can ever hold Y sentences covering > Z
     return _encode(_select_python(list(chosen), list(chosen.values()), config))
+
+
+# Long runs without sentence punctuation (navigation-like text, tables, pages whose
+# punctuation was lost in extraction) are cut into chunks at content-defined points, so that one
+# edit inside such a run changes one chunk, not the whole run. Scheme constants (widths).
+CHUNK_ABOVE = 320  # a key wider than this is cut into chunks
+CHUNK_MIN = 24  # no cut before a chunk is this wide
+CHUNK_MAX = 160  # a cut wherever a chunk reaches this width
+CHUNK_DIV = 32  # a cut where the hash of the last three characters is 0 mod this
+_M32 = 0xFFFFFFFF
+
+
+def chunk_key(key: str) -> list[tuple[str, int]]:
+    """``key`` as ``[(piece, width)]``: ``[(key, width(key))]`` when it is at most
+    :data:`CHUNK_ABOVE` wide; otherwise pieces ending where a chunk reaches :data:`CHUNK_MAX`,
+    or is at least :data:`CHUNK_MIN` wide and the hash of its last three characters (code
+    points) is 0 mod :data:`CHUNK_DIV`; a last piece narrower than CHUNK_MIN joins the one
+    before. The cut points depend on the text around them only, as in content-defined chunking
+    of files, so an insertion or deletion moves no cut far from it.
+
+    >>> [w for _, w in chunk_key("a" * 30)], sum(w for _, w in chunk_key("ab" * 400))
+    ([30], 800)
+    """
+    total = width(key)
+    if total <= CHUNK_ABOVE:
+        return [(key, total)]
+    out: list[tuple[str, int]] = []
+    start = w = a = b = 0
+    for i, ch in enumerate(key):
+        c = ord(ch)
+        w += width(ch)
+        h = ((a * 0x9E3779B1) ^ (b * 0x85EBCA77) ^ (c * 0xC2B2AE3D)) & _M32
+        h ^= h >> 15
+        h = (h * 0x2C1B3C6D) & _M32
+        h ^= h >> 12
+        a, b = b, c
+        if w >= CHUNK_MAX or (w >= CHUNK_MIN and h % CHUNK_DIV == 0):
+            out.append((key[start : i + 1], w))
+            start, w = i + 1, 0
+    if start < len(key):
+        if out and w < CHUNK_MIN:
+            piece, pw = out.pop()
+            out.append((piece + key[start:], pw + w))
+        else:
+            out.append((key[start:], w))
+    return out
 
 
 def body_hash(text: str, *, normalized: bool = False, min_sentence: int = 10) -> str:

@@ -32,8 +32,8 @@ def _join(sentences: list[str]) -> str:
 
 
 def test_config_identity_and_validation() -> None:
-    assert FingerprintConfig().identity == "s3-x10-y2-z50-m7-r16"
-    assert fp.PAPER.identity == "s3-x10-y4-z100-m7-r16"
+    assert FingerprintConfig().identity == "s4-x10-y2-z50-m7-r16"
+    assert fp.PAPER.identity == "s4-x10-y4-z100-m7-r16"
     assert str(PROFILES["short"]) == PROFILES["short"].identity
     assert PROFILES["short"].buckets == 5 and PROFILES["short"].max_fingerprints == 80
     for cfg in PROFILES.values():
@@ -79,6 +79,44 @@ def test_near_duplicates_share_unrelated_do_not() -> None:
     assert len(original & variant) >= 5
     for seed in range(10, 20):
         assert not original & set(fingerprints(_join(_article(seed))))
+
+
+_NAV = (
+    "Home News Weather Radar Loop Short Range Long Range Composite Reflectivity Base Rainfall "
+    "Storm Total National Alaska Hawaii Guam Puerto Rico Radars by State Additional Links "
+    "Credits Disclaimer Search by city or zip code Local forecast Adjacent radars"
+).split()
+
+
+def _run(seed: int, n: int) -> str:
+    """A long run of words with no sentence punctuation (navigation-like page text)."""
+    rng = random.Random(seed)
+    return " ".join(rng.choice(_NAV) for _ in range(n))
+
+
+def test_long_runs_are_cut_at_content_defined_points() -> None:
+    key = "".join(_run(1, 400).split()).lower()
+    pieces = fp.chunk_key(key)
+    assert len(pieces) > 10 and "".join(p for p, _ in pieces) == key
+    assert all(fp.CHUNK_MIN <= w <= fp.CHUNK_MAX + fp.CHUNK_MIN for _, w in pieces)
+    assert fp.chunk_key(key[: fp.CHUNK_ABOVE]) == [(key[: fp.CHUNK_ABOVE], fp.CHUNK_ABOVE)]
+    edited = key[:1000] + "changed" + key[1000:]  # one insertion in the middle
+    before, after = {p for p, _ in pieces}, {p for p, _ in fp.chunk_key(edited)}
+    assert len(before - after) <= 2  # the cuts resynchronise right after the edit
+    assert sum(w for _, w in fp.chunk_key("中文" * 400)) == 1600
+
+
+def test_pages_without_punctuation_share_fingerprints_despite_scattered_edits() -> None:
+    # Two versions of a page whose text has (almost) no sentence punctuation: one run of 300
+    # words with an edit near the start, one in the middle and one near the end. As whole
+    # sentences nothing is shared; cut at content-defined points most of the text is.
+    words = _run(7, 300).split()
+    a, b = list(words), list(words)
+    for i in (5, 150, 290):
+        b[i] = "Edited" + b[i]
+    fa, fb = set(fingerprints(" ".join(a))), set(fingerprints(" ".join(b)))
+    assert len(fa) > 20 and len(fa & fb) >= 5
+    assert not fa & set(fingerprints(_run(8, 300)))
 
 
 def test_whitespace_and_width_forms_do_not_matter() -> None:
@@ -170,6 +208,18 @@ def test_cython_and_reference_agree(
     st.sampled_from(_CONFIGS[2:]),
 )
 def test_cython_and_reference_agree_on_generated_text(text: str, cfg: FingerprintConfig) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        _both(text, cfg, mp)
+
+
+@needs_cython
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(st.sampled_from(list("ab Cd中文字ßİǅ\u0301\u200b𠀀😀한\n")), min_size=300, max_size=2000),
+    st.sampled_from(_CONFIGS),
+)
+def test_cython_and_reference_agree_on_long_runs(text: str, cfg: FingerprintConfig) -> None:
+    # no sentence punctuation: keys wider than CHUNK_ABOVE, cut into chunks
     with pytest.MonkeyPatch.context() as mp:
         _both(text, cfg, mp)
 
