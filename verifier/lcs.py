@@ -15,7 +15,6 @@ from types import ModuleType
 from typing import Literal
 
 from ingest.settings import Settings
-from verifier import _lcs_py
 from verifier.errors import ImplementationUnavailable
 
 _compiled: ModuleType | None
@@ -48,7 +47,7 @@ def implementation(name: str | None = None) -> ModuleType:
     or the settings' (``$NEARDUP_IMPL``)."""
     choice = (name if name is not None else Settings.from_env().impl).strip().lower()
     if choice == "python":
-        return _lcs_py
+        return _reference()
     if choice not in ("", "cython"):
         raise ImplementationUnavailable(
             f"NEARDUP_IMPL={choice!r} is not an implementation; use 'python' or 'cython'"
@@ -59,8 +58,16 @@ def implementation(name: str | None = None) -> ModuleType:
                 "NEARDUP_IMPL=cython but the extension verifier._lcs is not built; run "
                 "`pip install -e .`"
             )
-        return _lcs_py
+        return _reference()
     return _compiled
+
+
+def _reference() -> ModuleType:
+    # Imported only when chosen: a compiled run (``neardup compare`` on one pair) does not
+    # pay for loading the specification.
+    from verifier import _lcs_py
+
+    return _lcs_py
 
 
 _impl = implementation()

@@ -56,6 +56,7 @@ containment; see the issue's report.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -84,7 +85,7 @@ _CJK = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
     "\U00020000-\U0002fa1f"
 )
-_TOKEN = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
+_TOKEN = f"[{_CJK}]|[^\\W{_CJK}]+"
 # Tokens are mapped to code points from here on (supplementary planes: no surrogates).
 _CODE_BASE = 0x10000
 
@@ -128,7 +129,14 @@ def tokens(text: str) -> list[str]:
     >>> tokens("Hotel Nord, 2 nights — 北京饭店")
     ['hotel', 'nord', '2', 'nights', '北', '京', '饭', '店']
     """
-    return _TOKEN.findall(text.casefold())
+    return _token_pattern().findall(text.casefold())
+
+
+@functools.cache
+def _token_pattern() -> re.Pattern[str]:
+    # Compiled on first use: the compiled word layer never needs it, and a one-pair
+    # ``neardup compare`` should not pay for it at start-up.
+    return re.compile(_TOKEN)
 
 
 def encode(a: str, b: str) -> tuple[str, str]:
