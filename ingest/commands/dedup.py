@@ -25,8 +25,9 @@ import json
 import multiprocessing
 import os
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ingest.commands.progress import progress_bar
@@ -39,7 +40,7 @@ from verifier.compare import compare
 from verifier.config import VerifyConfig
 from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
 
-__all__ = ["add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
+__all__ = ["CandidateIndex", "DiskTexts", "add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
 
 DEFAULT_K = 20
 VERIFY_CHUNK = 16  # documents per verification task of the process pool
@@ -96,19 +97,23 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     progress = progress_bar(args)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    prepared = list(
-        progress(
-            prepare_lines(read_lines(args.input, limits), config, processes=args.processes,
-                          limits=limits),
-            desc="fingerprint",
-        )
-    )
+    lines = prepare_lines(read_lines(args.input, limits), config, processes=args.processes,
+                          limits=limits)
+    # Embedded: the texts go to disk as they come (only fingerprints and group state stay in
+    # memory, so a crawl of millions of pages fits); the engine path hands whole documents on.
+    texts = DiskTexts() if args.backend == "embedded" else None
+    index = CandidateIndex(args.candidates)
+    earlier: dict[str, list[str]] = {}
+    if texts is not None:
+        lines = _to_disk(lines, texts, index, earlier)
+    prepared = list(progress(lines, desc="fingerprint"))
     timings["fingerprint_s"] = time.perf_counter() - t0
-    if args.backend == "embedded":
-        groups = dedup_embedded(
-            prepared, args.profile, k=args.candidates, processes=args.processes, progress=progress,
-            timings=timings,
-        )
+    if texts is not None:
+        with texts:
+            groups = dedup_embedded(
+                prepared, args.profile, k=args.candidates, processes=args.processes,
+                progress=progress, timings=timings, texts=texts, earlier=earlier,
+            )
     else:
         # The engine path is a lazy door like the CLI's: the embedded default never loads an
         # engine client or a broker.
@@ -130,21 +135,83 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _to_disk(
+    prepared: Iterable[Prepared], texts: DiskTexts, index: CandidateIndex,
+    earlier: dict[str, list[str]],
+) -> Iterator[Prepared]:
+    """``prepared`` as it is read, each document's verified text moved to ``texts`` and its
+    earlier candidates taken (``earlier``) before it is added to ``index``; the document keeps
+    only its id, seq and fingerprint config."""
+    last: tuple[int, str] | None = None
+    for p in prepared:
+        d = p.doc
+        if d is not None:
+            if last is not None and (d.seq, d.id) <= last:  # prepare_lines numbers lines in order
+                raise RuntimeError("documents out of (seq, id) order")
+            last = (d.seq, d.id)
+            texts.put(d.id, d.verified_text)
+            earlier[d.id] = index.add(d)
+            d.body, d.content, d.fingerprints = "", None, []
+            d.url = d.site = d.title = None
+        yield p
+
+
 def _n_groups(groups: dict[str, dict[str, Any]]) -> int:
     return len({g["dup_group"] for g in groups.values()})
 
 
 # --- embedded backend ------------------------------------------------------------------------
 
-_TEXTS: dict[str, str] = {}  # inherited by forked verification workers
+class DiskTexts:
+    """The verified texts of a run in an unlinked temporary file, read back by offset.
+
+    The parent keeps one ``(offset, length)`` per document; forked verification workers inherit
+    the descriptor and read with ``os.pread`` (no shared file position), so memory does not
+    grow with the texts. UTF-8 with ``surrogatepass``: any ``str`` comes back unchanged.
+    """
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="neardup-dedup-")
+        self._end = 0
+        self._where: dict[str, tuple[int, int]] = {}
+
+    def put(self, doc_id: str, text: str) -> None:
+        data = text.encode("utf-8", "surrogatepass")
+        self._file.write(data)
+        self._where[doc_id] = (self._end, len(data))
+        self._end += len(data)
+
+    def get(self, doc_id: str) -> str:
+        offset, size = self._where[doc_id]
+        data = os.pread(self._file.fileno(), size, offset)
+        return data.decode("utf-8", "surrogatepass")
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._where
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> DiskTexts:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_TEXTS: DiskTexts | None = None  # inherited by forked verification workers
 _VCONFIG: Any = None
 
 
 def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, float, float]]:
-
+    assert _TEXTS is not None
+    text = _TEXTS.get(doc_id)
     out = []
     for r in rep_ids:
-        v = compare(_TEXTS[doc_id], _TEXTS[r], _VCONFIG)
+        v = compare(text, _TEXTS.get(r), _VCONFIG)
         out.append((bool(v.similar), float(v.resemble), float(v.contain)))
     return out
 
@@ -155,30 +222,54 @@ def _compare_chunk(
     return [_compare_against(doc_id, reps) for doc_id, reps in chunk]
 
 
+class CandidateIndex:
+    """The embedded candidate rule, one document at a time, in ``(seq, id)`` order.
+
+    :meth:`add` returns the top-``k`` earlier candidates of a document — documents of the same
+    fingerprint config sharing distinct fingerprints, by shared count desc, then ``seq``, then
+    ``id`` (the OpenSearch query's rule) — and then indexes it. The document's fingerprint list
+    is not kept: a fingerprint seen once holds its one id, a shared one the list of ids.
+    """
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self._postings: dict[str, dict[str, Any]] = {}  # fp_config -> fp -> id | [ids]
+        self.seq_of: dict[str, int] = {}
+
+    def add(self, doc: Any) -> list[str]:
+        postings = self._postings.setdefault(doc.fp_config, {})
+        terms = set(doc.fingerprints)
+        shared: dict[str, int] = {}
+        for t in terms:
+            hit = postings.get(t)
+            if hit is None:
+                continue
+            for j in (hit,) if isinstance(hit, str) else hit:
+                shared[j] = shared.get(j, 0) + 1
+        out = [c.id for c in rank_candidates(shared, self.k, self.seq_of)]
+        for t in terms:
+            hit = postings.get(t)
+            if hit is None:
+                postings[t] = doc.id
+            elif isinstance(hit, str):
+                postings[t] = [hit, doc.id]
+            else:
+                hit.append(doc.id)
+        self.seq_of[doc.id] = doc.seq
+        return out
+
+
 def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
     """The top-``k`` earlier candidates of every document, ``docs`` sorted by ``(seq, id)``.
 
-    The embedded store's candidate rule (and the OpenSearch query's): documents of the same
-    fingerprint config sharing distinct fingerprints, by shared count desc, then ``seq``, then
-    ``id`` — asked before the document is added, so only earlier documents. A dict inverted
-    index instead of the SQLite store: the same answer, without storing every body in SQLite
-    (the candidate phase was over half of a 10k-document run). No stoplist: a fresh embedded
-    store has none either.
+    The embedded store's candidate rule (and the OpenSearch query's), :class:`CandidateIndex`:
+    asked before the document is added, so only earlier documents. A dict inverted index
+    instead of the SQLite store: the same answer, without storing every body in SQLite (the
+    candidate phase was over half of a 10k-document run). No stoplist: a fresh embedded store
+    has none either.
     """
-
-    postings: dict[tuple[str, str], list[str]] = {}
-    seq_of = {d.id: d.seq for d in docs}
-    out: dict[str, list[str]] = {}
-    for d in docs:
-        terms = {(d.fp_config, fp) for fp in d.fingerprints}
-        shared: dict[str, int] = {}
-        for t in terms:
-            for j in postings.get(t, ()):
-                shared[j] = shared.get(j, 0) + 1
-        out[d.id] = [c.id for c in rank_candidates(shared, k, seq_of)]
-        for t in terms:
-            postings.setdefault(t, []).append(d.id)
-    return out
+    index = CandidateIndex(k)
+    return {d.id: index.add(d) for d in docs}
 
 
 class _V:
@@ -195,24 +286,36 @@ def dedup_embedded(
     processes: int = 1,
     progress: Any = None,
     timings: dict[str, float] | None = None,
+    texts: DiskTexts | None = None,
+    earlier: dict[str, list[str]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Groups of the prepared documents, in-process: ``{id: {dup_group, dup_of, resemble,
     contain}}`` (documents in error are absent). ``timings`` receives the seconds spent in
-    the candidate and verification phases."""
+    the candidate and verification phases. ``texts`` holds the documents' verified texts and
+    ``earlier`` their earlier candidates when the caller took both while reading (``neardup
+    dedup`` does, and keeps neither texts nor fingerprints in memory); by default the texts
+    are copied to disk here and the candidates computed from the fingerprints."""
     timings = {} if timings is None else timings
+    if texts is None:
+        with DiskTexts() as own:
+            for p in prepared:
+                if p.doc is not None:
+                    own.put(p.doc.id, p.doc.verified_text)
+            return dedup_embedded(prepared, profile, k, processes, progress, timings, own, earlier)
     t0 = time.perf_counter()
-    global _VCONFIG
+    global _TEXTS, _VCONFIG
 
     progress = progress or (lambda it, desc, total=None: it)
     docs = [p.doc for p in prepared if p.doc is not None]
     docs.sort(key=lambda d: (d.seq, d.id))
-    earlier = earlier_candidates(docs, k)
+    if earlier is None:
+        earlier = earlier_candidates(docs, k)
     timings["candidates_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     compared = 0
     seq = {d.id: d.seq for d in docs}
-    _TEXTS.clear()
-    _TEXTS.update((d.id, d.verified_text) for d in docs)
+    texts.flush()  # before the workers fork: they read the file, not this process's buffer
+    _TEXTS = texts
     _VCONFIG = VerifyConfig.profile(profile)
 
     decisions: dict[str, Decision] = {}
@@ -281,7 +384,7 @@ def dedup_embedded(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-        _TEXTS.clear()
+        _TEXTS = None
     timings["verify_s"] = time.perf_counter() - t0
     timings["comparisons"] = compared
     if len(decisions) != len(docs):  # a cycle is impossible: candidates are strictly earlier
