@@ -230,3 +230,84 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
         PyMem_Free(a)
         PyMem_Free(b)
         free(table)
+
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long) nogil
+
+
+cdef inline Py_ssize_t _lcs_of(const uint64_t* V, Py_ssize_t W, Py_ssize_t m) noexcept nogil:
+    """Zeros among the first ``m`` bits of ``V``: the LCS so far."""
+    cdef Py_ssize_t w, ones = 0
+    for w in range(W - 1):
+        ones += __builtin_popcountll(V[w])
+    ones += __builtin_popcountll(V[W - 1] & (~<uint64_t>0 >> (64 * W - m)))
+    return m - ones
+
+
+def lcs_reaches(str sa, str sb, Py_ssize_t need):
+    """True when the LCS of two encoded token sequences has at least ``need`` tokens; as
+    ``verdict.lcs_reaches``.
+
+    Bit-parallel (Allison & Dix 1986, Hyyrö 2004), with the shorter sequence as the pattern:
+    O(n·⌈m/64⌉) word operations whatever the edit distance, tokens absent from the pattern
+    cost nothing. The LCS so far is counted every 64 tokens, and the answer returned as soon
+    as it is known (reached, or out of reach with the tokens left)."""
+    cdef str short, other
+    if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb):
+        short, other = sa, sb
+    else:
+        short, other = sb, sa
+    cdef Py_ssize_t m = PyUnicode_GET_LENGTH(short), n = PyUnicode_GET_LENGTH(other)
+    if need <= 0:
+        return True
+    if need > m:
+        return False
+    cdef Py_ssize_t W = (m + 63) // 64, top = 0, i, j, w, c, r, rows = 0, common = 0
+    for i in range(m):
+        c = <Py_ssize_t>PyUnicode_READ_CHAR(short, i) - CODE_BASE
+        if c < 0:
+            raise ValueError("not an encoded token sequence (code points from U+10000)")
+        if c + 1 > top:
+            top = c + 1
+    cdef Py_ssize_t* row = <Py_ssize_t*>malloc(top * sizeof(Py_ssize_t))
+    cdef uint64_t* peq = <uint64_t*>calloc(m * W, sizeof(uint64_t))
+    cdef uint64_t* V = <uint64_t*>malloc(W * sizeof(uint64_t))
+    cdef const uint64_t* M
+    cdef uint64_t v, u, s, t, carry
+    try:
+        if row == NULL or peq == NULL or V == NULL:
+            raise MemoryError()
+        for i in range(top):
+            row[i] = -1
+        for j in range(m):
+            c = <Py_ssize_t>PyUnicode_READ_CHAR(short, j) - CODE_BASE
+            if row[c] < 0:
+                row[c] = rows
+                rows += 1
+            peq[row[c] * W + (j >> 6)] |= (<uint64_t>1) << (j & 63)
+        for w in range(W):
+            V[w] = ~<uint64_t>0
+        for i in range(n):
+            c = <Py_ssize_t>PyUnicode_READ_CHAR(other, i) - CODE_BASE
+            if 0 <= c < top and row[c] >= 0:
+                M = peq + row[c] * W
+                carry = 0
+                for w in range(W):
+                    v = V[w]
+                    u = v & M[w]
+                    s = v + u
+                    t = s + carry
+                    carry = (s < v) | (t < s)
+                    V[w] = t | (v & ~M[w])
+            if (i & 63) == 63:
+                common = _lcs_of(V, W, m)
+                if common >= need:
+                    return True
+                if common + (n - 1 - i) < need:
+                    return False
+        return _lcs_of(V, W, m) >= need
+    finally:
+        free(row)
+        free(peq)
+        free(V)

@@ -76,8 +76,8 @@ except ImportError:  # not built (pure-Python install): the reference below is u
     _compiled = None
 
 __all__ = [
-    "ContentFeatures", "content_features", "decide", "encode", "shared_upper", "tokens",
-    "word_contain",
+    "ContentFeatures", "content_features", "decide", "encode", "lcs_reaches", "shared_upper",
+    "tokens", "word_contain",
 ]
 
 # One token per CJK ideograph / kana / hangul syllable; other word characters in runs.
@@ -198,7 +198,13 @@ def content_features(
     # No other cap (``config.max_d`` caps the character-level TLCS step): long pages are
     # aligned, at word level, in full.
     max_d = -1 if passed else n + m - 2 * need
-    blocks = _lcs.matching_blocks(sa, sb, max_d)
+    # A pair that cannot reach rule 1 is told by the bit-parallel LCS length, whose cost does
+    # not grow with the edit distance (Myers' does: dense edits, long CJK pages); the same
+    # answer as the capped alignment, which then runs only for pairs it will complete.
+    blocks = (
+        None if not passed and not _lcs_reaches(sa, sb, need)
+        else _lcs.matching_blocks(sa, sb, max_d)
+    )
     if blocks is None:
         # D > max_d, so L < (n + m - max_d) / 2: report that bound (and <= upper).
         bound = min(upper, math.ceil((n + m - max_d) / 2) - 1)
@@ -241,6 +247,30 @@ def word_contain(sa: str, sb: str, ngram: int, min_words: int) -> float:
     return covered / n
 
 
+def lcs_reaches(sa: str, sb: str, need: int) -> bool:
+    """True when the LCS of token sequences ``sa`` and ``sb`` has at least ``need`` tokens.
+
+    Bit-parallel (Allison & Dix 1986; Hyyrö 2004): bit j of ``v`` is 0 when the LCS of the
+    text so far with the pattern's first j + 1 tokens grew at j; each token of the text
+    updates all of them with one addition, so the cost does not depend on the edit distance.
+    The rejection filter before the word alignment: its answer is exactly whether Myers capped
+    at ``len(sa) + len(sb) - 2 * need`` finds an alignment.
+
+    >>> lcs_reaches("abcabba", "cbabac", 4), lcs_reaches("abcabba", "cbabac", 5)
+    (True, False)
+    """
+    short, other = (sa, sb) if len(sa) <= len(sb) else (sb, sa)
+    masks: dict[str, int] = {}
+    for j, token in enumerate(short):
+        masks[token] = masks.get(token, 0) | (1 << j)
+    full = (1 << len(short)) - 1
+    v = full
+    for token in other:
+        u = v & masks.get(token, 0)
+        v = ((v + u) | (v - u)) & full
+    return len(short) - bin(v).count("1") >= need
+
+
 def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tuple[bool, str]:
     """``(similar, reason)`` of the content decision over features ``f`` (``shared``: the
     TLCS resemble rate, 0 when unknown)."""
@@ -257,8 +287,10 @@ def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tup
 # The word layer's implementation follows the verifier's (``NEARDUP_IMPL``): the compiled twin
 # with the compiled LCS, this module's reference with the reference.
 if _compiled is not None and _lcs.IMPLEMENTATION == "cython":
-    _encode_words, _shared_upper, _word_contain = (
-        _compiled.encode, _compiled.shared_upper, _compiled.word_contain
+    _encode_words, _shared_upper, _word_contain, _lcs_reaches = (
+        _compiled.encode, _compiled.shared_upper, _compiled.word_contain, _compiled.lcs_reaches
     )
 else:
-    _encode_words, _shared_upper, _word_contain = encode, shared_upper, word_contain
+    _encode_words, _shared_upper, _word_contain, _lcs_reaches = (
+        encode, shared_upper, word_contain, lcs_reaches
+    )

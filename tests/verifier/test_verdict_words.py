@@ -46,3 +46,50 @@ def test_words_on_a_page() -> None:
     assert [ord(c) - 0x10000 for c in sa[:9]] == [0, 1, 2, 3, 4, 5, 6, 7, 8]
     assert _words.shared_upper(sa, sb) == len(sa)
     assert _words.word_contain(sa, sb, 16, 150) == 1.0
+
+
+def _dp_lcs(a: str, b: str) -> int:
+    """The O(nm) dynamic programme: the oracle."""
+    row = [0] * (len(b) + 1)
+    for ca in a:
+        prev = 0
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], prev + 1 if ca == cb else max(row[j], row[j - 1])
+    return row[-1]
+
+
+# Encoded token sequences: few distinct tokens (long common runs, many ties) up to several
+# 64-bit words of pattern (carries between words), and from the whole alphabet.
+TOKENS = st.integers(1, 12).flatmap(
+    lambda k: st.lists(st.integers(0, k - 1), max_size=300).map(
+        lambda ids: "".join(chr(0x10000 + i) for i in ids)
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TOKENS, TOKENS, st.integers(-2, 40))
+def test_lcs_reaches_is_the_dp_oracle_and_the_capped_alignment(sa: str, sb: str, delta: int) -> None:
+    from verifier import lcs
+
+    common = _dp_lcs(sa, sb)
+    impls = [verdict.lcs_reaches] + ([_words.lcs_reaches] if _words is not None else [])
+    for need in {common - 1, common, common + 1, common + delta, delta}:
+        for reaches in impls:
+            assert reaches(sa, sb, need) is (common >= need)
+        # What the filter stands for: whether Myers capped at D = n + m - 2 need aligns them.
+        max_d = len(sa) + len(sb) - 2 * need
+        if max_d >= 0:
+            assert (lcs.matching_blocks(sa, sb, max_d) is not None) is (common >= need)
+
+
+@compiled
+def test_lcs_reaches_on_long_sequences_stops_early_with_the_right_answer() -> None:
+    assert _words is not None
+    page = verdict.encode("新华社北京一月一日电 " * 400, "")[0]
+    other = page[::-1]
+    common = _dp_lcs(page[:700], other[:700])
+    assert _words.lcs_reaches(page[:700], other[:700], common)
+    assert not _words.lcs_reaches(page[:700], other[:700], common + 1)
+    assert _words.lcs_reaches(page, page, len(page))
+    assert not _words.lcs_reaches(page, page[:-1], len(page))
