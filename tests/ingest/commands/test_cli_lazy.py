@@ -11,21 +11,30 @@ import pytest
 
 from ingest.cli import COMMANDS, build_parser
 
-HEAVY = ("opensearchpy", "celery", "kombu", "starlette", "uvicorn", "ingest.server", "ingest.store.opensearch")
+HEAVY = (
+    # the HTTP server, engine clients, the broker and the worker layer
+    "opensearchpy", "elasticsearch", "celery", "kombu", "redis", "starlette", "uvicorn",
+    "ingest.server", "ingest.store.opensearch", "ingest.commands.ingest", "verifier.celery_app",
+    "verifier.tasks", "verifier.worker",
+)
+# What a compiled run on plain text does not need either: the HTML parser, the converters
+# (one pair should start about as fast as a script), and the pure-Python reference verifier.
+PLAIN_TEXT_EXTRA = ("lxml", "docutils", "markdown_it", "ingest.extract", "verifier._lcs_py")
 
 PROBE = """
 import sys
 from ingest.cli import main
 code = main(sys.argv[1:])
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy} or m in {heavy})
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy} or m in {heavy}
+               or any(m.startswith(h + ".") for h in {heavy}))
 print("HEAVY", heavy, file=sys.stderr)
 sys.exit(code)
 """
 
 
-def _run(args: list[str]) -> tuple[int, list[str]]:
+def _run(args: list[str], heavy: tuple[str, ...] = HEAVY) -> tuple[int, list[str]]:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=repr(set(HEAVY))), *args],
+        [sys.executable, "-c", PROBE.format(heavy=repr(set(heavy))), *args],
         capture_output=True, text=True, timeout=120,
     )
     line = [x for x in proc.stderr.splitlines() if x.startswith("HEAVY ")]
@@ -47,6 +56,18 @@ def test_compare_and_dedup_load_no_server_engine_client_or_broker(
     code, heavy = _run([command, str(src), "-o", str(tmp_path / "out.jsonl")])
     assert code == 0
     assert heavy == []
+
+
+def test_compare_on_plain_text_loads_no_parser_nor_the_reference(tmp_path: Path) -> None:
+    text = "新华社北京一月一日电，今天是新年的第一天，首都各界群众欢聚一堂。" * 4
+    src = tmp_path / "pairs.jsonl"
+    src.write_text(json.dumps({"a": {"text": text}, "b": {"text": text + "。"}}) + "\n")
+    code, loaded = _run(["compare", str(src), "-o", str(tmp_path / "out.jsonl")],
+                        HEAVY + PLAIN_TEXT_EXTRA)
+    assert code == 0
+    assert loaded == []
+    out = json.loads((tmp_path / "out.jsonl").read_text())
+    assert out["similar"] is True and "error" not in out
 
 
 def test_the_parser_declares_only_the_chosen_command() -> None:
