@@ -151,7 +151,7 @@ def compare(a: str, b: str, config: VerifyConfig = DEFAULT_CONFIG) -> Verdict:
     word_resemble = core_resemble = word_contain = None
     if config.decision == "content":
         shared = 0.0 if bound else resemble
-        f = _verdict.content_features(a, b, config, shared)
+        f = _verdict.content_features(a, b, config, shared, apart=bound)
         similar, reason = _verdict.decide(f, config, shared)
         word_resemble, core_resemble = f.word_resemble, f.core_resemble
         word_contain = f.word_contain

@@ -166,13 +166,15 @@ def _rate(common: int, n: int, m: int) -> float:
 
 
 def content_features(
-    a: str, b: str, config: VerifyConfig, shared: float = 0.0
+    a: str, b: str, config: VerifyConfig, shared: float = 0.0, apart: bool = False
 ) -> ContentFeatures:
     """The features of the content decision for texts ``a`` and ``b`` (any order).
 
     ``shared`` is the pair's TLCS resemble rate (0 when unknown): when it already passes
     rule 1, the word alignment is not cut short by the rule-1 bounds, since the core is
-    still needed.
+    still needed. ``apart`` says the TLCS step rejected the pair at a bound (its skeletons
+    are far apart): then the word LCS length is checked first, bit-parallel
+    (:func:`lcs_reaches`), before any alignment. Neither changes the features.
     """
     sa, sb = _encode_words(a, b)
     n, m = len(sa), len(sb)
@@ -198,11 +200,12 @@ def content_features(
     # No other cap (``config.max_d`` caps the character-level TLCS step): long pages are
     # aligned, at word level, in full.
     max_d = -1 if passed else n + m - 2 * need
-    # A pair that cannot reach rule 1 is told by the bit-parallel LCS length, whose cost does
-    # not grow with the edit distance (Myers' does: dense edits, long CJK pages); the same
-    # answer as the capped alignment, which then runs only for pairs it will complete.
+    # A pair the TLCS step rejected at a bound is most likely rejected here too: the
+    # bit-parallel LCS length says so at a cost that does not grow with the edit distance
+    # (Myers' does: long CJK pages, dense edits), with exactly the capped alignment's answer.
+    # Other pairs mostly complete the alignment, where the filter would only add its cost.
     blocks = (
-        None if not passed and not _lcs_reaches(sa, sb, need)
+        None if not passed and apart and not _lcs_reaches(sa, sb, need)
         else _lcs.matching_blocks(sa, sb, max_d)
     )
     if blocks is None:

@@ -93,3 +93,14 @@ def test_lcs_reaches_on_long_sequences_stops_early_with_the_right_answer() -> No
     assert not _words.lcs_reaches(page[:700], other[:700], common + 1)
     assert _words.lcs_reaches(page, page, len(page))
     assert not _words.lcs_reaches(page, page[:-1], len(page))
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXT, TEXT, st.sampled_from([0.0, 0.2, 0.6]))
+def test_the_rejection_filter_changes_no_feature(a: str, b: str, shared: float) -> None:
+    from verifier.config import VerifyConfig
+
+    config = VerifyConfig(min_contain_words=2, contain_ngram=2)
+    assert verdict.content_features(a, b, config, shared, apart=True) == verdict.content_features(
+        a, b, config, shared, apart=False
+    )
