@@ -160,3 +160,34 @@ def test_skeleton_sizes_are_the_skeletons_lengths(a: str, b: str) -> None:
     assert _lcs_py.skeleton_sizes(a, b, 4) == want
     if _lcs_c is not None:
         assert _lcs_c.skeleton_sizes(a, b, 4) == want
+
+
+# Pairs that go through the compiled filter for long skeletons far apart (skeletons longer
+# together than max_d): small max_d values make short texts take that path.
+PAGE = st.text(alphabet="ab 新华社北京电\n", min_size=40, max_size=400)
+
+
+@pytest.mark.skipif(_lcs_c is None, reason="verifier._lcs is not built")
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab新华", max_size=300), st.text(alphabet="ab新华", max_size=300),
+       st.integers(-2, 30))
+def test_bit_parallel_filter_is_the_dp_oracle(a: str, b: str, delta: int) -> None:
+    assert _lcs_c is not None
+    common = naive_lcs(a, b)
+    for need in {common - 1, common, common + 1, common + delta, delta}:
+        assert _lcs_c._skeleton_lcs_reaches(a, b, need) is (common >= need)
+
+
+@pytest.mark.skipif(_lcs_c is None, reason="verifier._lcs is not built")
+@settings(max_examples=150, deadline=None)
+@given(PAGE, PAGE, st.sampled_from([0, 3, 10, 40, 120]), st.booleans())
+def test_long_skeletons_far_apart_verify_as_the_reference(
+    a: str, b: str, max_d: int, iterative: bool
+) -> None:
+    from verifier.config import VerifyConfig
+
+    assert _lcs_c is not None
+    assert _lcs_c._skeleton_lcs_reaches(a, a, len(a))
+    config = VerifyConfig(window=4, max_d=max_d, iterative=iterative, min_iteration_tlcs=4,
+                          resemble=0.01, contain=0.01, min_block_size=4)
+    assert _lcs_c.verify(a, b, config) == _lcs_py.verify(a, b, config)
