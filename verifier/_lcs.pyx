@@ -44,24 +44,30 @@ cdef int64_t _FAR_BACK = -(1LL << 62)
 cdef int64_t _FAR_AHEAD = 1LL << 62
 
 # Widths of the Basic Multilingual Plane, from the one definition in verifier.units; and the
-# same with 0 for the code points normalisation treats as blank.
+# same with 0 for the code points normalisation treats as blank. Filled a page of 256 code
+# points at a time, when a text first holds one of them (``_fill_pages``): the whole plane
+# costs 65,536 Python calls, a start-up a one-pair ``neardup compare`` would notice.
 cdef uint8_t _BMP_WIDTH[65536]
 cdef uint8_t _BMP_INFO[65536]
+cdef uint8_t _PAGE_READY[256]
+_plain_width = getattr(_char_width, "__wrapped__", _char_width)  # skip its cache: one-off calls
 
 
-def _init_widths():
-    f = getattr(_char_width, "__wrapped__", _char_width)  # skip its cache: 65536 one-off calls
+cdef int _fill_page(Py_ssize_t page) except -1:
     cdef int cp
-    for cp in range(65536):
-        _BMP_WIDTH[cp] = f(chr(cp))
+    for cp in range(page << 8, (page + 1) << 8):
+        _BMP_WIDTH[cp] = _plain_width(chr(cp))
         _BMP_INFO[cp] = 0 if _is_blank(cp) else _BMP_WIDTH[cp]
-
-
+    _PAGE_READY[page] = 1
+    return 0
 
 
 cdef inline int _width(Py_UCS4 c) except -1:
-    if c < 65536:
-        return _BMP_WIDTH[c]
+    cdef Py_ssize_t cp = <Py_ssize_t>c
+    if cp < 65536:
+        if not _PAGE_READY[cp >> 8]:
+            _fill_page(cp >> 8)
+        return _BMP_WIDTH[cp]
     return _char_width(chr(c))  # astral planes are rare in web text
 
 
@@ -246,7 +252,19 @@ cdef Py_ssize_t _norm(char_t* data, Py_ssize_t n, Py_UCS4* out, int* offs,
     return k
 
 
-_init_widths()
+cdef int _fill_pages(char_t* data, Py_ssize_t n) except -1:
+    """Make sure the table holds every BMP code point of ``data``."""
+    cdef Py_ssize_t i, c
+    if char_t is uint8_t:
+        return 0  # page 0, filled at import
+    for i in range(n):
+        c = <Py_ssize_t>data[i]
+        if c < 65536 and not _PAGE_READY[c >> 8]:
+            _fill_page(c >> 8)
+    return 0
+
+
+_fill_page(0)
 
 
 cdef Py_ssize_t _normalize(str text, Py_UCS4* out, int* offs, uint8_t* widths) except -1:
@@ -257,7 +275,9 @@ cdef Py_ssize_t _normalize(str text, Py_UCS4* out, int* offs, uint8_t* widths) e
     if kind == 1:
         return _norm(<uint8_t*>data, n, out, offs, widths)
     if kind == 2:
+        _fill_pages(<uint16_t*>data, n)
         return _norm(<uint16_t*>data, n, out, offs, widths)
+    _fill_pages(<uint32_t*>data, n)
     return _norm(<uint32_t*>data, n, out, offs, widths)
 
 
