@@ -5,7 +5,8 @@ specification; ``tests/verifier/test_verdict_words.py`` holds the two to the sam
 
 from cpython.unicode cimport PyUnicode_READ_CHAR, PyUnicode_GET_LENGTH, PyUnicode_Substring
 from libc.stdlib cimport malloc, calloc, free
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.string cimport memset
 from libc.string cimport memcmp
 from cpython.mem cimport PyMem_Free
 
@@ -26,8 +27,25 @@ cdef inline bint _is_cjk(Py_UCS4 c) noexcept nogil:
             or (0x20000 <= c <= 0x2FA1F))
 
 
+cdef uint8_t _ASCII_WORD[128]
+for _c in range(128):
+    _ASCII_WORD[_c] = Py_UNICODE_ISALNUM(_c) or _c == 0x5F
+
+
 cdef inline bint _is_word(Py_UCS4 c) noexcept:
+    if <uint32_t>c < 128:
+        return _ASCII_WORD[<uint32_t>c]
     return Py_UNICODE_ISALNUM(c) or c == 0x5F  # regex \w
+
+
+# Ids of the unified ideographs (U+4E00..U+9FFF), one token each, without hashing: a slot is
+# valid when it carries the current call's stamp (so no call has to clear the array; encode
+# holds the GIL throughout, so calls never overlap).
+DEF IDEO_LO = 0x4E00
+DEF IDEO_N = 0x9FFF - 0x4E00 + 1
+cdef uint32_t _IDEO_STAMP[IDEO_N]
+cdef uint32_t _IDEO_ID[IDEO_N]
+cdef uint32_t _stamp = 0
 
 
 cdef struct Slot:
@@ -82,11 +100,21 @@ cdef Py_ssize_t _tokens(_Table table, Py_ssize_t lo, Py_ssize_t hi, uint32_t* ou
     """Write the ids of the tokens of ``table.text[lo:hi]`` (see ``verdict.tokens``) to
     ``out``; return how many."""
     cdef Py_UCS4* t = table.text
-    cdef Py_ssize_t i = lo, start, k = 0, j
+    cdef Py_ssize_t i = lo, start, k = 0, j, x
     cdef Py_UCS4 c
     cdef uint64_t h
     while i < hi:
         c = t[i]
+        x = <Py_ssize_t>c - IDEO_LO
+        if 0 <= x < IDEO_N:  # the same ids, in the same order, as the table would give
+            i += 1
+            if _IDEO_STAMP[x] != _stamp:
+                _IDEO_STAMP[x] = _stamp
+                _IDEO_ID[x] = <uint32_t>table.count
+                table.count += 1
+            out[k] = <uint32_t>(CODE_BASE + _IDEO_ID[x])
+            k += 1
+            continue
         if _is_cjk(c):
             start = i
             i += 1
@@ -115,6 +143,11 @@ def encode(str a, str b):
     cdef _Table table = _Table(n // 2 + 1)
     cdef uint32_t* out = NULL
     cdef Py_ssize_t na, nb
+    global _stamp
+    _stamp += 1
+    if _stamp == 0:  # wrapped: forget every stamp
+        memset(_IDEO_STAMP, 0, sizeof(_IDEO_STAMP))
+        _stamp = 1
     table.text = PyUnicode_AsUCS4Copy(both)
     try:
         out = <uint32_t*>malloc((n + 1) * sizeof(uint32_t))
