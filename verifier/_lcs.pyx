@@ -1455,7 +1455,7 @@ def verify(str a, str b, config):
     cdef Py_ssize_t cur_na, cur_nb, tlcs_total = 0, lcs_first = 0, tlcs_first = 0
     cdef bint first_anchored = False
     cdef bint header_footer
-    cdef double need
+    cdef double need, bound_resemble, bound_contain
     cdef bint swapped
     cdef Once r
     cdef Skel S
@@ -1518,12 +1518,15 @@ def verify(str a, str b, config):
         # per text and removal).
         extra = 2 * P.window * P.max_iterations if P.iterative else 0
         # Early rejection (paper §4.3): |TLCS| <= |LCS| <= the shorter skeleton.
-        if _skel_start(W, &S, ca, wa, na, cb, wb, nb, P.window, extra,
-                       ka, sa, &nka, kb, sb, &nkb, &P):
-            return False, 0.0, 0.0, 0, 0, [], [], "skeleton"
+        # Both skeletons in full: a rejection reports the bound of the shorter one (what a
+        # second pass over the pair would otherwise compute again).
+        _skel_start(W, &S, ca, wa, na, cb, wb, nb, P.window, extra,
+                    ka, sa, &nka, kb, sb, &nkb, NULL)
         upper = nka if nka < nkb else nkb
+        bound_resemble = upper / <double>(na + nb - upper)
+        bound_contain = upper / <double>shorter
         if _cannot_reach(upper, na, nb, &P):
-            return False, 0.0, 0.0, 0, 0, [], [], "skeleton"
+            return False, bound_resemble, bound_contain, 0, 0, [], [], "skeleton"
         if P.iterative:
             max_d = P.max_d
         else:
@@ -1534,7 +1537,7 @@ def verify(str a, str b, config):
             if P.max_d < max_d:
                 max_d = P.max_d
             if max_d < 0:
-                return False, 0.0, 0.0, 0, 0, [], [], "edit_distance"
+                return False, bound_resemble, bound_contain, 0, 0, [], [], "edit_distance"
 
         # Positions of the current (shrinking) texts in the normalised ones.
         ma = <int*>_get(W, W_MA, na * sizeof(int))
@@ -1555,7 +1558,7 @@ def verify(str a, str b, config):
                     break
             if _tlcs_once_capped(W, cur_na, cur_nb, ka, sa, nka, kb, sb, nkb, &P, max_d, &r):
                 if it == 0:
-                    return False, 0.0, 0.0, 0, 0, [], [], "edit_distance"
+                    return False, bound_resemble, bound_contain, 0, 0, [], [], "edit_distance"
                 break
             if it == 0:
                 lcs_first = r.lcs

@@ -559,7 +559,9 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
     Returns ``(similar, resemble, contain, tlcs, lcs, a_spans, b_spans, reason)``: spans are
     ``(start, end)`` offsets into the original ``a`` and ``b``; ``reason`` is None when the
     TLCS was computed, else why the pair was rejected without it (``"empty"``,
-    ``"skeleton"``, ``"edit_distance"``).
+    ``"skeleton"``, ``"edit_distance"``). After ``"skeleton"`` and ``"edit_distance"``,
+    ``resemble`` and ``contain`` are upper bounds from the first skeletons (|TLCS| <= |LCS| <=
+    the shorter skeleton), ``tlcs`` and ``lcs`` are 0.
 
     The edit curve is drawn over the longer normalised text (ties: the smaller string), the
     paper's A, so the verdict does not depend on argument order.
@@ -589,11 +591,10 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
     skel = skeletons.skeleton(a_norm, b_norm)
     sa, _, sb, _ = skel
     upper = min(len(sa), len(sb))
-    if (
-        upper / (na + nb - upper) < config.resemble
-        and upper / shorter < config.contain
-    ):
-        return False, 0.0, 0.0, 0, 0, [], [], "skeleton"
+    # A rejection reports these upper bounds of the rates, never a misleading 0.0.
+    bound_resemble, bound_contain = upper / (na + nb - upper), upper / shorter
+    if bound_resemble < config.resemble and bound_contain < config.contain:
+        return False, bound_resemble, bound_contain, 0, 0, [], [], "skeleton"
     if config.iterative:
         max_d = config.max_d
     else:
@@ -601,7 +602,7 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
         need = min(config.resemble * (na + nb) / (1.0 + config.resemble), config.contain * shorter)
         max_d = min(config.max_d, math.floor(len(sa) + len(sb) - 2.0 * need))
         if max_d < 0:
-            return False, 0.0, 0.0, 0, 0, [], [], "edit_distance"
+            return False, bound_resemble, bound_contain, 0, 0, [], [], "edit_distance"
 
     cur_a, map_a = a_norm, list(range(na))
     cur_b, map_b = b_norm, list(range(nb))
@@ -620,7 +621,7 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
         found = _tlcs_once(cur_a, cur_b, skel, config, max_d)
         if isinstance(found, str):
             if it == 0:
-                return False, 0.0, 0.0, 0, 0, [], [], found
+                return False, bound_resemble, bound_contain, 0, 0, [], [], found
             break
         tlcs, lcs, (xl, xr), (as_, ae), (bs, be) = found
         if it == 0:

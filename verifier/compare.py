@@ -145,8 +145,8 @@ def compare(a: str, b: str, config: VerifyConfig = DEFAULT_CONFIG) -> Verdict:
     similar, resemble, contain, tlcs, lcs, a_spans, b_spans, raw = _lcs.verify(a, b, config)
     bound = False
     if raw in _RAW_REASONS:
-        # Rejected before the TLCS: |TLCS| <= |LCS| <= the shorter skeleton.
-        resemble, contain = _skeleton_bound(a, b, config)
+        # Rejected before the TLCS: the rates are the bounds |TLCS| <= |LCS| <= the shorter
+        # skeleton, as the implementation returns them.
         bound = True
     word_resemble = core_resemble = word_contain = None
     if config.decision == "content":
@@ -196,14 +196,6 @@ def _whole_text_rates(a: str, b: str) -> tuple[float, float, int]:
     union = len(an) + len(bn) - common
     shorter = min(len(an), len(bn))
     return (common / union if union else 0.0), (common / shorter if shorter else 0.0), common
-
-
-def _skeleton_bound(a: str, b: str, config: VerifyConfig) -> tuple[float, float]:
-    """Upper bounds of the TLCS resemble and contain rates from the first skeleton (what the
-    early rejection computed and did not return)."""
-    na, nb, ska, skb = _lcs.skeleton_sizes(a, b, config.window)
-    upper = min(ska, skb)
-    return upper / (na + nb - upper), upper / min(na, nb)
 
 
 def compare_documents(

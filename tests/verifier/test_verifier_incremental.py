@@ -44,15 +44,16 @@ def full_verify(a: str, b: str, config: VerifyConfig) -> tuple:
         swapped = False
     sa, _, sb, _ = ref.skeleton(a_norm, b_norm, config.window)
     upper = min(len(sa), len(sb))
-    if upper / (na + nb - upper) < config.resemble and upper / nb < config.contain:
-        return False, 0.0, 0.0, 0, 0, [], [], "skeleton"
+    bound = (upper / (na + nb - upper), upper / nb)
+    if bound[0] < config.resemble and bound[1] < config.contain:
+        return False, *bound, 0, 0, [], [], "skeleton"
     if config.iterative:
         max_d = config.max_d
     else:
         need = min(config.resemble * (na + nb) / (1.0 + config.resemble), config.contain * nb)
         max_d = min(config.max_d, math.floor(len(sa) + len(sb) - 2.0 * need))
         if max_d < 0:
-            return False, 0.0, 0.0, 0, 0, [], [], "edit_distance"
+            return False, *bound, 0, 0, [], [], "edit_distance"
     cur_a, map_a, cur_b, map_b = a_norm, list(range(na)), b_norm, list(range(nb))
     total = first_tlcs = first_lcs = 0
     first_anchored = False
@@ -63,7 +64,7 @@ def full_verify(a: str, b: str, config: VerifyConfig) -> tuple:
         found = ref._tlcs_once(cur_a, cur_b, skel, config, max_d)
         if isinstance(found, str):
             if it == 0:
-                return False, 0.0, 0.0, 0, 0, [], [], found
+                return False, *bound, 0, 0, [], [], found
             break
         tlcs, lcs, (xl, xr), (as_, ae), (bs, be) = found
         if it == 0:
