@@ -11,6 +11,7 @@ Edit scripts are derived here, in one place, from :func:`matching_blocks`.
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 from typing import Literal
 
@@ -63,11 +64,9 @@ def implementation(name: str | None = None) -> ModuleType:
 
 
 def _reference() -> ModuleType:
-    # Imported only when chosen: a compiled run (``neardup compare`` on one pair) does not
-    # pay for loading the specification.
-    from verifier import _lcs_py
-
-    return _lcs_py
+    # A lazy door: loaded only when chosen, so a compiled run (``neardup compare`` on one
+    # pair) does not pay for loading the specification.
+    return importlib.import_module("verifier._lcs_py")
 
 
 _impl = implementation()
