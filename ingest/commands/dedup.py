@@ -173,6 +173,7 @@ class DiskTexts:
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="neardup-dedup-")
         self._end = 0
+        self._dirty = False
         self._where: dict[str, tuple[int, int]] = {}
 
     def put(self, doc_id: str, text: str) -> None:
@@ -180,8 +181,11 @@ class DiskTexts:
         self._file.write(data)
         self._where[doc_id] = (self._end, len(data))
         self._end += len(data)
+        self._dirty = True
 
     def get(self, doc_id: str) -> str:
+        if self._dirty:
+            self.flush()
         offset, size = self._where[doc_id]
         data = os.pread(self._file.fileno(), size, offset)
         return data.decode("utf-8", "surrogatepass")
@@ -190,7 +194,9 @@ class DiskTexts:
         return doc_id in self._where
 
     def flush(self) -> None:
+        """Write what is buffered: before forking readers, which do not share the buffer."""
         self._file.flush()
+        self._dirty = False
 
     def close(self) -> None:
         self._file.close()
