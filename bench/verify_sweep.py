@@ -1,7 +1,7 @@
 """The verifier against rapidfuzz over a grid of pairs: edit density × length × script.
 
     python bench/verify_sweep.py [--lengths 1000,5000,20000,100000] [--densities 0,1,3,10,20]
-                                 [--scripts latin,cjk] [--budget 0.4] [--seed 0] [--repeat 3]
+                                 [--scripts latin,cjk] [--budget 0.2] [--repeat 2] [--seed 0]
 
 Every point of the grid is a set of generated pairs of one script (Latin: the Python
 documentation prose that ships with CPython; CJK: People's Daily, January 1998, from
@@ -120,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--densities", default="0,1,3,10,20", help="percent of characters edited")
     ap.add_argument("--scripts", default="latin,cjk")
     ap.add_argument("--pairs", type=int, default=6, help="distinct pairs per point")
-    ap.add_argument("--budget", type=float, default=0.3, help="CPU seconds per function per round")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--budget", type=float, default=0.2, help="CPU seconds per function per round")
+    ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--detail", action="store_true", help="print every point as it is measured")
     args = ap.parse_args(argv)
