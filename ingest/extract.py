@@ -52,9 +52,6 @@ from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any
 
-import lxml.etree
-import lxml.html
-
 from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
 from ingest.settings import Settings
 
@@ -258,6 +255,11 @@ def _parse(
         _check(deadline, doc_id, "decoding")
     if not html.strip():
         return None
+    # lxml loads with the first page that needs parsing: `neardup compare` on plain text and
+    # every step that never meets HTML start without it.
+    import lxml.etree
+    import lxml.html
+
     parser = lxml.html.HTMLParser(huge_tree=True)  # one per call: parsers keep state
     try:
         if html.lstrip().startswith("<?xml"):  # lxml rejects str input with an encoding declaration

@@ -4,9 +4,8 @@
 * No function-local import of a project module. The lazy doors load a module by name with
   :func:`importlib.import_module` instead: the CLI resolves a subcommand's module only when it
   runs (``ingest/cli.py``), :func:`ingest.store.open_store` a backend only when it is opened,
-  ``neardup dedup`` its engine path only for ``--backend opensearch``, ``verifier.lcs`` the
-  pure-Python reference only when chosen, and ``verifier.compare`` the extraction only for
-  documents that are not plain text.
+  ``neardup dedup`` its engine path only for ``--backend opensearch``, and ``verifier.lcs``
+  the pure-Python reference only when chosen.
 * ``verifier`` and ``evaluation`` never import the HTTP service or the CLI.
 """
 

@@ -19,7 +19,7 @@ HEAVY = (
 )
 # What a compiled run on plain text does not need either: the HTML parser, the converters
 # (one pair should start about as fast as a script), and the pure-Python reference verifier.
-PLAIN_TEXT_EXTRA = ("lxml", "docutils", "markdown_it", "ingest.extract", "verifier._lcs_py")
+PLAIN_TEXT_EXTRA = ("lxml", "docutils", "markdown_it", "verifier._lcs_py")
 
 PROBE = """
 import sys
