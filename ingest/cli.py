@@ -12,6 +12,7 @@ traceback: :func:`service_message`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import logging
 import sys
@@ -51,6 +52,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Near-duplicate web page detection (LCS / trustable LCS) for OpenSearch.",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+    parser.add_argument(
+        "--engine",
+        choices=("opensearch", "elasticsearch"),
+        default=None,
+        help="the search engine at the URL (default $NEARDUP_ENGINE, else asked at connect)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, summary in COMMANDS.items():
@@ -72,6 +79,8 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
+    if args.engine:
+        settings = dataclasses.replace(settings, engine=args.engine)
     logging.basicConfig(
         level=logging.WARNING - 10 * min(args.verbose, 2),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

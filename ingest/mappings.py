@@ -125,9 +125,9 @@ def _check_index_name(index: str) -> None:
         )
 
 
-def _installed_version(client: Any, kind: str, name: str) -> int | None:
-    from opensearchpy.exceptions import NotFoundError
-
+def _installed_version(
+    client: Any, kind: str, name: str, not_found: type[Exception]
+) -> int | None:
     try:
         if kind == "component":
             found = client.cluster.get_component_template(name=name)
@@ -137,7 +137,7 @@ def _installed_version(client: Any, kind: str, name: str) -> int | None:
             found = client.indices.get_index_template(name=name)
             items = found.get("index_templates", [])
             meta = items[0]["index_template"].get("_meta", {}) if items else {}
-    except NotFoundError:
+    except not_found:
         return None
     if not items:
         return None
@@ -152,8 +152,11 @@ def install_templates(
     replicas: int | None = None,
     force: bool = False,
     directory: Path | None = None,
+    *,
+    not_found: type[Exception],
 ) -> dict[str, str]:
-    """Install the component and index templates for ``index`` on the node behind ``client``.
+    """Install the component and index templates for ``index`` on the node behind ``client``
+    (an OpenSearch or Elasticsearch client, whose 404 error is ``not_found``).
 
     A template is put when it is missing, older than the file's ``_meta.version``, or
     ``force`` is set. Returns ``{template name: "installed" | "upgraded" | "unchanged"}``.
@@ -167,7 +170,7 @@ def install_templates(
         name = names[stem]
         kind = "component" if stem in _COMPONENTS else "index"
         wanted = int(body["_meta"]["version"])
-        have = _installed_version(client, kind, name)
+        have = _installed_version(client, kind, name, not_found)
         if have is not None and have >= wanted and not force:
             done[name] = "unchanged"
             continue

@@ -29,6 +29,7 @@ __all__ = ["DEB_PREFIX", "Settings", "child_environ", "export_broker_url", "sett
 
 DEB_PREFIX = "NEARDUP_DEB_"
 IMPLEMENTATIONS = ("", "python", "cython")
+ENGINES = ("", "opensearch", "elasticsearch")
 
 
 def _var(env: str, doc: str, default: Any = None, *, secret: bool = False) -> Any:
@@ -55,6 +56,11 @@ class Settings:
     # --- OpenSearch (or Elasticsearch) ---------------------------------------------------------
     opensearch_url: str = _var(
         "OPENSEARCH_URL", "node URL (OpenSearch or Elasticsearch)", "http://127.0.0.1:9200"
+    )
+    engine: str = _var(
+        "NEARDUP_ENGINE",
+        "`opensearch` or `elasticsearch` (default: asked of the node at connect)",
+        "",
     )
     opensearch_user: str | None = _var("OPENSEARCH_USER", "basic-auth user (none: no auth)")
     opensearch_password: str | None = _var(
@@ -166,6 +172,10 @@ class Settings:
             if choice not in IMPLEMENTATIONS:
                 raise _bad(name, getattr(self, name), "expected python or cython")
             object.__setattr__(self, name, choice)
+        engine = self.engine.strip().lower()
+        if engine not in ENGINES:
+            raise _bad("engine", self.engine, "expected opensearch or elasticsearch")
+        object.__setattr__(self, "engine", engine)
         for name in ("visibility_timeout", "task_time_limit", "outage_budget"):
             if getattr(self, name) is not None and not getattr(self, name) > 0:
                 raise _bad(name, getattr(self, name), "expected a positive number of seconds")

@@ -90,7 +90,7 @@ def open_task_store(index: str | None) -> Store:
         store = _stores.get(key)
         if store is None:
             store = open_store(
-                "opensearch", settings, index=index, batch_query_hits=BATCH_QUERY_HITS
+                "engine", settings, index=index, batch_query_hits=BATCH_QUERY_HITS
             )
             store.observe_requests(lambda kind, seconds: timings.add("os" + kind, seconds))
             _stores[key] = store
@@ -98,7 +98,7 @@ def open_task_store(index: str | None) -> Store:
 
 
 # The most matching documents one batch candidate search may return (beyond, the batch takes
-# the per-document queries; ingest.store.opensearch).
+# the per-document queries; ingest.store.engine).
 BATCH_QUERY_HITS = settings.batch_query_hits
 
 

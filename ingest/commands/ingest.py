@@ -81,7 +81,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     limits = Limits.from_settings(settings)
     index = args.index or settings.index
-    store = open_store("opensearch", settings, index=index)
+    store = open_store("engine", settings, index=index)
     store.install()
     seq_base = time.time_ns() // 1000
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
@@ -360,7 +360,7 @@ def dedup_via_opensearch(
 
 
     index = args.index or f"neardup-dedup-{uuid.uuid4().hex[:12]}"
-    store = open_store("opensearch", settings, index=index)
+    store = open_store("engine", settings, index=index)
     store.install()
     workers: list[Any] = []
     queue = settings.queue if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.size < 1:
         print("neardup search: --size must be >= 1", file=sys.stderr)
         return 2
-    store = open_store("opensearch", settings, index=args.index)
+    store = open_store("engine", settings, index=args.index)
     try:
         hits = search(store, args.query, args.size, args.members)
     finally:

@@ -126,7 +126,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     celery_app.conf.broker_connection_timeout = 2.0
     token = args.token or settings.token
     config = ServerConfig(token=token, max_body_bytes=args.max_body, text_field=args.text_field)
-    store = open_store("opensearch", settings, url=args.opensearch_url, index=args.index)
+    store = open_store("engine", settings, url=args.opensearch_url, index=args.index)
     backend = Backend(
         store, broker_url=broker_url, profile=args.profile, limits=Limits.from_settings(settings)
     )

@@ -54,7 +54,7 @@ def _store(args: argparse.Namespace, settings: Settings) -> Store:
         if not args.path:
             raise SystemExit("neardup stoplist: --backend embedded needs --path (an SQLite file)")
         return open_store("embedded", path=args.path)
-    return open_store("opensearch", settings, index=args.index)
+    return open_store("engine", settings, index=args.index)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

@@ -6,15 +6,15 @@ import argparse
 import json
 import sys
 
-from ingest.mappings import TEMPLATE_FILES, install_templates, render, template_names
+from ingest.mappings import TEMPLATE_FILES, render, template_names
 from ingest.settings import Settings
-from ingest.store import client_from_env, open_store
+from ingest.store import open_store
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "templates",
-        help="install the pages and stoplist index templates on OpenSearch",
+        help="install the pages and stoplist index templates on OpenSearch or Elasticsearch",
         description="Versioned index templates: installed when missing or older than the "
         "files in mappings/ (see docs/opensearch.md).",
     )
@@ -29,7 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         p.add_argument("--shards", type=int, default=None, help="primary shards (default 1)")
         p.add_argument("--replicas", type=int, default=None, help="replicas (default 0)")
         if name == "install":
-            p.add_argument("--url", default=None, help="OpenSearch URL (default $OPENSEARCH_URL)")
+            p.add_argument(
+                "--url", default=None, help="OpenSearch or Elasticsearch URL (default $OPENSEARCH_URL)"
+            )
             p.add_argument("--force", action="store_true", help="put even if not newer")
             p.add_argument(
                 "--create-indices", action="store_true", help="also create the indices if missing"
@@ -49,13 +51,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
         print()
         return 0
-    client = client_from_env(args.url, settings)
-    done = install_templates(
-        client, index, args.shards, args.replicas, force=args.force, directory=directory
+    store = open_store(
+        "engine", settings, url=args.url, index=index, shards=args.shards, replicas=args.replicas
     )
+    done = store.install_templates(force=args.force)
     if args.create_indices:
-
-        done.update(open_store("opensearch", client=client, index=index).create_indices())
+        done.update(store.create_indices())
     for name, what in done.items():
         print(f"{name}\t{what}")
     return 0

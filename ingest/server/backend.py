@@ -82,7 +82,7 @@ class Backend:
     Parameters
     ----------
     store
-        An opened store (``open_store("opensearch", ...)``); the inspector's list of groups
+        An opened store (``open_store("engine", ...)``); the inspector's list of groups
         and ``GET /`` need a search engine behind it (:meth:`Store.largest_groups`,
         :meth:`Store.engine_info`).
     enqueue

@@ -1,16 +1,20 @@
 """Store backends behind one interface (:class:`ingest.store.base.Store`).
 
 >>> store = open_store("embedded")            # in-process, no server
->>> store = open_store("opensearch", settings)  # URL, credentials, index from Settings
+>>> store = open_store("engine", settings)    # the engine at the settings' URL, asked at connect
 
-The ``opensearch`` backend takes its node, credentials, TLS options and index from
-:class:`ingest.settings.Settings` (``OPENSEARCH_URL``, ``NEARDUP_INDEX``, ...; see
-docs/settings.md); without ``settings``, from the environment.
+``engine`` opens the backend of the search engine behind ``OPENSEARCH_URL`` — ``opensearch``
+or ``elasticsearch``, detected at connect (:mod:`ingest.store.detect`) unless
+``NEARDUP_ENGINE`` (``neardup --engine``) names it — with its node, credentials, TLS options
+and index from :class:`ingest.settings.Settings` (see docs/settings.md); without ``settings``,
+from the environment. Each backend lives in its own module, loaded when opened.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import logging
 import logging
 from typing import Any
 
@@ -24,6 +28,7 @@ from ingest.store.base import (
     Store,
     StoredDocument,
 )
+from ingest.store.detect import detect
 from ingest.store.errors import DocumentNotFound, StoreError, StoreUnavailable
 
 __all__ = [
@@ -39,10 +44,19 @@ __all__ = [
     "StoredDocument",
     "client_from_env",
     "default_index",
+    "engine_settings",
     "open_store",
+    "quiet_transport_log",
 ]
 
-BACKENDS = ("embedded", "opensearch")
+# Backend name -> its module (each has ``open_backend(settings, **options)``). ``engine`` is
+# not a module: it stands for whichever search engine answers at the URL.
+_MODULES = {
+    "embedded": "ingest.store.embedded",
+    "opensearch": "ingest.store.opensearch",
+    "elasticsearch": "ingest.store.elasticsearch",
+}
+BACKENDS = ("embedded", "engine", "opensearch", "elasticsearch")
 DEFAULT_URL = Settings.opensearch_url
 
 
@@ -51,7 +65,7 @@ def default_index(settings: Settings | None = None) -> str:
 
 
 class _OneLine(logging.Filter):
-    """opensearch-py logs every failed request at WARNING *with its traceback* (dozens of lines
+    """The clients log every failed request at WARNING *with its traceback* (dozens of lines
     per attempt while a node is down). The store raises :class:`StoreUnavailable` with the
     cause, so its log keeps one line per failed request; at DEBUG (``-vv``) the tracebacks
     stay."""
@@ -70,63 +84,66 @@ _ONE_LINE = _OneLine()
 
 
 def quiet_transport_log() -> None:
-    """Install :class:`_OneLine` on opensearch-py's logger (idempotent)."""
-    logger = logging.getLogger("opensearch")
-    if _ONE_LINE not in logger.filters:
-        logger.addFilter(_ONE_LINE)
+    """Install :class:`_OneLine` on the clients' transport loggers: opensearch-py's and
+    elastic-transport's (idempotent)."""
+    for name in ("opensearch", "elastic_transport.transport"):
+        logger = logging.getLogger(name)
+        if _ONE_LINE not in logger.filters:
+            logger.addFilter(_ONE_LINE)
+
+
+def engine_settings(settings: Settings, url: str | None = None) -> Settings:
+    """``settings`` with ``engine`` filled in: the configured one, else the node's answer
+    (:func:`ingest.store.detect.detect`) at ``url`` (default: the settings' URL). Pass the
+    result on (to workers, through ``NEARDUP_ENGINE``) and the question is asked once."""
+    if settings.engine:
+        return settings
+    found = detect(url or settings.opensearch_url, settings)
+    return dataclasses.replace(settings, engine=found.engine)
 
 
 def client_from_env(
     url: str | None = None, settings: Settings | None = None, **kwargs: Any
 ) -> Any:
-    """An ``opensearchpy.OpenSearch`` client configured from ``settings`` (default: the
-    environment's); keyword arguments override (``timeout``, ``max_retries``, ...)."""
-    from opensearchpy import OpenSearch
-
+    """The official client of the engine at ``url`` (default the settings' URL; settings
+    default to the environment's): ``opensearchpy.OpenSearch`` or an ``Elasticsearch`` of the
+    node's major. Keyword arguments override the client's options (timeouts, retries)."""
     quiet_transport_log()
     settings = settings or Settings.from_env()
-    options: dict[str, Any] = {
-        "hosts": [url or settings.opensearch_url],
-        "timeout": 30,
-        "max_retries": 3,
-        "retry_on_timeout": True,
-    }
-    if settings.opensearch_user:
-        options["http_auth"] = (settings.opensearch_user, settings.opensearch_password or "")
-    options["verify_certs"] = settings.opensearch_verify_certs
-    if not options["verify_certs"]:
-        options["ssl_show_warn"] = False
-    if settings.opensearch_ca_certs:
-        options["ca_certs"] = settings.opensearch_ca_certs
-    options.update(kwargs)
-    return OpenSearch(**options)
+    if settings.engine:  # named: no question asked (an Elasticsearch client asks the version)
+        return importlib.import_module(_MODULES[settings.engine]).connect(url, settings, **kwargs)
+    found = detect(url or settings.opensearch_url, settings)
+    return importlib.import_module(_MODULES[found.engine]).connect(
+        url, settings, found.version, **kwargs
+    )
 
 
 def open_store(
     backend: str = "embedded", settings: Settings | None = None, **options: Any
 ) -> Store:
-    """A store by backend name.
+    """A store by backend name (:data:`BACKENDS`).
 
     ``embedded``: options of :class:`~ingest.store.embedded.EmbeddedStore` (``path``: an
-    SQLite file, default in memory). ``opensearch``: ``client`` (default
-    :func:`client_from_env`), ``url``, ``index`` (default ``settings.index``) and the
-    options of :class:`~ingest.store.opensearch.OpenSearchStore`. ``settings`` (default:
-    the environment's, :meth:`Settings.from_env`) configure the client and the index.
+    SQLite file, default in memory). ``engine``: the search engine at the URL, ``opensearch``
+    or ``elasticsearch`` as ``settings.engine`` says or the node answers at connect.
+    ``opensearch``, ``elasticsearch``: ``client`` (default: the official client from the
+    settings), ``url``, ``index`` (default ``settings.index``) and the options of
+    :class:`~ingest.store.engine.EngineStore`. ``settings`` default to the environment's
+    (:meth:`Settings.from_env`).
     """
     # Backends are loaded by name when opened (a lazy door, like the CLI's): the embedded
     # store never loads an engine client.
+    if backend not in BACKENDS:
+        raise ConfigError(
+            f"unknown store backend {backend!r}; choose one of {', '.join(BACKENDS)}"
+        )
     if backend == "embedded":
-        embedded = importlib.import_module("ingest.store.embedded")
-        store: Store = embedded.EmbeddedStore(**options)
+        store: Store = importlib.import_module(_MODULES[backend]).open_backend(**options)
         return store
-    if backend == "opensearch":
-        engine = importlib.import_module("ingest.store.opensearch")
-        settings = settings or Settings.from_env()
-        client = options.pop("client", None)
-        url = options.pop("url", None)
-        if client is None:
-            client = client_from_env(url, settings)
-        index = options.pop("index", None) or settings.index
-        store = engine.OpenSearchStore(client, index, mappings_dir=settings.mappings_dir, **options)
-        return store
-    raise ConfigError(f"unknown store backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    quiet_transport_log()
+    settings = settings or Settings.from_env()
+    if backend == "engine":
+        settings = engine_settings(settings, options.get("url"))
+        backend = settings.engine
+    store = importlib.import_module(_MODULES[backend]).open_backend(settings, **options)
+    return store

@@ -148,6 +148,12 @@ class Store(ABC):
 
         Returns what was done, ``{thing: "installed" | "upgraded" | "unchanged" | ...}``."""
 
+    def install_templates(self, force: bool = False) -> dict[str, str]:
+        """Put the index templates (``mappings/``) when missing or older, or always with
+        ``force``, without creating indices: ``{template name: "installed" | "upgraded" |
+        "unchanged"}``. Only a search engine has templates."""
+        raise Unsupported(f"{type(self).__name__} has no index templates; use install()")
+
     @abstractmethod
     def put(self, docs: Iterable[StoredDocument], overwrite: bool = True) -> Iterator[PutResult]:
         """Index documents, yielding one result per document, in input order.

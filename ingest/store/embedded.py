@@ -33,7 +33,7 @@ from ingest.store.base import (
 from ingest.store.errors import DocumentNotFound
 from ingest.store.ranking import CANDIDATE_ORDER_SQL, candidate_terms
 
-__all__ = ["EmbeddedStore"]
+__all__ = ["EmbeddedStore", "open_backend"]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -332,3 +332,8 @@ class EmbeddedStore(Store):
 
     def __getstate__(self) -> dict[str, Any]:
         raise TypeError("EmbeddedStore holds an SQLite connection and cannot be pickled")
+
+
+def open_backend(**options: Any) -> EmbeddedStore:
+    """The store :func:`ingest.store.open_store` opens for ``embedded``."""
+    return EmbeddedStore(**options)

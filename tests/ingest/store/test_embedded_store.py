@@ -149,5 +149,5 @@ def test_threads_share_one_store(store: EmbeddedStore) -> None:
 
 
 def test_unknown_backend() -> None:
-    with pytest.raises(ConfigError, match="embedded, opensearch"):
-        open_store("elasticsearch")
+    with pytest.raises(ConfigError, match="embedded, engine, opensearch, elasticsearch"):
+        open_store("solr")

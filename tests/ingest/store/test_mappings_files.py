@@ -62,6 +62,7 @@ def test_client_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENSEARCH_USER", "neardup")
     monkeypatch.setenv("OPENSEARCH_PASSWORD", "secret")
     monkeypatch.setenv("OPENSEARCH_VERIFY_CERTS", "false")
+    monkeypatch.setenv("NEARDUP_ENGINE", "opensearch")  # named: nothing is asked of the node
     client = client_from_env()
     conn = client.transport.connection_pool.connections[0]
     assert conn.host == "https://search.example:9201"

@@ -1,5 +1,6 @@
 """The store backends are sealed: outside ``ingest/store/`` no module imports a backend
-(``ingest.store.opensearch``, ``ingest.store.embedded``), asks ``isinstance(x, <backend>)`` or
+(``ingest.store.opensearch``, ``ingest.store.elasticsearch``, ``ingest.store.engine``,
+``ingest.store.embedded``), asks ``isinstance(x, <backend>)`` or
 touches a store's ``client``. Callers use :func:`ingest.store.open_store` and the
 :class:`~ingest.store.base.Store` interface; what a backend cannot do is a method that says so.
 """
@@ -14,8 +15,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("ingest", "verifier", "evaluation", "mappings", "bench", "examples", "scripts")
 SEALED = ROOT / "ingest" / "store"
-BACKEND_MODULES = frozenset({"ingest.store.opensearch", "ingest.store.embedded"})
-BACKEND_NAMES = frozenset({"OpenSearchStore", "EmbeddedStore", "translate_errors"})
+BACKEND_MODULES = frozenset(
+    {
+        "ingest.store.opensearch",
+        "ingest.store.elasticsearch",
+        "ingest.store.engine",
+        "ingest.store.embedded",
+    }
+)
+BACKEND_NAMES = frozenset(
+    {"OpenSearchStore", "ElasticsearchStore", "EngineStore", "EmbeddedStore", "translate_errors"}
+)
 
 
 def _sources() -> list[Path]:

@@ -1,0 +1,815 @@
+"""The search-engine store: pages in one index, fingerprints as a ``keyword`` array, on
+OpenSearch or Elasticsearch (:mod:`ingest.store.opensearch`, :mod:`ingest.store.elasticsearch`).
+
+- indexing with ``helpers.streaming_bulk`` (bounded retries with exponential backoff on 429);
+- candidates with the query of :func:`ingest.store.query.build_candidate_query` (score = number of
+  shared non-stoplisted fingerprints; ties by ``seq`` then ``id``);
+- group write-back with the update API under ``if_seq_no``/``if_primary_term``, one document
+  at a time or as one ``_bulk`` of conditional updates (:meth:`EngineStore.update_groups`);
+- fingerprint frequencies with a partitioned ``terms`` aggregation on ``fingerprints`` and a
+  ``cardinality`` sub-aggregation on ``site``;
+- the stoplist in its own index, ``<index>-stoplist`` (one document per fingerprint), read
+  through a short-lived cache so a worker does not fetch it for every document.
+
+Transient transport failures surface as :class:`ingest.store.errors.StoreUnavailable`.
+
+The two engines' official clients take the same calls (``search``, ``mget``, ``update``,
+``bulk``, the template APIs, ``helpers.streaming_bulk``) with keyword arguments; what differs —
+the client package, its error classes, how a request gets its own timeout — is a
+:class:`Dialect`, data handed to :class:`EngineStore` by each backend module. No method here
+asks which engine it talks to.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import wraps
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TypeVar
+
+from ingest.mappings import install_templates, load
+from ingest.store.base import (
+    Candidate,
+    GroupUpdate,
+    PutResult,
+    StoplistEntry,
+    Store,
+    StoredDocument,
+)
+from ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
+from ingest.store.query import (
+    build_batch_candidate_query,
+    build_candidate_query,
+    build_collapse_search,
+    build_earlier_candidate_query,
+    build_largest_groups_query,
+    build_scored_candidate_query,
+    build_status_query,
+    parse_largest_groups,
+    rank_hits,
+    rank_scored_hits,
+)
+from ingest.store.ranking import candidate_terms, rank_candidates
+
+__all__ = ["Dialect", "EngineStore", "translate_errors"]
+
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
+
+TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
+_PAGE = 1000  # search_after page size for group members and the stoplist
+_FREQ_PAGE = 10000  # terms buckets per partition of the frequency aggregation
+# Site counts are exact up to this many sites and approximate beyond. The stoplist rule only asks
+# whether a fingerprint's sites are "a few" (StoplistConfig.max_sites, 3), and each bucket's
+# cardinality sketch costs memory in proportion: at 3000, 10,000 buckets tripped the request
+# circuit breaker of a 512 MB node.
+_SITES_EXACT = 100
+# earlier_candidates_many: the most matching documents one batch search may return, and terms it
+# may ask for (index.max_terms_count is 65,536); beyond either, the batch takes the per-document
+# queries.
+BATCH_QUERY_HITS = 4000
+BATCH_QUERY_TERMS = 60_000
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What one engine's official client calls things: the data :class:`EngineStore` needs to
+    speak to it, so that the store's methods never ask which engine they talk to."""
+
+    name: str  # "OpenSearch", "Elasticsearch": for messages
+    helpers: ModuleType  # the client's helpers module (streaming_bulk, bulk)
+    not_found: type[Exception]  # 404
+    conflict: type[Exception]  # 409 (version conflict, document exists)
+    bad_request: type[Exception]  # 400 (resource_already_exists_exception, ...)
+    api_error: type[Exception]  # any error answer of the engine (has a status)
+    unreachable: tuple[type[Exception], ...]  # no answer: connection refused, timeout, TLS
+    status: Callable[[Exception], int | None]  # an api_error's HTTP status
+    error_type: Callable[[Exception], str | None]  # an api_error's type, e.g. "..._exception"
+    error_body: Callable[[Exception], Any]  # an api_error's JSON answer
+    # ``client.<api>`` with a per-request timeout, in seconds (opensearch-py takes a
+    # ``request_timeout`` argument; the Elasticsearch clients, ``client.options(...)``).
+    with_timeout: Callable[[Any, float], tuple[Any, dict[str, Any]]]
+    distribution: str | None = None  # ``version.distribution`` in ``GET /`` (OpenSearch's)
+
+
+@contextmanager
+def translate_errors(dialect: Dialect) -> Iterator[None]:
+    """Re-raise transient transport failures as :class:`StoreUnavailable`, and a missing index
+    as :class:`IndexNotFound`."""
+    try:
+        yield
+    except dialect.unreachable as exc:  # includes timeouts and TLS errors
+        raise StoreUnavailable(f"{dialect.name} unreachable: {exc}") from exc
+    except dialect.not_found as exc:
+        if dialect.error_type(exc) == "index_not_found_exception":
+            body = dialect.error_body(exc)
+            error = body.get("error") if isinstance(body, dict) else None
+            index = error.get("index") if isinstance(error, dict) else None
+            raise IndexNotFound(str(index or "?")) from exc
+        raise
+    except dialect.api_error as exc:
+        status = dialect.status(exc)
+        if status in TRANSIENT_STATUS:
+            raise StoreUnavailable(f"{dialect.name} busy ({status}): {exc}") from exc
+        raise
+
+
+def _translated(func: F) -> F:
+    @wraps(func)
+    def wrapper(self: EngineStore, *args: Any, **kwargs: Any) -> Any:
+        with translate_errors(self.dialect):
+            return func(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class EngineStore(Store):
+    """Pages in ``index`` on the cluster behind ``client`` (the engine's official client,
+    spoken to in its :attr:`dialect`).
+
+    ``refresh_writes`` is passed as ``refresh`` to bulk and update requests (``False``,
+    ``True`` or ``"wait_for"``); the default leaves visibility to the refresh interval and to
+    :meth:`refresh`. ``stoplist_ttl`` is how long (seconds) a read stoplist is reused.
+    ``shards``/``replicas`` apply to indices created from the templates :meth:`install` puts,
+    read from ``mappings_dir`` (default: the packaged ``mappings/``).
+    """
+
+    dialect: Dialect  # set by each backend's subclass
+
+    def __init__(
+        self,
+        client: Any,
+        index: str = "pages",
+        *,
+        stoplist_ttl: float = 30.0,
+        refresh_writes: bool | str = False,
+        chunk_size: int = 500,
+        max_retries: int = 5,
+        initial_backoff: float = 1.0,
+        max_backoff: float = 60.0,
+        shards: int | None = None,
+        replicas: int | None = None,
+        mappings_dir: Path | None = None,
+        batch_query_hits: int = BATCH_QUERY_HITS,
+    ) -> None:
+        self.client = client
+        self.index = index
+        self.stoplist_index = f"{index}-stoplist"
+        self.stoplist_ttl = stoplist_ttl
+        self.refresh_writes = refresh_writes
+        self.chunk_size = chunk_size
+        self.max_retries = max_retries
+        self.initial_backoff = initial_backoff
+        self.max_backoff = max_backoff
+        self.shards = shards
+        self.replicas = replicas
+        self.mappings_dir = mappings_dir
+        self.batch_query_hits = batch_query_hits
+        self._stoplist_cache: tuple[float, frozenset[str]] | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(index={self.index!r})"
+
+    # -- setup -------------------------------------------------------------------------------
+
+    @_translated
+    def install(self) -> dict[str, str]:
+        """Install the templates (versioned) and create both indices when missing.
+
+        Returns what :func:`ingest.mappings.install_templates` did, plus
+        ``{index name: "created" | "exists"}``."""
+        done = self.install_templates()
+        done.update(self.create_indices())
+        return done
+
+    @_translated
+    def install_templates(self, force: bool = False) -> dict[str, str]:
+        return install_templates(
+            self.client,
+            self.index,
+            shards=self.shards,
+            replicas=self.replicas,
+            force=force,
+            directory=self.mappings_dir,
+            not_found=self.dialect.not_found,
+        )
+
+    @_translated
+    def create_indices(self) -> dict[str, str]:
+        """Create the pages and stoplist indices (from the templates) when missing:
+        ``{"index:<name>": "created" | "exists" | "exists, fields added"}``. A pages index
+        made under an older mapping gets the fields added since (additions only: the mapping
+        is ``dynamic: strict``, so a new field must be mapped before a document carries it)."""
+        done = {f"index:{n}": self._create_index(n) for n in (self.index, self.stoplist_index)}
+        if done[f"index:{self.index}"] == "exists" and self._add_new_fields():
+            done[f"index:{self.index}"] = "exists, fields added"
+        return done
+
+    def _add_new_fields(self) -> bool:
+        wanted = load("pages-mappings", self.mappings_dir)["template"]["mappings"]["properties"]
+        current = self.client.indices.get_mapping(index=self.index)
+        have: set[str] = set()
+        for body in current.values():
+            have.update(body.get("mappings", {}).get("properties", {}))
+        missing = {name: spec for name, spec in wanted.items() if name not in have}
+        if missing:
+            self.client.indices.put_mapping(index=self.index, body={"properties": missing})
+        return bool(missing)
+
+    def _create_index(self, name: str) -> str:
+        if self.client.indices.exists(index=name):
+            return "exists"
+        try:
+            self.client.indices.create(index=name)
+        except self.dialect.bad_request as exc:
+            if self.dialect.error_type(exc) == "resource_already_exists_exception":  # lost a race
+                return "exists"
+            raise
+        return "created"
+
+    @_translated
+    def refresh(self) -> None:
+        self.client.indices.refresh(index=self.index)
+
+    @_translated
+    def drop(self) -> None:
+        self.client.indices.delete(
+            index=f"{self.index},{self.stoplist_index}", ignore_unavailable=True
+        )
+        self._stoplist_cache = None
+
+    def close(self) -> None:
+        self.client.close()
+
+    # -- probes and instrumentation ----------------------------------------------------------
+
+    def check_health(self, timeout: float = 2.0) -> None:
+        client, extra = self.dialect.with_timeout(self.client, timeout + 1)
+        client.cluster.health(timeout=f"{max(1, int(timeout))}s", **extra)
+
+    def engine_info(self) -> dict[str, Any]:
+        """The node's version and build from ``_nodes/_local`` (Elasticsearch's integ-test
+        build answers ``GET /`` with 405), shaped like ``GET /``'s answer."""
+        with translate_errors(self.dialect):
+            nodes = self.client.nodes.info(node_id="_local")
+        node = next(iter(dict(nodes)["nodes"].values()))
+        version: dict[str, Any] = {"number": node["version"]}
+        for key in ("build_flavor", "build_type", "build_hash"):
+            if key in node:
+                version[key] = node[key]
+        if self.dialect.distribution:
+            version["distribution"] = self.dialect.distribution
+        return {
+            "name": node.get("name"),
+            "cluster_name": dict(nodes).get("cluster_name"),
+            "version": version,
+            "engine": self.dialect.name,
+        }
+
+    def observe_requests(self, callback: Callable[[str, float], None]) -> None:
+        """Wrap the transport's ``perform_request`` once (later calls are ignored)."""
+        transport = getattr(self.client, "transport", None)
+        if transport is None or getattr(transport, "_neardup_timed", False):
+            return
+        perform = transport.perform_request
+
+        def timed(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return perform(method, url, *args, **kwargs)
+            finally:
+                callback(_endpoint(method, url), time.perf_counter() - t0)
+
+        transport.perform_request = timed
+        transport._neardup_timed = True
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def put(self, docs: Iterable[StoredDocument], overwrite: bool = True) -> Iterator[PutResult]:
+        batch: list[StoredDocument] = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= self.chunk_size:
+                yield from self._put_batch(batch, overwrite)
+                batch = []
+        if batch:
+            yield from self._put_batch(batch, overwrite)
+
+    def _put_batch(self, batch: list[StoredDocument], overwrite: bool) -> list[PutResult]:
+        op = "index" if overwrite else "create"
+        now = _now()
+        actions = []
+        for doc in batch:
+            source = doc.to_source()
+            if source["ingested_at"] is None:
+                source["ingested_at"] = now
+            actions.append({"_op_type": op, "_index": self.index, "_id": doc.id, "_source": source})
+        extra: dict[str, Any] = {}
+        if self.refresh_writes:
+            extra["refresh"] = self.refresh_writes
+        by_id: dict[str, deque[PutResult]] = defaultdict(deque)
+        with translate_errors(self.dialect):
+            for ok, item in self.dialect.helpers.streaming_bulk(
+                self.client,
+                actions,
+                chunk_size=len(actions),
+                max_retries=self.max_retries,
+                initial_backoff=self.initial_backoff,
+                max_backoff=self.max_backoff,
+                raise_on_error=False,
+                **extra,
+            ):
+                info = item.get(op, next(iter(item.values())))
+                doc_id = str(info.get("_id"))
+                if ok:
+                    result = PutResult(doc_id, True, result=info.get("result"))
+                elif info.get("status") == 409 and not overwrite:
+                    result = PutResult(doc_id, True, result="noop")
+                else:
+                    result = PutResult(doc_id, False, error=_bulk_error(info))
+                by_id[doc_id].append(result)
+        out = []
+        for doc in batch:
+            queue = by_id.get(doc.id)
+            if queue:
+                out.append(queue.popleft())
+            else:  # not reported by the bulk helper (should not happen)
+                out.append(PutResult(doc.id, False, error="no bulk response for this document"))
+        failed = sum(not r.ok for r in out)
+        if failed:
+            log.warning("%d of %d documents failed to index into %s", failed, len(out), self.index)
+        return out
+
+    @_translated
+    def get(self, doc_id: str) -> StoredDocument | None:
+        try:
+            hit = self.client.get(index=self.index, id=doc_id)
+        except self.dialect.not_found:
+            return None
+        if not hit.get("found"):
+            return None
+        return StoredDocument.from_source(hit["_source"], _version(hit))
+
+    @_translated
+    def mget(self, ids: Iterable[str], with_fingerprints: bool = True) -> dict[str, StoredDocument]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        params = {} if with_fingerprints else {"_source_excludes": "fingerprints"}
+        try:
+            res = self.client.mget(index=self.index, body={"ids": wanted}, **params)
+        except self.dialect.not_found:
+            return {}
+        found = {}
+        for hit in res["docs"]:
+            if hit.get("found"):
+                found[hit["_id"]] = StoredDocument.from_source(hit["_source"], _version(hit))
+        return found
+
+    # -- candidates --------------------------------------------------------------------------
+
+    @_translated
+    def candidates(self, doc: StoredDocument, k: int = 20) -> list[Candidate]:
+        terms = candidate_terms(doc.fingerprints, self.stoplist())
+        if not terms:
+            return []  # the documented rule: no usable fingerprint, no candidates
+        body = build_candidate_query(terms, (), k, doc.id, doc.fp_config)
+        res = self.client.search(index=self.index, body=body)
+        return [Candidate(hit["_id"], int(round(hit["sort"][0]))) for hit in res["hits"]["hits"]]
+
+    @_translated
+    def earlier_candidates(self, doc: StoredDocument, k: int) -> list[str]:
+        """One query with a ``range`` filter on ``seq`` (the ``(seq, id)`` cut on the hits)."""
+        terms = candidate_terms(doc.fingerprints, self.stoplist())
+        if not terms:
+            return []
+        body = build_earlier_candidate_query(terms, k, doc.id, doc.fp_config, doc.seq)
+        hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+        return rank_hits(doc.seq, doc.id, hits, k)
+
+    @_translated
+    def earlier_candidates_many(
+        self, docs: Sequence[StoredDocument], k: int
+    ) -> dict[str, list[str]]:
+        """One unscored search per fingerprint config for the whole batch
+        (:meth:`_batch_candidates`); when the batch is too wide for it, one ``_msearch`` of
+        score-only queries, and the documents whose ties at the cut those cannot settle in a
+        second ``_msearch`` of fully sorted ones."""
+        if not docs:
+            return {}
+        found = self._batch_candidates(docs, k)
+        if found is not None:
+            return found
+        out: dict[str, list[str]] = {}
+        stop = self.stoplist()
+        asked: list[tuple[StoredDocument, list[str], int]] = []
+        searches: list[dict[str, Any]] = []
+        for d in docs:
+            terms = candidate_terms(d.fingerprints, stop)
+            if not terms:
+                out[d.id] = []
+                continue
+            body = build_scored_candidate_query(terms, k, d.id, d.fp_config, d.seq)
+            searches += [{"index": self.index}, body]
+            asked.append((d, terms, body["size"]))
+        if not searches:
+            return out
+        responses = self.client.msearch(body=searches)["responses"]
+        unsure: list[tuple[StoredDocument, list[str]]] = []
+        for (d, terms, size), res in zip(asked, responses, strict=True):
+            if "error" not in res:
+                ranked = rank_scored_hits(d.seq, d.id, res["hits"]["hits"], k, size)
+                if ranked is None:
+                    unsure.append((d, terms))
+                else:
+                    out[d.id] = ranked
+        if unsure:  # ties at the cut: the fully sorted query
+            searches = []
+            for d, terms in unsure:
+                body = build_earlier_candidate_query(terms, k, d.id, d.fp_config, d.seq)
+                searches += [{"index": self.index}, body]
+            responses = self.client.msearch(body=searches)["responses"]
+            for (d, _), res in zip(unsure, responses, strict=True):
+                if "error" not in res:
+                    out[d.id] = rank_hits(d.seq, d.id, res["hits"]["hits"], k)
+        return out
+
+    def _batch_candidates(
+        self, docs: Sequence[StoredDocument], k: int
+    ) -> dict[str, list[str]] | None:
+        """The earlier candidates of a whole batch from one search per fingerprint config:
+        every document (up to the batch's last ``seq``) holding any usable fingerprint of the
+        batch, with its fingerprints (doc values) and ``seq``; the shared counts are made here
+        and ranked by :func:`ingest.store.ranking.rank_candidates` among the documents before
+        each one. None when the batch is too wide for one search (more than
+        :attr:`batch_query_hits` matches, or too many terms). One terms filter and no scoring
+        cost the node far less than a scored query of ~50-100 clauses per document."""
+        stop = self.stoplist()
+        out: dict[str, list[str]] = {}
+        by_config: dict[str, list[tuple[StoredDocument, list[str]]]] = {}
+        for d in docs:
+            terms = candidate_terms(d.fingerprints, stop)
+            if terms:
+                by_config.setdefault(d.fp_config, []).append((d, terms))
+            else:
+                out[d.id] = []
+        for config, group in by_config.items():
+            holders: dict[str, list[str]] = {}  # usable fingerprint -> batch documents holding it
+            for d, terms in group:
+                for t in terms:
+                    holders.setdefault(t, []).append(d.id)
+            if len(holders) > BATCH_QUERY_TERMS:
+                return None
+            body = build_batch_candidate_query(
+                holders, config, max(d.seq for d, _ in group), [d.id for d, _ in group],
+                self.batch_query_hits,
+            )
+            hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            if len(hits) >= self.batch_query_hits:
+                return None
+            seq_of: dict[str, int] = {d.id: d.seq for d, _ in group}
+            shared: dict[str, dict[str, int]] = {d.id: {} for d, _ in group}
+            for ids_with_term in holders.values():  # candidates within the batch
+                if len(ids_with_term) > 1:
+                    for doc_id in ids_with_term:
+                        counts = shared[doc_id]
+                        for other in ids_with_term:
+                            if other != doc_id:
+                                counts[other] = counts.get(other, 0) + 1
+            for h in hits:
+                hit_id = h["_id"]
+                fields = h.get("fields", {})
+                seq_of[hit_id] = int(fields["seq"][0])
+                for fp in set(fields.get("fingerprints", ())):
+                    for doc_id in holders.get(fp, ()):
+                        counts = shared[doc_id]
+                        counts[hit_id] = counts.get(hit_id, 0) + 1
+            for d, _ in group:
+                ranked = rank_candidates(shared[d.id], k, seq_of, before=(d.seq, d.id))
+                out[d.id] = [c.id for c in ranked]
+        return out
+
+    @_translated
+    def fields(self, ids: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
+        res = self.client.mget(
+            index=self.index, body={"ids": list(ids)}, _source_includes=",".join(fields)
+        )
+        return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
+
+    @_translated
+    def count_status(self, status: str, seq_range: tuple[int, int]) -> int:
+        body = {"query": build_status_query(status, seq_range)}
+        return int(self.client.count(index=self.index, body=body)["count"])
+
+    def ids_with_status(self, status: str, seq_range: tuple[int, int]) -> Iterator[str]:
+        body: dict[str, Any] = {
+            "size": _PAGE, "query": build_status_query(status, seq_range), "_source": False,
+            "sort": [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}],
+            "track_total_hits": False,
+        }
+        while True:
+            with translate_errors(self.dialect):
+                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            yield from (h["_id"] for h in hits)
+            if len(hits) < _PAGE:
+                return
+            body["search_after"] = hits[-1]["sort"]
+
+    # -- search and inspection ---------------------------------------------------------------
+
+    @_translated
+    def collapsed_search(
+        self, query_text: str, size: int = 10, inner_hits_size: int = 5
+    ) -> list[dict[str, Any]]:
+        body = build_collapse_search(query_text, size=size, inner_hits_size=inner_hits_size)
+        return list(self.client.search(index=self.index, body=body)["hits"]["hits"])
+
+    @_translated
+    def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
+        try:
+            res = self.client.search(
+                index=self.index, body=build_largest_groups_query(size, min_size)
+            )
+        except self.dialect.not_found:
+            return {"groups": [], "grouped_documents": 0, "group_count": 0}
+        return parse_largest_groups(res)
+
+    # -- groups ------------------------------------------------------------------------------
+
+    @_translated
+    def update_group(self, update: GroupUpdate, version: tuple[int, int] | None = None) -> bool:
+        fields = _group_fields(update, _now())
+        params: dict[str, Any] = {}
+        if version is not None:
+            params["if_seq_no"], params["if_primary_term"] = version
+        if self.refresh_writes:
+            params["refresh"] = self.refresh_writes
+        try:
+            self.client.update(index=self.index, id=update.id, body={"doc": fields}, **params)
+        except self.dialect.conflict:
+            log.debug("version conflict writing the group of %s", update.id)
+            return False
+        except self.dialect.not_found as exc:
+            raise DocumentNotFound(update.id) from exc
+        return True
+
+    @_translated
+    def update_groups(
+        self, updates: Sequence[tuple[GroupUpdate, tuple[int, int] | None]]
+    ) -> list[bool | Exception]:
+        """One ``_bulk`` of partial updates, each conditional on its version when given."""
+        if not updates:
+            return []
+        now = _now()
+        body: list[dict[str, Any]] = []
+        for update, version in updates:
+            meta: dict[str, Any] = {"_index": self.index, "_id": update.id}
+            if version is not None:
+                meta["if_seq_no"], meta["if_primary_term"] = version
+            body += [{"update": meta}, {"doc": _group_fields(update, now)}]
+        params: dict[str, Any] = {}
+        if self.refresh_writes:
+            params["refresh"] = self.refresh_writes
+        items = self.client.bulk(body=body, **params)["items"]
+        out: list[bool | Exception] = []
+        transient = []
+        for (update, _), item in zip(updates, items, strict=True):
+            info = item.get("update", next(iter(item.values())))
+            status = int(info.get("status", 500))
+            if status < 300:
+                out.append(True)
+            elif status == 409:
+                log.debug("version conflict writing the group of %s", update.id)
+                out.append(False)
+            elif status == 404:
+                out.append(DocumentNotFound(update.id))
+            elif status in TRANSIENT_STATUS:
+                transient.append(_bulk_error(info))
+                out.append(StoreUnavailable(_bulk_error(info)))
+            else:
+                out.append(RuntimeError(f"{update.id}: {_bulk_error(info)}"))
+        if transient:  # the written items are idempotent: the caller sends the lot again
+            raise StoreUnavailable(f"{len(transient)} group writes refused: {transient[0]}")
+        return out
+
+    @_translated
+    def group_members(self, group_id: str) -> list[StoredDocument]:
+        body: dict[str, Any] = {
+            "size": _PAGE,
+            "query": {"term": {"dup_group": group_id}},
+            "sort": [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}],
+            "seq_no_primary_term": True,
+            "track_total_hits": False,
+        }
+        members: list[StoredDocument] = []
+        while True:
+            hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            members.extend(StoredDocument.from_source(h["_source"], _version(h)) for h in hits)
+            if len(hits) < _PAGE:
+                return members
+            body["search_after"] = hits[-1]["sort"]
+
+    # -- fingerprint frequencies and the stoplist --------------------------------------------
+
+    @_translated
+    def document_count(self) -> int:
+        return int(self.client.count(index=self.index)["count"])
+
+    @_translated
+    def fingerprint_frequencies(self, min_count: int) -> dict[str, tuple[int, int]]:
+        """Exact on a single shard (the default layout). With several shards a ``terms``
+        aggregation may undercount; a warning is logged when the engine reports an error
+        bound."""
+        partitions = 1
+        while True:
+            result, complete = self._frequencies(min_count, partitions)
+            if complete:
+                return result
+            partitions *= 4  # a partition filled its page: split the term space finer
+            log.debug("fingerprint frequencies: retrying with %d partitions", partitions)
+
+    def _frequencies(
+        self, min_count: int, partitions: int
+    ) -> tuple[dict[str, tuple[int, int]], bool]:
+        result: dict[str, tuple[int, int]] = {}
+        for partition in range(partitions):
+            terms: dict[str, Any] = {
+                "field": "fingerprints",
+                "min_doc_count": max(1, min_count),
+                "size": _FREQ_PAGE,
+                "shard_size": _FREQ_PAGE * 2,
+            }
+            if partitions > 1:
+                terms["include"] = {"partition": partition, "num_partitions": partitions}
+            body = {
+                "size": 0,
+                "track_total_hits": False,
+                "aggs": {
+                    "fp": {
+                        "terms": terms,
+                        "aggs": {
+                            "sites": {
+                                "cardinality": {
+                                    "field": "site",
+                                    "precision_threshold": _SITES_EXACT,
+                                }
+                            }
+                        },
+                    }
+                },
+            }
+            agg = self.client.search(index=self.index, body=body)["aggregations"]["fp"]
+            buckets = agg["buckets"]
+            if len(buckets) >= _FREQ_PAGE:
+                return {}, False
+            if agg.get("doc_count_error_upper_bound"):
+                log.warning(
+                    "fingerprint frequencies may undercount by up to %s (several shards)",
+                    agg["doc_count_error_upper_bound"],
+                )
+            for b in buckets:
+                result[b["key"]] = (int(b["doc_count"]), int(b["sites"]["value"]))
+        return result, True
+
+    @_translated
+    def set_stoplist(self, fingerprints: Iterable[str | StoplistEntry]) -> None:
+        """Replace the stoplist: write the new entries under a fresh generation, then delete
+        every other generation (readers meanwhile see a superset, never an empty list)."""
+        self._create_index(self.stoplist_index)
+        generation = uuid.uuid4().hex
+        computed_at = _now()
+
+        def actions() -> Iterator[dict[str, Any]]:
+            for item in fingerprints:
+                entry = item if isinstance(item, StoplistEntry) else StoplistEntry(item)
+                yield {
+                    "_op_type": "index",
+                    "_index": self.stoplist_index,
+                    "_id": entry.fingerprint,
+                    "_source": {
+                        "fingerprint": entry.fingerprint,
+                        "count": entry.count,
+                        "sites": entry.sites,
+                        "reason": entry.reason,
+                        "generation": generation,
+                        "computed_at": computed_at,
+                    },
+                }
+
+        for _ok, _item in self.dialect.helpers.streaming_bulk(
+            self.client,
+            actions(),
+            chunk_size=self.chunk_size,
+            max_retries=self.max_retries,
+            initial_backoff=self.initial_backoff,
+            max_backoff=self.max_backoff,
+            raise_on_error=True,
+        ):
+            pass
+        self.client.indices.refresh(index=self.stoplist_index)
+        # _delete_by_query lives in the reindex module, which minimal distributions lack:
+        # find the stale entries with search_after and delete them in bulk instead.
+        stale = self._read_stoplist(
+            with_source=False,
+            query={"bool": {"must_not": [{"term": {"generation": generation}}]}},
+        )
+        if stale:
+            self.dialect.helpers.bulk(
+                self.client,
+                (
+                    {"_op_type": "delete", "_index": self.stoplist_index, "_id": e.fingerprint}
+                    for e in stale
+                ),
+                chunk_size=self.chunk_size,
+                raise_on_error=False,
+            )
+        self.client.indices.refresh(index=self.stoplist_index)
+        self._stoplist_cache = None
+
+    def stoplist(self) -> frozenset[str]:
+        cached = self._stoplist_cache
+        now = time.monotonic()
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        with translate_errors(self.dialect):
+            fps = frozenset(e.fingerprint for e in self._read_stoplist(with_source=False))
+        self._stoplist_cache = (now + self.stoplist_ttl, fps)
+        return fps
+
+    @_translated
+    def stoplist_entries(self) -> list[StoplistEntry]:
+        entries = self._read_stoplist(with_source=True)
+        return sorted(entries, key=lambda e: (-(e.count or 0), e.fingerprint))
+
+    def _read_stoplist(
+        self, with_source: bool, query: dict[str, Any] | None = None
+    ) -> list[StoplistEntry]:
+        body: dict[str, Any] = {
+            "size": _PAGE,
+            "query": query or {"match_all": {}},
+            "sort": [{"fingerprint": {"order": "asc"}}],
+            "_source": ["count", "sites", "reason"] if with_source else False,
+            "track_total_hits": False,
+        }
+        entries: list[StoplistEntry] = []
+        while True:
+            try:
+                hits = self.client.search(index=self.stoplist_index, body=body)["hits"]["hits"]
+            except self.dialect.not_found:
+                return []  # no stoplist index yet: nothing is stoplisted
+            for h in hits:
+                src = h.get("_source") or {}
+                entries.append(
+                    StoplistEntry(h["_id"], src.get("count"), src.get("sites"), src.get("reason"))
+                )
+            if len(hits) < _PAGE:
+                return entries
+            body["search_after"] = hits[-1]["sort"]
+
+
+def _group_fields(update: GroupUpdate, now: str) -> dict[str, Any]:
+    return {
+        "dup_group": update.dup_group,
+        "dup_of": update.dup_of,
+        "resemble": update.resemble,
+        "contain": update.contain,
+        "status": update.status,
+        "error": update.error,
+        "grouped_at": now,
+    }
+
+
+def _endpoint(method: str, url: str) -> str:
+    """A request's kind: ``_mget``, ``_msearch``, ``_bulk``, ``_update``, ``_search``, ..."""
+    parts = [p for p in url.split("?")[0].split("/") if p]
+    for p in reversed(parts):
+        if p.startswith("_"):
+            return p
+    return method.lower()
+
+
+def _version(hit: dict[str, Any]) -> tuple[int, int] | None:
+    if "_seq_no" in hit and "_primary_term" in hit:
+        return (int(hit["_seq_no"]), int(hit["_primary_term"]))
+    return None
+
+
+def _bulk_error(info: dict[str, Any]) -> str:
+    error = info.get("error")
+    if isinstance(error, dict):
+        return f"{info.get('status')} {error.get('type')}: {error.get('reason')}"
+    return f"{info.get('status')} {error}"
