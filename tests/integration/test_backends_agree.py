@@ -1,5 +1,6 @@
-"""The embedded and OpenSearch backends give the same answers on the same corpus (design.md:
-"same algorithms, same results on the same input")."""
+"""The embedded backend and each engine's (OpenSearch 2 and 3, Elasticsearch 8 and 9: the
+``engine`` fixture) give the same answers on the same corpus (design.md: "same algorithms,
+same results on the same input"): candidates, the stoplist, grouping."""
 
 from __future__ import annotations
 
@@ -8,19 +9,19 @@ import pytest
 from ingest.stoplist import StoplistConfig, refresh_stoplist
 from ingest.store.base import GroupUpdate, StoredDocument
 from ingest.store.embedded import EmbeddedStore
-from ingest.store.opensearch import OpenSearchStore
+from ingest.store.engine import EngineStore
 
 
 @pytest.fixture
 def both(
-    os_store: OpenSearchStore, stored_corpus: list[StoredDocument]
-) -> tuple[EmbeddedStore, OpenSearchStore]:
+    engine_store: EngineStore, stored_corpus: list[StoredDocument]
+) -> tuple[EmbeddedStore, EngineStore]:
     embedded = EmbeddedStore()
-    for store in (embedded, os_store):
+    for store in (embedded, engine_store):
         results = list(store.put(stored_corpus))
         assert all(r.ok for r in results)
-    os_store.refresh()
-    return embedded, os_store
+    engine_store.refresh()
+    return embedded, engine_store
 
 
 def _all_candidates(store, docs: list[StoredDocument], k: int) -> dict[str, list[tuple[str, int]]]:
@@ -28,7 +29,7 @@ def _all_candidates(store, docs: list[StoredDocument], k: int) -> dict[str, list
 
 
 def test_same_candidates_for_every_document(
-    both: tuple[EmbeddedStore, OpenSearchStore], stored_corpus: list[StoredDocument]
+    both: tuple[EmbeddedStore, EngineStore], stored_corpus: list[StoredDocument]
 ) -> None:
     embedded, remote = both
     for k in (20, 3):  # a small k makes the tie-break (seq, then id) decide membership
@@ -39,7 +40,7 @@ def test_same_candidates_for_every_document(
 
 
 def test_same_frequencies_stoplist_and_candidates_under_it(
-    both: tuple[EmbeddedStore, OpenSearchStore], stored_corpus: list[StoredDocument]
+    both: tuple[EmbeddedStore, EngineStore], stored_corpus: list[StoredDocument]
 ) -> None:
     embedded, remote = both
     assert remote.fingerprint_frequencies(3) == embedded.fingerprint_frequencies(3)
@@ -60,7 +61,7 @@ def test_same_frequencies_stoplist_and_candidates_under_it(
 
 
 def test_same_groups_after_the_same_write_back(
-    both: tuple[EmbeddedStore, OpenSearchStore], corpus: list[dict]
+    both: tuple[EmbeddedStore, EngineStore], corpus: list[dict]
 ) -> None:
     embedded, remote = both
     for d in corpus:

@@ -1,0 +1,82 @@
+"""The search engines the compatibility suite runs on, as data: each is started by the project's
+own script (scripts/opensearch.sh, scripts/elasticsearch.sh) on its own port.
+
+``NEARDUP_TEST_ENGINES`` (comma-separated names, default all) picks them; each port comes from
+its variable, so two checkouts testing on one machine keep apart. The default OpenSearch 2.19
+node is the suite's usual one (``OPENSEARCH_URL``); the others are started for their tests and
+stopped afterwards when this process started them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str  # test id: "elasticsearch-8"
+    engine: str  # what detection must say: "opensearch" | "elasticsearch"
+    script: str  # scripts/<script> start|stop|status
+    version_var: str  # the script's version variable
+    version: str
+    port_var: str  # the script's port variable
+    test_port_var: str  # where the tests take the port from
+    default_port: int
+
+    @property
+    def port(self) -> int:
+        if self.name == "opensearch-2":  # the suite's usual node
+            return int(os.environ.get("OPENSEARCH_PORT", self.default_port))
+        return int(os.environ.get(self.test_port_var, self.default_port))
+
+    @property
+    def url(self) -> str:
+        if self.name == "opensearch-2":
+            return os.environ.get("OPENSEARCH_URL", f"http://127.0.0.1:{self.port}")
+        return f"http://127.0.0.1:{self.port}"
+
+    def script_env(self) -> dict[str, str]:
+        heap = self.port_var.replace("_PORT", "_HEAP")
+        return {
+            **os.environ,
+            self.version_var: self.version,
+            self.port_var: str(self.port),
+            heap: os.environ.get(heap, "384m"),
+        }
+
+    def run(self, action: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(ROOT / "scripts" / self.script), action],
+            env=self.script_env(), capture_output=True, text=True, timeout=600,
+        )
+
+
+ENGINES = {
+    e.name: e
+    for e in (
+        Engine("opensearch-2", "opensearch", "opensearch.sh", "OPENSEARCH_VERSION",
+               os.environ.get("OPENSEARCH_VERSION", "2.19.1"), "OPENSEARCH_PORT",
+               "OPENSEARCH_PORT", 9200),
+        Engine("opensearch-3", "opensearch", "opensearch.sh", "OPENSEARCH_VERSION", "3.3.2",
+               "OPENSEARCH_PORT", "NEARDUP_TEST_OPENSEARCH3_PORT", 9230),
+        Engine("elasticsearch-8", "elasticsearch", "elasticsearch.sh", "ELASTICSEARCH_VERSION",
+               "8.19.21", "ELASTICSEARCH_PORT", "NEARDUP_TEST_ELASTICSEARCH8_PORT", 9210),
+        Engine("elasticsearch-9", "elasticsearch", "elasticsearch.sh", "ELASTICSEARCH_VERSION",
+               "9.2.0", "ELASTICSEARCH_PORT", "NEARDUP_TEST_ELASTICSEARCH9_PORT", 9220),
+    )
+}
+
+
+def selected() -> list[str]:
+    """The engines named in ``NEARDUP_TEST_ENGINES`` (default: all of :data:`ENGINES`)."""
+    raw = os.environ.get("NEARDUP_TEST_ENGINES", "")
+    names = [n.strip() for n in raw.split(",") if n.strip()] or list(ENGINES)
+    unknown = sorted(set(names) - set(ENGINES))
+    if unknown:
+        raise ValueError(f"NEARDUP_TEST_ENGINES: unknown {unknown}; known: {sorted(ENGINES)}")
+    return names

@@ -1,0 +1,166 @@
+"""The compatibility suite, on every engine of tests/integration/engines.py (OpenSearch 2.19 and
+3.x, Elasticsearch 8.19 and 9.x), each started by the project's own script: the engine is told
+apart at connect, the templates install and upgrade, ``neardup ingest`` with Celery workers
+groups exactly as ``neardup dedup`` does and search collapses on the groups, and pages sent to
+``neardup serve``'s ``_bulk`` endpoint (opensearch-py's bulk helper, curl) land on the engine
+grouped the same way."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from corpus import corpus  # noqa: E402
+from test_workers_e2e import embedded_groups, run_ingest, write_jsonl  # noqa: E402
+from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
+
+from ingest.mappings import load  # noqa: E402
+from ingest.settings import Settings  # noqa: E402
+from ingest.store import client_from_env, open_store  # noqa: E402
+from ingest.store.detect import detect  # noqa: E402
+
+
+def _settings(engine: Any, **extra: str) -> Settings:
+    return Settings.from_env({"OPENSEARCH_URL": engine.url, **extra})
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """300 pages with near-duplicates, and their groups from ``neardup dedup`` (embedded)."""
+    path = tmp_path_factory.mktemp("engines") / "pages.jsonl"
+    write_jsonl(path, corpus(300, seed=14))
+    return path, embedded_groups(path)
+
+
+def test_the_engine_is_told_apart_at_connect(engine: Any) -> None:
+    found = detect(engine.url)
+    assert (found.engine, found.major) == (engine.engine, int(engine.version.split(".")[0]))
+    store = open_store("engine", _settings(engine), index="neardup-test-none")
+    info = store.engine_info()
+    assert info["version"]["number"] == found.version
+    assert (info["version"].get("distribution") == "opensearch") == (engine.engine == "opensearch")
+    # naming the engine skips the question and opens the same backend
+    named = open_store("engine", _settings(engine, NEARDUP_ENGINE=engine.engine), index="x")
+    assert type(named) is type(store)
+    store.close()
+    named.close()
+
+
+def test_templates_install_once_upgrade_and_keep_the_mapping_strict(
+    engine: Any, engine_store: Any, tmp_path: Path
+) -> None:
+    assert set(engine_store.install_templates().values()) == {"unchanged"}
+    bumped = tmp_path / "mappings"
+    shutil.copytree(ROOT / "mappings", bumped, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    body = load("pages-mappings")
+    body["_meta"]["version"] += 1
+    (bumped / "pages-mappings.json").write_text(json.dumps(body))
+    upgraded = open_store(
+        "engine", _settings(engine, NEARDUP_MAPPINGS_DIR=str(bumped)), index=engine_store.index
+    )
+    done = upgraded.install_templates()
+    assert done[f"{engine_store.index}-mappings"] == "upgraded"
+    assert done[f"{engine_store.index}-settings"] == "unchanged"
+    # dynamic: strict on every engine: a field outside the contract is refused
+    client = client_from_env(engine.url, _settings(engine))
+    with pytest.raises(Exception, match="strict_dynamic_mapping_exception"):
+        client.index(index=engine_store.index, id="bad", body={"id": "bad", "no_such_field": 1})
+    client.close()
+
+
+@pytest.mark.slow
+def test_ingest_with_workers_groups_like_dedup_and_search_collapses(
+    engine: Any, engine_index: str, redis_url: str, pages: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    path, clean = pages
+    env = worker_env(redis_url, engine.url, engine_index)
+    try:
+        with running_workers(env, tmp_path, 2) as workers:
+            summary = run_ingest(path, env, "--index", engine_index)
+            assert summary["indexed"] == len(clean) and summary["errors"] == 0, (
+                summary, workers.logs(),
+            )
+    finally:
+        cleanup_broker(env)
+    store = open_store("engine", _settings(engine), index=engine_index)
+    stored = store.mget(list(clean), with_fingerprints=False)
+    assert all(d.status == "grouped" for d in stored.values())
+    assert {i: d.dup_group for i, d in stored.items()} == clean
+    store.refresh()
+    hits = store.collapsed_search("中国", size=500, inner_hits_size=3)
+    groups = [h["_source"]["dup_group"] if "_source" in h else h["fields"]["dup_group"][0]
+              for h in hits]
+    assert hits and len(groups) == len(set(groups))
+    assert any(h["inner_hits"]["members"]["hits"]["total"]["value"] > 1 for h in hits)
+    store.close()
+
+
+@pytest.mark.slow
+def test_bulk_endpoint_with_real_clients_groups_like_dedup(
+    engine: Any, engine_index: str, redis_url: str, pages: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    """opensearch-py's ``helpers.bulk`` and ``curl --data-binary`` against ``neardup serve``
+    in front of the engine: no client-side error, and the pages grouped as ``neardup dedup``
+    groups them."""
+    from opensearchpy import OpenSearch, helpers
+    from test_server import start_server, stop
+
+    path, clean = pages
+    env = worker_env(redis_url, engine.url, engine_index)
+    docs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    half = len(docs) // 2
+    serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    try:
+        with running_workers(env, tmp_path, 2):
+            proc, url = start_server(serve_env, tmp_path, "serve", None)
+            try:
+                client = OpenSearch(url, timeout=120)
+                actions = [
+                    {"_index": engine_index, "_id": d["id"], "_source": d} for d in docs[:half]
+                ]
+                assert helpers.bulk(client, actions, chunk_size=40) == (half, [])
+                client.close()
+                lines = "".join(
+                    json.dumps({"index": {"_index": engine_index, "_id": d["id"]}}) + "\n"
+                    + json.dumps(d, ensure_ascii=False) + "\n"
+                    for d in docs[half:]
+                )
+                (tmp_path / "bulk.ndjson").write_text(lines, encoding="utf-8")
+                out = subprocess.run(
+                    ["curl", "-sS", "-f", "-H", "Content-Type: application/x-ndjson",
+                     "--data-binary", f"@{tmp_path / 'bulk.ndjson'}", f"{url}/_bulk"],
+                    capture_output=True, text=True, timeout=300, check=True,
+                )
+                assert json.loads(out.stdout)["errors"] is False
+                stored = _wait_grouped(engine, engine_index, list(clean))
+            finally:
+                stop(proc)
+    finally:
+        cleanup_broker(env)
+    assert {i: d.dup_group for i, d in stored.items()} == clean
+
+
+def _wait_grouped(engine: Any, index: str, ids: list[str], timeout: float = 300) -> dict[str, Any]:
+    """The stored documents once none of ``ids`` is missing or pending (realtime reads)."""
+    store = open_store("engine", _settings(engine), index=index)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            stored = store.mget(ids, with_fingerprints=False)
+            done = len(stored) == len(ids) and all(d.status != "pending" for d in stored.values())
+            if done or time.monotonic() > deadline:
+                return stored
+            time.sleep(1)
+    finally:
+        store.close()
