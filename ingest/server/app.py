@@ -23,13 +23,14 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse as _StarletteJSONResponse
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ingest.errors import ConfigError, DocumentError
 from ingest.records import MAX_BODY_BYTES, dumps_bytes, validate_id
@@ -217,6 +218,29 @@ class SecurityHeaders:
                 names = {name.lower() for name, _ in extra}
                 headers = [h for h in message.get("headers", []) if h[0].lower() not in names]
                 message = {**message, "headers": headers + extra}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class ProductHeaders:
+    """ASGI middleware: the engine's product headers on every answer (Elasticsearch's official
+    clients refuse a server whose 2xx answers lack ``X-Elastic-Product: Elasticsearch``)."""
+
+    def __init__(self, app: ASGIApp, headers: dict[str, str]) -> None:
+        self.app = app
+        self.headers = headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.headers:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                out = MutableHeaders(scope=message)
+                for name, value in self.headers.items():
+                    out[name] = value
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -495,6 +519,7 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
     app.state.backend = backend
     app.state.config = config
     app.add_middleware(TokenAuth, token=config.token)
+    app.add_middleware(ProductHeaders, headers=backend.product_headers())
     app.add_middleware(SecurityHeaders)  # outermost: 401 answers carry the headers too
     return app
 

@@ -329,10 +329,15 @@ class Backend:
         return checks
 
     def cluster_info(self) -> dict[str, Any]:
-        """OpenSearch's ``GET /`` answer (clients check the version), marked as neardup's."""
+        """The engine's ``GET /`` answer (clients check the version), marked as neardup's."""
         info = self.store.engine_info()
-        info["tagline"] = f"neardup in front of OpenSearch (pages index: {self.index})"
+        engine = info.pop("engine", "OpenSearch")
+        info["tagline"] = f"neardup in front of {engine} (pages index: {self.index})"
         return info
+
+    def product_headers(self) -> dict[str, str]:
+        """The engine's product headers (:meth:`Store.product_headers`), for every answer."""
+        return self.store.product_headers()
 
 
 def _conflict(doc_id: str, why: str) -> ItemError:

@@ -301,6 +301,12 @@ class Store(ABC):
         """The engine's identity (OpenSearch's ``GET /`` answer)."""
         raise Unsupported(f"{type(self).__name__} is not a search engine")
 
+    def product_headers(self) -> dict[str, str]:
+        """Headers the engine sends on every answer and its official clients check
+        (Elasticsearch's ``X-Elastic-Product``): a service in front of the engine sends them
+        too. None here."""
+        return {}
+
     def check_health(self, timeout: float = 2.0) -> None:  # noqa: B027 - optional hook
         """Raise unless the backend answers within ``timeout`` seconds (always ready here)."""
 

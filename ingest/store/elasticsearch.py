@@ -51,6 +51,7 @@ def dialect(package: str) -> Dialect:
         error_type=lambda exc: getattr(exc, "message", None),
         error_body=lambda exc: getattr(exc, "body", None),
         with_timeout=lambda client, seconds: (client.options(request_timeout=seconds), {}),
+        product_headers=(("X-Elastic-Product", "Elasticsearch"),),
     )
 
 

@@ -100,6 +100,9 @@ class Dialect:
     # ``request_timeout`` argument; the Elasticsearch clients, ``client.options(...)``).
     with_timeout: Callable[[Any, float], tuple[Any, dict[str, Any]]]
     distribution: str | None = None  # ``version.distribution`` in ``GET /`` (OpenSearch's)
+    # Headers the engine puts on every answer, which its clients check (Elasticsearch's
+    # product header): what a service standing in for the engine must send too.
+    product_headers: tuple[tuple[str, str], ...] = ()
 
 
 @contextmanager
@@ -279,6 +282,9 @@ class EngineStore(Store):
             "version": version,
             "engine": self.dialect.name,
         }
+
+    def product_headers(self) -> dict[str, str]:
+        return dict(self.dialect.product_headers)
 
     def observe_requests(self, callback: Callable[[str, float], None]) -> None:
         """Wrap the transport's ``perform_request`` once (later calls are ignored)."""

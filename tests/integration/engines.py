@@ -27,6 +27,9 @@ class Engine:
     port_var: str  # the script's port variable
     test_port_var: str  # where the tests take the port from
     default_port: int
+    # The pipeline clients tested against ``neardup serve`` in front of this engine: in front of
+    # Elasticsearch neardup answers as Elasticsearch, and its official clients work unchanged.
+    bulk_clients: tuple[str, ...] = ("opensearch-py", "curl")
 
     @property
     def port(self) -> int:
@@ -65,9 +68,11 @@ ENGINES = {
         Engine("opensearch-3", "opensearch", "opensearch.sh", "OPENSEARCH_VERSION", "3.3.2",
                "OPENSEARCH_PORT", "NEARDUP_TEST_OPENSEARCH3_PORT", 9230),
         Engine("elasticsearch-8", "elasticsearch", "elasticsearch.sh", "ELASTICSEARCH_VERSION",
-               "8.19.21", "ELASTICSEARCH_PORT", "NEARDUP_TEST_ELASTICSEARCH8_PORT", 9210),
+               "8.19.21", "ELASTICSEARCH_PORT", "NEARDUP_TEST_ELASTICSEARCH8_PORT", 9210,
+               ("opensearch-py", "elasticsearch8", "elasticsearch", "curl")),
         Engine("elasticsearch-9", "elasticsearch", "elasticsearch.sh", "ELASTICSEARCH_VERSION",
-               "9.2.0", "ELASTICSEARCH_PORT", "NEARDUP_TEST_ELASTICSEARCH9_PORT", 9220),
+               "9.2.0", "ELASTICSEARCH_PORT", "NEARDUP_TEST_ELASTICSEARCH9_PORT", 9220,
+               ("opensearch-py", "elasticsearch8", "elasticsearch", "curl")),
     )
 }
 

@@ -110,45 +110,90 @@ def test_bulk_endpoint_with_real_clients_groups_like_dedup(
     engine: Any, engine_index: str, redis_url: str, pages: tuple[Path, dict[str, str]],
     tmp_path: Path,
 ) -> None:
-    """opensearch-py's ``helpers.bulk`` and ``curl --data-binary`` against ``neardup serve``
-    in front of the engine: no client-side error, and the pages grouped as ``neardup dedup``
-    groups them."""
-    from opensearchpy import OpenSearch, helpers
+    """Pipeline clients against ``neardup serve`` in front of the engine, each sending a share
+    of the pages to ``_bulk`` unchanged: opensearch-py's ``helpers.bulk``, curl, and in front of
+    Elasticsearch its official clients 8 and 9 (``helpers.bulk``, ``streaming_bulk``). No
+    client-side error, and the pages grouped as ``neardup dedup`` groups them."""
     from test_server import start_server, stop
 
     path, clean = pages
     env = worker_env(redis_url, engine.url, engine_index)
     docs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    half = len(docs) // 2
+    # one after the other, in the file's order: the same ingest order, so the same group ids
+    n = len(engine.bulk_clients)
+    cut = [len(docs) * i // n for i in range(n + 1)]
+    shares = {name: docs[cut[i] : cut[i + 1]] for i, name in enumerate(engine.bulk_clients)}
     serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     try:
         with running_workers(env, tmp_path, 2):
             proc, url = start_server(serve_env, tmp_path, "serve", None)
             try:
-                client = OpenSearch(url, timeout=120)
-                actions = [
-                    {"_index": engine_index, "_id": d["id"], "_source": d} for d in docs[:half]
-                ]
-                assert helpers.bulk(client, actions, chunk_size=40) == (half, [])
-                client.close()
-                lines = "".join(
-                    json.dumps({"index": {"_index": engine_index, "_id": d["id"]}}) + "\n"
-                    + json.dumps(d, ensure_ascii=False) + "\n"
-                    for d in docs[half:]
-                )
-                (tmp_path / "bulk.ndjson").write_text(lines, encoding="utf-8")
-                out = subprocess.run(
-                    ["curl", "-sS", "-f", "-H", "Content-Type: application/x-ndjson",
-                     "--data-binary", f"@{tmp_path / 'bulk.ndjson'}", f"{url}/_bulk"],
-                    capture_output=True, text=True, timeout=300, check=True,
-                )
-                assert json.loads(out.stdout)["errors"] is False
+                for name, share in shares.items():
+                    assert SEND[name](url, engine_index, share, tmp_path) == len(share), name
                 stored = _wait_grouped(engine, engine_index, list(clean))
             finally:
                 stop(proc)
     finally:
         cleanup_broker(env)
     assert {i: d.dup_group for i, d in stored.items()} == clean
+
+
+def _actions(index: str, docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"_index": index, "_id": d["id"], "_source": d} for d in docs]
+
+
+def _send_opensearch_py(url: str, index: str, docs: list[dict[str, Any]], tmp: Path) -> int:
+    from opensearchpy import OpenSearch, helpers
+
+    client = OpenSearch(url, timeout=120)
+    ok, errors = helpers.bulk(client, _actions(index, docs), chunk_size=40)
+    client.close()
+    assert errors == []
+    return int(ok)
+
+
+def _send_elasticsearch(package: str) -> Any:
+    def send(url: str, index: str, docs: list[dict[str, Any]], tmp: Path) -> int:
+        import importlib
+
+        es = importlib.import_module(package)
+        helpers = importlib.import_module(f"{package}.helpers")
+        client = es.Elasticsearch(url, request_timeout=120)
+        if package == "elasticsearch8":
+            ok, errors = helpers.bulk(client, _actions(index, docs), chunk_size=40)
+            assert errors == []
+        else:
+            results = list(helpers.streaming_bulk(client, _actions(index, docs), chunk_size=40))
+            ok = sum(1 for good, _ in results if good)
+        client.close()
+        return int(ok)
+
+    return send
+
+
+def _send_curl(url: str, index: str, docs: list[dict[str, Any]], tmp: Path) -> int:
+    lines = "".join(
+        json.dumps({"index": {"_index": index, "_id": d["id"]}}) + "\n"
+        + json.dumps(d, ensure_ascii=False) + "\n"
+        for d in docs
+    )
+    (tmp / "bulk.ndjson").write_text(lines, encoding="utf-8")
+    out = subprocess.run(
+        ["curl", "-sS", "-f", "-H", "Content-Type: application/x-ndjson",
+         "--data-binary", f"@{tmp / 'bulk.ndjson'}", f"{url}/_bulk"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )
+    answer = json.loads(out.stdout)
+    assert answer["errors"] is False
+    return len(answer["items"])
+
+
+SEND = {
+    "opensearch-py": _send_opensearch_py,
+    "elasticsearch8": _send_elasticsearch("elasticsearch8"),
+    "elasticsearch": _send_elasticsearch("elasticsearch"),
+    "curl": _send_curl,
+}
 
 
 def _wait_grouped(engine: Any, index: str, ids: list[str], timeout: float = 300) -> dict[str, Any]:
