@@ -105,7 +105,9 @@ def _service_error(exc: BaseException) -> str | None:
     """``"opensearch"`` or ``"broker"`` when ``exc`` says that service is unreachable (the
     client libraries' own errors, without importing them), else None."""
     for c in type(exc).__mro__:
-        if c.__name__ == "ConnectionError" and c.__module__.startswith("opensearchpy"):
+        if c.__name__ == "ConnectionError" and c.__module__.startswith(
+            ("opensearchpy", "elastic_transport")
+        ):
             return "opensearch"
         if c.__name__ == "OperationalError" and c.__module__.startswith("kombu"):
             return "broker"

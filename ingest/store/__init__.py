@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import logging
-import logging
 from typing import Any
 
 from ingest.errors import ConfigError
