@@ -4,7 +4,8 @@
     document carries its ``dup_group``, vs plain ``opensearchpy.helpers.bulk`` of the same
     documents (the same ``_source`` the pipeline indexes: body, fingerprints, url, site, ...,
     into an index made from the same template) on the same node, in the same run, each into a
-    fresh index. The bulk side gets its documents already fingerprinted (untimed): it is the
+    fresh index. ``--engine elasticsearch`` (or an Elasticsearch node at ``--url``) runs the same
+    on Elasticsearch, the bulk side through its official client's ``helpers.bulk``. The bulk side gets its documents already fingerprinted (untimed): it is the
     floor of "just putting the pages into OpenSearch". Goal: pipeline ≥ 0.5× bulk.
 (b) ``neardup dedup`` (embedded backend, default ``-j``) on N and 10×N documents of the same
     kind: docs/s and the ratio of time per document (goal ≤ 1.3×, i.e. linear cost growth).
@@ -17,13 +18,14 @@ its variants drop or add a paragraph and edit ~3 % of one paragraph; every page 
 head/tail template (site name, navigation, editor, copyright) as on the web.
 
 Run (services on OPENSEARCH_URL / CELERY_BROKER_URL, as for the integration tests):
-``python bench/pipeline.py [--pipeline-docs 3000] [--dedup-docs 10000] [--skip-pipeline]
-[--skip-dedup]``. Prints one JSON object per measurement and a summary.
+``python bench/pipeline.py [--engine opensearch|elasticsearch] [--url URL]
+[--pipeline-docs 3000] [--dedup-docs 10000] [--skip-pipeline] [--skip-dedup]``. Prints one JSON object per measurement and a summary.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
@@ -118,11 +120,15 @@ def _start_workers(n: int, env: dict[str, str], log_dir: Path) -> list[subproces
     return procs
 
 
-def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
-    from opensearchpy import helpers
-
+def bench_pipeline(
+    n_docs: int, workers: int, batch: int, engine: str | None = None, url: str | None = None
+) -> dict[str, Any]:
     from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
-    from ingest.store import client_from_env, open_store
+    from ingest.settings import Settings
+    from ingest.store import client_from_env, engine_settings, open_store
+
+    overrides = {"NEARDUP_ENGINE": engine or "", "OPENSEARCH_URL": url or ""}
+    settings = engine_settings(Settings.from_env({**os.environ, **overrides}))
 
     tag = uuid.uuid4().hex[:8]
     pipe_index, bulk_index = f"neardup-bench-pipe-{tag}", f"neardup-bench-bulk-{tag}"
@@ -134,8 +140,12 @@ def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
         NEARDUP_QUEUE=f"neardup.bench.{tag}",
         NEARDUP_DEAD_LETTER=f"neardup.bench.{tag}.dead",
         NEARDUP_INDEX=pipe_index,
+        NEARDUP_ENGINE=settings.engine,
+        OPENSEARCH_URL=settings.opensearch_url,
     )
-    client = client_from_env(timeout=120)
+    client = client_from_env(settings=settings)
+    # the bulk helper of the engine's own client (opensearchpy.helpers, elasticsearch8.helpers...)
+    helpers = importlib.import_module(type(client).__module__.split(".")[0] + ".helpers")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "corpus.jsonl"
         write_jsonl(path, bench_corpus(n_docs))
@@ -143,7 +153,7 @@ def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
         config = fingerprint_config("web")
         sources = [p.doc.to_source() for p in prepare_lines(read_lines(path), config, 1)
                    if p.doc is not None]
-        bulk_store = open_store("opensearch", client=client, index=bulk_index)
+        bulk_store = open_store("engine", settings, client=client, index=bulk_index)
         bulk_store.install()
         procs: list[subprocess.Popen[bytes]] = []
         try:
@@ -186,7 +196,7 @@ def bench_pipeline(n_docs: int, workers: int, batch: int) -> dict[str, Any]:
             _drop_templates(client, pipe_index, bulk_index)
             _cleanup_broker(env)
     record = {
-        "bench": "pipeline-vs-bulk", "docs": len(sources), "workers": workers, "batch": batch,
+        "bench": "pipeline-vs-bulk", "engine": settings.engine, "docs": len(sources), "workers": workers, "batch": batch,
         "bulk_s": round(bulk_s, 2), "bulk_docs_s": round(len(sources) / bulk_s, 1),
         "pipeline_s": round(pipe_s, 2), "pipeline_docs_s": round(len(sources) / pipe_s, 1),
         "ratio": round(bulk_s / pipe_s, 3), "grouped": grouped,
@@ -241,10 +251,15 @@ def _drop_templates(client: Any, *indices: str) -> None:
 
     for index in indices:
         names = template_names(index)
-        for stem in ("pages-template", "stoplist-template"):
-            client.indices.delete_index_template(name=names[stem], ignore=404)
-        for stem in ("pages-settings", "pages-mappings"):
-            client.cluster.delete_component_template(name=names[stem], ignore=404)
+        deletes = [(client.indices.delete_index_template, names[s])
+                   for s in ("pages-template", "stoplist-template")]
+        deletes += [(client.cluster.delete_component_template, names[s])
+                    for s in ("pages-settings", "pages-mappings")]
+        for delete, name in deletes:
+            try:
+                delete(name=name)
+            except Exception:  # noqa: BLE001 - already gone: the clients' 404s differ
+                pass
 
 
 def _cleanup_broker(env: dict[str, str]) -> None:
@@ -290,12 +305,15 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=500)
     ap.add_argument("--dedup-docs", type=int, default=10000, help="N: runs N and 10×N")
     ap.add_argument("--scale", type=int, default=10, help="the larger run is scale × N")
+    ap.add_argument("--engine", choices=("opensearch", "elasticsearch"), default=None,
+                    help="the engine at --url (default: asked of the node)")
+    ap.add_argument("--url", default=None, help="the node (default $OPENSEARCH_URL)")
     ap.add_argument("--skip-pipeline", action="store_true")
     ap.add_argument("--skip-dedup", action="store_true")
     args = ap.parse_args()
     summary: dict[str, Any] = {"cpus": os.cpu_count()}
     if not args.skip_pipeline:
-        r = bench_pipeline(args.pipeline_docs, args.workers, args.batch)
+        r = bench_pipeline(args.pipeline_docs, args.workers, args.batch, args.engine, args.url)
         summary["pipeline_vs_bulk"] = r["ratio"]
     if not args.skip_dedup:
         small = bench_dedup(args.dedup_docs)
