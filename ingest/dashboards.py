@@ -1,4 +1,10 @@
-"""OpenSearch Dashboards saved objects for looking at near-duplicate groups.
+"""OpenSearch Dashboards and Kibana saved objects for looking at near-duplicate groups.
+
+Which file goes to which UI is data, ``mappings/dashboards/targets.json`` (:func:`target`):
+``neardup.ndjson`` for OpenSearch Dashboards, ``kibana.ndjson`` for Kibana (Elasticsearch 8+:
+a data view, a saved search of one row per group — the representatives, the collapse of the
+index on ``dup_group`` — the duplicates, the group-size distribution and a dashboard), with the
+header each saved-objects API requires of a write (``osd-xsrf``, ``kbn-xsrf``).
 
 ``mappings/dashboards/neardup.ndjson`` holds, in the saved-objects export format, an index
 pattern over the pages index (time field ``ingested_at``), a saved search of the duplicates
@@ -31,11 +37,13 @@ __all__ = [
     "DashboardsError",
     "ImportResult",
     "SOURCE_INDEX",
+    "Target",
     "dumps",
     "import_objects",
     "load",
     "ndjson_path",
     "retarget",
+    "target",
 ]
 
 log = logging.getLogger(__name__)
@@ -50,15 +58,35 @@ class DashboardsError(NeardupError):
     """The saved-objects API refused the import, or could not be reached."""
 
 
-def ndjson_path(directory: Path | None = None) -> Path:
-    """``dashboards/neardup.ndjson`` in the mappings directory (``directory``, else the packaged
-    one; see :mod:`ingest.mappings`)."""
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where an engine's saved objects go: the NDJSON file, the UI, its write header."""
+
+    engine: str
+    ndjson: str
+    product: str
+    xsrf_header: str
+
+
+def target(engine: str = "opensearch", directory: Path | None = None) -> Target:
+    """The :class:`Target` of ``engine`` from ``dashboards/targets.json``."""
+    path = mappings_dir(directory) / "dashboards" / "targets.json"
+    with path.open(encoding="utf-8") as fh:
+        table = {k: v for k, v in json.load(fh).items() if not k.startswith("_")}
+    if engine not in table:
+        raise ConfigError(f"no saved objects for engine {engine!r}; known: {sorted(table)}")
+    return Target(engine, **table[engine])
+
+
+def ndjson_path(directory: Path | None = None, engine: str = "opensearch") -> Path:
+    """The engine's NDJSON file (``dashboards/neardup.ndjson`` for OpenSearch) in the mappings
+    directory (``directory``, else the packaged one; see :mod:`ingest.mappings`)."""
     base = mappings_dir(directory)
-    path = base / "dashboards" / NDJSON_NAME
+    path = base / "dashboards" / target(engine, directory).ndjson
     if not path.is_file():
         raise ConfigError(
             f"saved objects not found at {path}; set NEARDUP_MAPPINGS_DIR to the directory "
-            "holding dashboards/neardup.ndjson"
+            f"holding dashboards/{path.name}"
         )
     return path
 
@@ -165,17 +193,20 @@ def import_objects(
     verify: bool | str = True,
     timeout: float = 30.0,
     session: requests.Session | None = None,
+    xsrf_header: str = "osd-xsrf",
+    product: str = "OpenSearch Dashboards",
 ) -> ImportResult:
     """POST the objects to ``<url>/api/saved_objects/_import?overwrite=true``.
 
     The body is ``multipart/form-data`` with one part ``file`` named ``neardup.ndjson``, and the
-    ``osd-xsrf`` header Dashboards requires of every non-GET API call. ``tenant`` sets the
+    ``xsrf_header`` the UI requires of every non-GET API call (``osd-xsrf`` for OpenSearch
+    Dashboards, ``kbn-xsrf`` for Kibana: :attr:`Target.xsrf_header`). ``tenant`` sets the
     security plugin's ``securitytenant`` header (e.g. ``global``). Raises
     :class:`DashboardsError` when the request fails or any object is rejected.
     """
     body = dumps(objects).encode("utf-8")
     endpoint = url.rstrip("/") + "/api/saved_objects/_import"
-    headers = {"osd-xsrf": "true"}
+    headers = {xsrf_header: "true"}
     if tenant:
         headers["securitytenant"] = tenant
     auth = (user, password or "") if user else None
@@ -191,7 +222,7 @@ def import_objects(
             timeout=timeout,
         )
     except requests.RequestException as exc:
-        raise DashboardsError(f"cannot reach OpenSearch Dashboards at {url}: {exc}") from exc
+        raise DashboardsError(f"cannot reach {product} at {url}: {exc}") from exc
     finally:
         if session is None:
             http.close()

@@ -1,4 +1,7 @@
-"""``neardup dashboards``: OpenSearch Dashboards saved objects for the duplicate groups.
+"""``neardup dashboards``: OpenSearch Dashboards or Kibana saved objects for the duplicate
+groups, chosen by the engine (``neardup --engine``, ``NEARDUP_ENGINE``, else the one answering
+at ``OPENSEARCH_URL``): ``mappings/dashboards/neardup.ndjson`` for OpenSearch,
+``kibana.ndjson`` for Elasticsearch.
 
   neardup dashboards import --url http://dashboards:5601 [--index pages]
   neardup dashboards export-ndjson [--index pages] > neardup.ndjson
@@ -20,6 +23,8 @@ from typing import Any
 from ingest import dashboards
 from ingest.errors import ConfigError
 from ingest.settings import Settings
+from ingest.store.detect import detect
+from ingest.store.errors import StoreError
 
 __all__ = ["add_parser", "run"]
 
@@ -57,7 +62,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     index = args.index or settings.index
     try:
-        objects = dashboards.retarget(dashboards.load(dashboards.ndjson_path(settings.mappings_dir)), index)
+        engine = settings.engine or detect(settings.opensearch_url, settings).engine
+    except StoreError as exc:
+        print(
+            f"neardup dashboards: which engine? {exc}; name it: neardup --engine "
+            "opensearch|elasticsearch dashboards ...",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        target = dashboards.target(engine, settings.mappings_dir)
+        path = dashboards.ndjson_path(settings.mappings_dir, engine)
+        objects = dashboards.retarget(dashboards.load(path), index)
     except ConfigError as exc:
         print(f"neardup dashboards: {exc}", file=sys.stderr)
         return 2
@@ -75,9 +91,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             tenant=args.tenant,
             verify=verify,
             timeout=args.timeout,
+            xsrf_header=target.xsrf_header,
+            product=target.product,
         )
     except dashboards.DashboardsError as exc:
         print(f"neardup dashboards: {exc}", file=sys.stderr)
         return 1
-    print(f"imported {result.success_count} saved objects for index {index!r} into {args.url}")
+    print(
+        f"imported {result.success_count} saved objects for index {index!r} into "
+        f"{target.product} at {args.url}"
+    )
     return 0

@@ -42,6 +42,12 @@ FIELD_AGGS = {
 }  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def _opensearch_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the Dashboards objects: the engine is named, nothing is asked."""
+    monkeypatch.setenv("NEARDUP_ENGINE", "opensearch")
+
+
 @pytest.fixture(scope="module")
 def lines() -> list[str]:
     return [line for line in NDJSON.read_text(encoding="utf-8").splitlines() if line.strip()]
