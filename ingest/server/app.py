@@ -13,6 +13,7 @@ thread pool; the event loop only reads bodies and writes answers.
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import time
 import zlib
@@ -27,7 +28,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse as _StarletteJSONResponse
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -407,45 +408,116 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
             ops = parse_bulk(body, url_index, backend.limits)
         except BulkSyntaxError as exc:
             raise HTTPError(400, "illegal_argument_exception", str(exc)) from None
-        index_name = backend.index
-        slots: list[IngestItem | dict[str, Any]] = []
-        for op in ops:
-            if op.action in ("delete", "update"):
-                slots.append(
-                    error_item(
-                        op.action,
-                        index_name,
-                        op.id,
-                        ItemError(
-                            400,
-                            "illegal_argument_exception",
-                            f"neardup does not accept [{op.action}] in bulk requests: only "
-                            "index and create (a page's group depends on its text; delete or "
-                            "change pages in OpenSearch directly)",
-                        ),
-                    )
-                )
-                continue
-            if op.id is None and op.error is None and (op.source or {}).get("id") is None:
-                op.id = generate_id()
-            raw, err = raw_document(op, config.text_field)
-            if err is not None or raw is None:
-                slots.append(
-                    error_item(
-                        op.action,
-                        index_name,
-                        op.id,
-                        err or ItemError(400, "parse_exception", "invalid item"),
-                    )
-                )
-                continue
-            slots.append(IngestItem(action=op.action, raw=raw))
-        await run_in_threadpool(
-            backend.ingest, [s for s in slots if isinstance(s, IngestItem)], _refresh_param(request)
+        items = await run_in_threadpool(
+            _ingest_ops, ops, backend, config, _refresh_param(request)
         )
-        items = [_bulk_item(s, index_name) if isinstance(s, IngestItem) else s for s in slots]
         errors = any("error" in next(iter(i.values())) for i in items)
         return JSONResponse({"took": _took(started), "errors": errors, "items": items})
+
+    # -- what pipeline clients send besides _bulk, answered as the engine would ---------------
+
+    async def put_document(request: Request) -> Response:
+        """``PUT|POST /{index}/_doc/{id}``, ``/_create/{id}``, ``POST /{index}/_doc``: a
+        one-item ``_bulk`` through the same decision path, answered in the engine's shape."""
+        action = "create" if request.url.path.split("/")[2] == "_create" else "index"
+        if request.query_params.get("op_type") == "create":
+            action = "create"
+        doc_id = request.path_params.get("doc_id")
+        body = await read_body(request, config.max_body_bytes)
+        try:
+            source = json.loads(body)
+        except ValueError as exc:
+            raise HTTPError(400, "parse_exception", f"not a JSON document: {exc}") from None
+        if not isinstance(source, dict):
+            raise HTTPError(400, "parse_exception", "the document must be a JSON object")
+        meta = {"_id": doc_id} if doc_id is not None else {}
+        one = (json.dumps({action: meta}) + "\n" + json.dumps(source) + "\n").encode()
+        try:
+            ops = parse_bulk(one, request.path_params["index"], backend.limits)
+        except BulkSyntaxError as exc:
+            raise HTTPError(400, "illegal_argument_exception", str(exc)) from None
+        [item] = await run_in_threadpool(
+            _ingest_ops, ops, backend, config, _refresh_param(request)
+        )
+        answer = next(iter(item.values()))
+        if "error" in answer:
+            error = answer["error"]
+            raise HTTPError(int(answer["status"]), error["type"], error["reason"])
+        status = int(answer["status"])
+        return JSONResponse(
+            {
+                "_index": answer["_index"], "_id": answer["_id"], "_version": 1,
+                "result": answer["result"],
+                "_shards": {"total": 1, "successful": 1, "failed": 0},
+                "_seq_no": 0, "_primary_term": 1,
+            },
+            status_code=status,
+        )
+
+    async def head_index(request: Request) -> Response:
+        known = request.path_params["index"] in (backend.index, f"{backend.index}-stoplist")
+        return Response(status_code=200 if known else 404)
+
+    async def refresh_index(request: Request) -> Response:
+        await run_in_threadpool(backend.refresh)
+        return JSONResponse({"_shards": {"total": 1, "successful": 1, "failed": 0}})
+
+    async def cluster_health(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(backend.engine_health))
+
+    async def cat_health(request: Request) -> Response:
+        health = await run_in_threadpool(backend.engine_health)
+        now = time.time()
+        row = {
+            "epoch": str(int(now)), "timestamp": time.strftime("%H:%M:%S", time.gmtime(now)),
+            "cluster": health.get("cluster_name"), "status": health.get("status"),
+            "node.total": str(health.get("number_of_nodes")),
+            "node.data": str(health.get("number_of_data_nodes")),
+            "shards": str(health.get("active_shards")), "pri": str(health.get("active_primary_shards")),
+        }
+        if request.query_params.get("format") == "json":
+            return JSONResponse([row])
+        return PlainTextResponse(" ".join(str(v) for v in row.values()) + "\n")
+
+    async def get_mapping(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(backend.index_mapping))
+
+    async def put_index(request: Request) -> Response:
+        """``PUT /{index}``: the pages index is neardup's, made from its templates; asking for it
+        is granted (created when missing), other indices are refused as the engine would."""
+        index = request.path_params["index"]
+        if index != backend.index:
+            raise HTTPError(
+                400, "illegal_argument_exception",
+                f"neardup serves the index [{backend.index}] only, not [{index}]",
+            )
+        await read_body(request, config.max_body_bytes)  # its settings: the templates decide
+        await run_in_threadpool(backend.create_index)
+        return JSONResponse({"acknowledged": True, "shards_acknowledged": True, "index": index})
+
+    async def put_mapping(request: Request) -> Response:
+        """``PUT /{index}/_mapping``: granted when every field is one of the pages mapping's
+        (a mapping dumped from a neardup index); any other field is refused — the mapping is
+        strict, a page's fields are the contract."""
+        body = await read_body(request, config.max_body_bytes)
+        try:
+            wanted = json.loads(body or b"{}")
+        except ValueError as exc:
+            raise HTTPError(400, "parse_exception", f"not a JSON mapping: {exc}") from None
+        mapping = await run_in_threadpool(backend.index_mapping)
+        known: set[str] = set()
+        for entry in mapping.values():
+            known.update(entry.get("mappings", {}).get("properties", {}))
+        asked = wanted.get("properties", {}) if isinstance(wanted, dict) else {}
+        if "mappings" in wanted and isinstance(wanted["mappings"], dict):
+            asked = wanted["mappings"].get("properties", {})
+        unknown = sorted(set(asked) - known)
+        if unknown:
+            raise HTTPError(
+                400, "strict_dynamic_mapping_exception",
+                f"the pages mapping of neardup is fixed; unknown fields {unknown}",
+            )
+        return JSONResponse({"acknowledged": True})
 
     async def api_groups(request: Request) -> Response:
         size = _int_param(request, "size", 20, 1, MAX_GROUPS)
@@ -476,6 +548,18 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
         Route("/inspector", inspector_root, methods=["GET"]),
         Mount("/inspector", app=StaticFiles(directory=INSPECTOR_DIR, html=True), name="inspector"),
         Route("/{index}/_bulk", bulk, methods=["POST", "PUT"]),
+        Route("/_refresh", refresh_index, methods=["POST", "GET"]),
+        Route("/_cluster/health", cluster_health, methods=["GET"]),
+        Route("/_cluster/health/{index}", cluster_health, methods=["GET"]),
+        Route("/_cat/health", cat_health, methods=["GET"]),
+        Route("/{index}/_refresh", refresh_index, methods=["POST", "GET"]),
+        Route("/{index}/_mapping", get_mapping, methods=["GET"]),
+        Route("/{index}/_mapping", put_mapping, methods=["PUT", "POST"]),
+        Route("/{index}/_doc", put_document, methods=["POST"]),
+        Route("/{index}/_doc/{doc_id:path}", put_document, methods=["PUT", "POST"]),
+        Route("/{index}/_create/{doc_id:path}", put_document, methods=["PUT", "POST"]),
+        Route("/{index}", head_index, methods=["HEAD"]),
+        Route("/{index}", put_index, methods=["PUT"]),
     ]
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
@@ -522,6 +606,48 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
     app.add_middleware(ProductHeaders, headers=backend.product_headers())
     app.add_middleware(SecurityHeaders)  # outermost: 401 answers carry the headers too
     return app
+
+
+def _ingest_ops(
+    ops: list[Any], backend: Backend, config: ServerConfig, refresh: bool
+) -> list[dict[str, Any]]:
+    """Bulk operations through the ingest path: one response item each, in order (``delete``
+    and ``update`` refused per item: a page's group depends on its text)."""
+    index_name = backend.index
+    slots: list[IngestItem | dict[str, Any]] = []
+    for op in ops:
+        if op.action in ("delete", "update"):
+            slots.append(
+                error_item(
+                    op.action,
+                    index_name,
+                    op.id,
+                    ItemError(
+                        400,
+                        "illegal_argument_exception",
+                        f"neardup does not accept [{op.action}] in bulk requests: only "
+                        "index and create (a page's group depends on its text; delete or "
+                        "change pages in the engine directly)",
+                    ),
+                )
+            )
+            continue
+        if op.id is None and op.error is None and (op.source or {}).get("id") is None:
+            op.id = generate_id()
+        raw, err = raw_document(op, config.text_field)
+        if err is not None or raw is None:
+            slots.append(
+                error_item(
+                    op.action,
+                    index_name,
+                    op.id,
+                    err or ItemError(400, "parse_exception", "invalid item"),
+                )
+            )
+            continue
+        slots.append(IngestItem(action=op.action, raw=raw))
+    backend.ingest([s for s in slots if isinstance(s, IngestItem)], refresh)
+    return [_bulk_item(s, index_name) if isinstance(s, IngestItem) else s for s in slots]
 
 
 def _took(started: float) -> int:

@@ -335,6 +335,22 @@ class Backend:
         info["tagline"] = f"neardup in front of {engine} (pages index: {self.index})"
         return info
 
+    def refresh(self) -> None:
+        """Make recent writes searchable (a client's ``_refresh``)."""
+        self.store.refresh()
+
+    def engine_health(self) -> dict[str, Any]:
+        """The engine's ``_cluster/health`` answer."""
+        return self.store.engine_health()
+
+    def index_mapping(self) -> dict[str, Any]:
+        """The engine's ``GET /<index>/_mapping`` answer for the pages index."""
+        return self.store.index_mapping()
+
+    def create_index(self) -> None:
+        """The pages index from its templates, when missing."""
+        self.store.install()
+
     def product_headers(self) -> dict[str, str]:
         """The engine's product headers (:meth:`Store.product_headers`), for every answer."""
         return self.store.product_headers()

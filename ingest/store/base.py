@@ -301,6 +301,14 @@ class Store(ABC):
         """The engine's identity (OpenSearch's ``GET /`` answer)."""
         raise Unsupported(f"{type(self).__name__} is not a search engine")
 
+    def engine_health(self) -> dict[str, Any]:
+        """The engine's ``_cluster/health`` answer."""
+        raise Unsupported(f"{type(self).__name__} is not a search engine")
+
+    def index_mapping(self) -> dict[str, Any]:
+        """The engine's ``GET /<index>/_mapping`` answer for the pages index."""
+        raise Unsupported(f"{type(self).__name__} is not a search engine")
+
     def product_headers(self) -> dict[str, str]:
         """Headers the engine sends on every answer and its official clients check
         (Elasticsearch's ``X-Elastic-Product``): a service in front of the engine sends them

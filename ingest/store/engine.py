@@ -286,6 +286,14 @@ class EngineStore(Store):
     def product_headers(self) -> dict[str, str]:
         return dict(self.dialect.product_headers)
 
+    @_translated
+    def engine_health(self) -> dict[str, Any]:
+        return dict(self.client.cluster.health())
+
+    @_translated
+    def index_mapping(self) -> dict[str, Any]:
+        return dict(self.client.indices.get_mapping(index=self.index))
+
     def observe_requests(self, callback: Callable[[str, float], None]) -> None:
         """Wrap the transport's ``perform_request`` once (later calls are ignored)."""
         transport = getattr(self.client, "transport", None)

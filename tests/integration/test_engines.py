@@ -209,3 +209,64 @@ def _wait_grouped(engine: Any, index: str, ids: list[str], timeout: float = 300)
             time.sleep(1)
     finally:
         store.close()
+
+
+@pytest.mark.slow
+def test_what_clients_send_besides_bulk_is_answered_as_the_engine_would(
+    engine: Any, engine_index: str, redis_url: str, tmp_path: Path
+) -> None:
+    """The official client of the engine neardup stands in front of (opensearch-py, or the
+    Elasticsearch client of the node's major), used unchanged against ``neardup serve``:
+    ``HEAD /index``, single-document writes through the ingest path, ``_refresh``,
+    ``_cluster/health``, ``_cat/health``, the mapping read and put; a field outside the pages
+    mapping is refused in the engine's error shape, and a repeated ``_create`` conflicts."""
+    import importlib
+
+    import httpx
+    from test_server import start_server, stop
+
+    env = worker_env(redis_url, engine.url, engine_index)
+    serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    package = CLIENT_OF.get(engine.name, "opensearchpy")
+    module = importlib.import_module(package)
+    text = "人民日报 1998 年 1 月 1 日 第 1 版。" * 20
+    try:
+        with running_workers(env, tmp_path, 1):
+            proc, url = start_server(serve_env, tmp_path, "serve", None)
+            try:
+                client = (module.OpenSearch(url, timeout=60) if package == "opensearchpy"
+                          else module.Elasticsearch(url, request_timeout=60))
+                assert client.indices.create(index=engine_index)["acknowledged"]
+                assert client.indices.exists(index=engine_index)
+                assert not client.indices.exists(index=f"{engine_index}-other")
+                written = client.index(index=engine_index, id="one", body={"text": text})
+                assert written["result"] == "created" and written["_id"] == "one"
+                again = client.index(index=engine_index, id="one", body={"text": text})
+                assert again["result"] == "noop"
+                with pytest.raises(module.ConflictError):
+                    client.create(index=engine_index, id="one", body={"text": text + "!"})
+                client.indices.refresh(index=engine_index)
+                assert client.cluster.health()["status"] in ("green", "yellow")
+                mapping = client.indices.get_mapping(index=engine_index)
+                fields = mapping[engine_index]["mappings"]["properties"]
+                assert fields["fingerprints"]["type"] == "keyword"
+                assert client.indices.put_mapping(
+                    index=engine_index, body={"properties": {"site": fields["site"]}}
+                )["acknowledged"]
+                with pytest.raises(module.BadRequestError if package != "opensearchpy"
+                                   else module.RequestError):
+                    client.indices.put_mapping(
+                        index=engine_index, body={"properties": {"colour": {"type": "keyword"}}}
+                    )
+                client.close()
+                cat = httpx.get(f"{url}/_cat/health", timeout=30)
+                assert cat.status_code == 200 and len(cat.text.split()) >= 8
+                stored = _wait_grouped(engine, engine_index, ["one"])
+                assert stored["one"].status == "grouped"
+            finally:
+                stop(proc)
+    finally:
+        cleanup_broker(env)
+
+
+CLIENT_OF = {"elasticsearch-8": "elasticsearch8", "elasticsearch-9": "elasticsearch"}
