@@ -18,6 +18,7 @@ node has none of that name or an older version, and says what it did.
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import logging
 from functools import cache
@@ -153,16 +154,20 @@ def install_templates(
     force: bool = False,
     directory: Path | None = None,
     *,
-    not_found: type[Exception],
+    not_found: type[Exception] | None = None,
 ) -> dict[str, str]:
     """Install the component and index templates for ``index`` on the node behind ``client``
-    (an OpenSearch or Elasticsearch client, whose 404 error is ``not_found``).
+    (an OpenSearch or Elasticsearch client, whose 404 error is ``not_found``: by default the
+    ``NotFoundError`` of the client's own package).
 
     A template is put when it is missing, older than the file's ``_meta.version``, or
     ``force`` is set. Returns ``{template name: "installed" | "upgraded" | "unchanged"}``.
     Templates apply when an index is created: an upgrade reaches an existing index only
     after a reindex (or, for added fields, ``put_mapping``).
     """
+    if not_found is None:
+        package = importlib.import_module(type(client).__module__.split(".")[0])
+        not_found = package.NotFoundError
     done: dict[str, str] = {}
     names = template_names(index)
     for stem in TEMPLATE_FILES:

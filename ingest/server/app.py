@@ -228,19 +228,19 @@ class ProductHeaders:
     """ASGI middleware: the engine's product headers on every answer (Elasticsearch's official
     clients refuse a server whose 2xx answers lack ``X-Elastic-Product: Elasticsearch``)."""
 
-    def __init__(self, app: ASGIApp, headers: dict[str, str]) -> None:
+    def __init__(self, app: ASGIApp, headers: Callable[[], dict[str, str]]) -> None:
         self.app = app
-        self.headers = headers
+        self.headers = headers  # asked per answer: the engine may be known only later
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.headers:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 out = MutableHeaders(scope=message)
-                for name, value in self.headers.items():
+                for name, value in self.headers().items():
                     out[name] = value
             await send(message)
 
@@ -603,7 +603,7 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
     app.state.backend = backend
     app.state.config = config
     app.add_middleware(TokenAuth, token=config.token)
-    app.add_middleware(ProductHeaders, headers=backend.product_headers())
+    app.add_middleware(ProductHeaders, headers=backend.product_headers)
     app.add_middleware(SecurityHeaders)  # outermost: 401 answers carry the headers too
     return app
 

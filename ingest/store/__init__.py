@@ -13,6 +13,7 @@ from the environment. Each backend lives in its own module, loaded when opened.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import logging
 from typing import Any
@@ -29,6 +30,7 @@ from ingest.store.base import (
 )
 from ingest.store.detect import detect
 from ingest.store.errors import DocumentNotFound, StoreError, StoreUnavailable
+from ingest.store.lazy import LazyStore
 
 __all__ = [
     "BACKENDS",
@@ -142,7 +144,20 @@ def open_store(
     quiet_transport_log()
     settings = settings or Settings.from_env()
     if backend == "engine":
-        settings = engine_settings(settings, options.get("url"))
-        backend = settings.engine
+        try:
+            return _open_engine(settings, options)
+        except StoreUnavailable:  # nothing answers yet: ask again at first use
+            opener = functools.partial(_open_engine, settings, options)
+            return LazyStore(opener)  # type: ignore[abstract]  # methods set on the class
     store = importlib.import_module(_MODULES[backend]).open_backend(settings, **options)
+    return store
+
+
+def _open_engine(settings: Settings, options: dict[str, Any]) -> Store:
+    """The backend of the engine at the URL (raises :class:`StoreUnavailable` when nothing
+    answers there)."""
+    settings = engine_settings(settings, options.get("url"))
+    store: Store = importlib.import_module(_MODULES[settings.engine]).open_backend(
+        settings, **dict(options)
+    )
     return store

@@ -36,7 +36,9 @@ class Detected:
 
 
 def _pool(settings: Settings) -> urllib3.PoolManager:
-    options: dict[str, Any] = {"retries": urllib3.Retry(total=2, backoff_factor=0.5)}
+    # No retries: a refused connection is an answer (StoreUnavailable), and the callers retry
+    # with their own policy (the workers' outage budget, a client's resend).
+    options: dict[str, Any] = {"retries": False}
     options["cert_reqs"] = "CERT_REQUIRED" if settings.opensearch_verify_certs else "CERT_NONE"
     if settings.opensearch_ca_certs:
         options["ca_certs"] = settings.opensearch_ca_certs
