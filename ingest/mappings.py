@@ -126,19 +126,16 @@ def _check_index_name(index: str) -> None:
 
 
 def _installed_version(client: Any, kind: str, name: str) -> int | None:
-    from opensearchpy.exceptions import NotFoundError
-
-    try:
-        if kind == "component":
-            found = client.cluster.get_component_template(name=name)
-            items = found.get("component_templates", [])
-            meta = items[0]["component_template"].get("_meta", {}) if items else {}
-        else:
-            found = client.indices.get_index_template(name=name)
-            items = found.get("index_templates", [])
-            meta = items[0]["index_template"].get("_meta", {}) if items else {}
-    except NotFoundError:
-        return None
+    # A missing template is the normal first run: ``ignore=404`` answers it without the
+    # client's WARNING log line for a failed request.
+    if kind == "component":
+        found = client.cluster.get_component_template(name=name, ignore=404)
+        items = found.get("component_templates", [])
+        meta = items[0]["component_template"].get("_meta", {}) if items else {}
+    else:
+        found = client.indices.get_index_template(name=name, ignore=404)
+        items = found.get("index_templates", [])
+        meta = items[0]["index_template"].get("_meta", {}) if items else {}
     if not items:
         return None
     version = meta.get("version")

@@ -50,9 +50,13 @@ from ingest.store.query import (
     build_candidate_query,
     build_collapse_search,
     build_earlier_candidate_query,
+    build_group_sizes_query,
+    build_index_overview_query,
     build_largest_groups_query,
     build_scored_candidate_query,
     build_status_query,
+    parse_group_sizes,
+    parse_index_overview,
     parse_largest_groups,
     rank_hits,
     rank_scored_hits,
@@ -493,7 +497,10 @@ class OpenSearchStore(Store):
         self, query_text: str, size: int = 10, inner_hits_size: int = 5
     ) -> list[dict[str, Any]]:
         body = build_collapse_search(query_text, size=size, inner_hits_size=inner_hits_size)
-        return list(self.client.search(index=self.index, body=body)["hits"]["hits"])
+        # No index yet: nothing to find (overview() says it is missing); ignore=404 keeps the
+        # client's WARNING line for a failed request out of the output.
+        res = self.client.search(index=self.index, body=body, ignore=404)
+        return list(res.get("hits", {}).get("hits", []))
 
     @_translated
     def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
@@ -504,6 +511,23 @@ class OpenSearchStore(Store):
         except NotFoundError:
             return {"groups": [], "grouped_documents": 0, "group_count": 0}
         return parse_largest_groups(res)
+
+    @_translated
+    def group_sizes(self, group_ids: Sequence[str]) -> dict[str, int]:
+        if not group_ids:
+            return {}
+        try:
+            res = self.client.search(index=self.index, body=build_group_sizes_query(group_ids))
+        except NotFoundError:
+            return {}
+        return parse_group_sizes(res)
+
+    @_translated
+    def overview(self) -> dict[str, Any] | None:
+        res = self.client.search(index=self.index, body=build_index_overview_query(), ignore=404)
+        if res.get("status") == 404 and "hits" not in res:
+            return None
+        return parse_index_overview(res)
 
     # -- groups ------------------------------------------------------------------------------
 
