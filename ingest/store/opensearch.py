@@ -50,6 +50,7 @@ from ingest.store.query import (
     build_candidate_query,
     build_collapse_search,
     build_earlier_candidate_query,
+    build_find_query,
     build_group_sizes_query,
     build_index_overview_query,
     build_largest_groups_query,
@@ -521,6 +522,17 @@ class OpenSearchStore(Store):
         except NotFoundError:
             return {}
         return parse_group_sizes(res)
+
+    @_translated
+    def find(
+        self, text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20
+    ) -> tuple[int, list[StoredDocument]]:
+        body = build_find_query(text, state, offset, size)
+        res = self.client.search(index=self.index, body=body, ignore=404)
+        hits = res.get("hits", {})
+        total = hits.get("total", {})
+        count = int(total.get("value", 0) if isinstance(total, dict) else total or 0)
+        return count, [StoredDocument.from_source(h["_source"]) for h in hits.get("hits", [])]
 
     @_translated
     def overview(self) -> dict[str, Any] | None:

@@ -34,7 +34,9 @@ __all__ = [
     "build_batch_candidate_query",
     "build_candidate_query",
     "build_collapse_search",
+    "FIND_FILTERS",
     "build_earlier_candidate_query",
+    "build_find_query",
     "build_group_sizes_query",
     "build_index_overview_query",
     "build_largest_groups_query",
@@ -380,3 +382,49 @@ def parse_index_overview(response: Mapping[str, Any]) -> dict[str, Any]:
         "duplicates_by_site": [{"site": str(b["key"]), "duplicates": int(b["doc_count"])}
                                for b in sites],  # fmt: skip
     }
+
+
+#: what ``build_find_query`` can filter on: a stored ``status``, or ``short`` (too short to
+#: fingerprint: the page's only term is its body hash)
+FIND_FILTERS = ("pending", "error", "grouped", "short")
+
+
+def build_find_query(
+    text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20
+) -> dict[str, Any]:
+    """Search body for the inspector's lookup: pages whose id or URL is ``text`` (first), or
+    whose title or text matches it, optionally only those in ``state``
+    (:data:`FIND_FILTERS`); a page of ``size`` hits from ``offset``. Without ``text``, the
+    pages in ``state`` in ingest order.
+
+    >>> q = build_find_query("https://a.example/x", "error", 20, 10)
+    >>> q["from"], q["size"], q["query"]["bool"]["filter"]
+    (20, 10, [{'term': {'status': 'error'}}])
+    >>> [next(iter(c)) for c in q["query"]["bool"]["should"]]
+    ['ids', 'term', 'multi_match']
+    """
+    if state is not None and state not in FIND_FILTERS:
+        raise ConfigError(f"unknown state {state!r}; known: {', '.join(FIND_FILTERS)}")
+    if offset < 0 or not 1 <= size <= 100 or offset + size > 10_000:
+        raise ConfigError("offset + size must be at most 10000, size between 1 and 100")
+    filters: list[dict[str, Any]] = []
+    if state == "short":
+        filters.append({"prefix": {"fingerprints": "b:"}})
+    elif state is not None:
+        filters.append({"term": {"status": state}})
+    body: dict[str, Any] = {"from": offset, "size": size, "track_total_hits": True}
+    if text:
+        body["query"] = {"bool": {
+            "should": [
+                {"ids": {"values": [text], "boost": 100.0}},
+                {"term": {"url": {"value": text, "boost": 50.0}}},
+                {"multi_match": {"query": text, "fields": ["title^2", "body"]}},
+            ],
+            "minimum_should_match": 1,
+            "filter": filters,
+        }}  # fmt: skip
+        body["sort"] = ["_score", {"seq": {"order": "asc"}}]
+    else:
+        body["query"] = {"bool": {"filter": filters}}
+        body["sort"] = [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}]
+    return body
