@@ -4,7 +4,7 @@ duplicates of their representative, and what became of a page.
 Pure functions (unit tested on plain dicts and strings): the terms aggregation on
 ``dup_group`` behind the list of largest groups (:mod:`ingest.store.query`, asked by
 :meth:`ingest.store.base.Store.largest_groups`); the split of a text into plain and
-highlighted segments around the verifier's trustable LCS region, widened to whole words;
+highlighted segments around the verifier's trustable LCS region, cut to whole words;
 a page's state in words (:func:`page_status`); the snippet of a page's main content.
 Segments are sent rather than offsets because Python counts code points and JavaScript counts
 UTF-16 units: the page never does offset arithmetic, it only writes each segment as text.
@@ -53,8 +53,8 @@ def normalise_spans(spans: Iterable[Sequence[int]] | None, length: int) -> list[
     return merged
 
 
-# A letter or digit of a script that separates words with spaces: a highlight is widened to
-# whole runs of these. Chinese, Japanese and Korean characters are words of their own (no
+# A letter or digit of a script that separates words with spaces: a highlight holds whole runs
+# of these. Chinese, Japanese and Korean characters are words of their own (no
 # widening); ``_`` and ``'`` inside a word belong to it.
 _WORD = re.compile(r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
@@ -64,15 +64,16 @@ def _is_word(ch: str) -> bool:
 
 
 def word_aligned(text: str, spans: Iterable[Sequence[int]] | None) -> list[tuple[int, int]]:
-    """The spans widened to whole words, without slivers: a span that starts or ends inside a
-    word takes the whole word; one holding no letter or digit is dropped; spans apart by white
-    space and punctuation alone are merged.
+    """The spans cut to whole words, without slivers: a span that starts or ends inside a word
+    leaves that word out (its other part differs between the pages, so the word is not shared
+    as a whole); one left with no letter or digit is dropped; spans apart by white space and
+    punctuation alone are merged.
 
     >>> text = "the inland towns and the coast"
-    >>> [text[s:e] for s, e in word_aligned(text, [(4, 15), (16, 17), (17, 17)])]
+    >>> [text[s:e] for s, e in word_aligned(text, [(5, 15), (15, 16), (16, 20)])]
+    ['towns and']
+    >>> [text[s:e] for s, e in word_aligned(text, [(4, 10), (11, 16), (28, 30)])]
     ['inland towns']
-    >>> [text[s:e] for s, e in word_aligned(text, [(6, 14), (14, 20)])]
-    ['inland towns and']
     >>> cjk = "北京市的天气"
     >>> [cjk[s:e] for s, e in word_aligned(cjk, [(1, 3)])]
     ['京市']
@@ -80,18 +81,18 @@ def word_aligned(text: str, spans: Iterable[Sequence[int]] | None) -> list[tuple
     out: list[tuple[int, int]] = []
     n = len(text)
     for start, end in normalise_spans(spans, n):
-        if start > 0 and _is_word(text[start - 1]) and _is_word(text[start]):
-            while start > 0 and _is_word(text[start - 1]):
-                start -= 1
-        if end < n and _is_word(text[end - 1]) and _is_word(text[end]):
-            while end < n and _is_word(text[end]):
-                end += 1
+        if start > 0 and _is_word(text[start - 1]):
+            while start < end and _is_word(text[start]):
+                start += 1  # the rest of a word begun before the span
+        if end < n and _is_word(text[end]):
+            while end > start and _is_word(text[end - 1]):
+                end -= 1  # the beginning of a word that goes on after the span
         while start < end and not text[start].isalnum():  # no leading space or punctuation
             start += 1
         while end > start and not text[end - 1].isalnum() and text[end - 1] not in ".!?。！？)」』":
             end -= 1
         if not any(ch.isalnum() for ch in text[start:end]):
-            continue  # a sliver of white space or punctuation
+            continue  # a sliver of white space or punctuation, or part of one word
         if out and (start <= out[-1][1] or not any(c.isalnum() for c in text[out[-1][1]:start])):
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
@@ -103,12 +104,12 @@ def segments(
     text: str, spans: Iterable[Sequence[int]] | None, *, words: bool = False
 ) -> list[dict[str, Any]]:
     """``text`` cut into ``{"text", "mark"}`` pieces; ``mark`` is True inside a span
-    (``words``: the spans widened to whole words first, :func:`word_aligned`).
+    (``words``: the spans cut to whole words first, :func:`word_aligned`).
 
     >>> segments("abcdef", [(1, 3)])
     [{'text': 'a', 'mark': False}, {'text': 'bc', 'mark': True}, {'text': 'def', 'mark': False}]
     >>> [x["text"] for x in segments("inland towns", [(0, 10)], words=True)]
-    ['inland towns']
+    ['inland', ' towns']
     """
     out: list[dict[str, Any]] = []
     pos = 0
