@@ -2,7 +2,9 @@
 # Fetch, start, wait for and stop a single-node OpenSearch on 127.0.0.1.
 #
 #   scripts/opensearch.sh install   fetch the integ-test zip from Maven Central (cached) and unpack
-#   scripts/opensearch.sh start     install if needed, start in the background, wait for yellow/green
+#   scripts/opensearch.sh start     install if needed, start in the background, wait for yellow/green;
+#                                   prints the matching `export OPENSEARCH_URL=...` line on stdout:
+#                                   eval "$(scripts/opensearch.sh start)" sets it in your shell
 #   scripts/opensearch.sh stop      stop the node started by this script
 #   scripts/opensearch.sh status    exit 0 when the node answers
 #
@@ -43,8 +45,11 @@ PY
 
 status() { curl -fsS "$URL/_cluster/health" >/dev/null 2>&1; }
 
+# What the clients need to reach this node (stdout: everything else goes to stderr).
+print_exports() { printf 'export OPENSEARCH_URL=%s\n' "$URL"; }
+
 start() {
-  if status; then log "already answering on $URL"; return 0; fi
+  if status; then log "already answering on $URL"; print_exports; return 0; fi
   install
   mkdir -p "$RUN_DIR/data" "$RUN_DIR/logs"
   local conf="$RUN_DIR/config"
@@ -81,6 +86,7 @@ YML
     setsid "${user_prefix[@]}" "$HOME_DIR/bin/opensearch" -d -p "$PID_FILE" >"$RUN_DIR/logs/stdout.log" 2>&1 \
     || { log "start failed"; tail -n 50 "$RUN_DIR/logs/stdout.log" >&2; exit 1; }
   wait_ready
+  print_exports
 }
 
 wait_ready() {
