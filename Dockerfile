@@ -6,7 +6,8 @@
 # Helm chart runs — the venv on the bare base, uid 10001, nothing writable outside /tmp, so a
 # read-only root filesystem costs nothing; `smoke` (the last stage, so a plain build runs it)
 # checks the runtime image as the chart runs it: neardup, celery and the compiled extensions
-# load and work as uid 10001, and that user can write nowhere but /tmp.
+# load and work as uid 10001, there is no compiler, and that user can write nowhere but the
+# temporary directories (/tmp is the chart's emptyDir; the root filesystem is read-only).
 #
 # BASE: a Debian bookworm root with python3 (scripts/image.sh makes it with
 # `mmdebstrap --variant=minbase --include=python3,ca-certificates bookworm` and imports it as
@@ -49,7 +50,7 @@ RUN neardup --version && celery --version \
  && NEARDUP_IMPL=cython NEARDUP_FP_IMPL=cython python -c "from verifier.lcs import lcs_length; assert lcs_length('abcabba', 'cbabac') == 4"
 RUN test "$(id -u):$(id -g)" = "10001:10001" \
  && ! command -v gcc && ! command -v cc \
- && writable="$(find / -xdev \( -path /tmp -o -path /proc -o -path /sys -o -path /dev -o -path /run \) -prune -o -writable -print)" \
+ && writable="$(find / -xdev \( -path /tmp -o -path /var/tmp -o -path /proc -o -path /sys -o -path /dev -o -path /run \) -prune -o -writable -print 2>/dev/null || true)" \
  && { [ -z "$writable" ] || { echo "writable outside /tmp: $writable"; exit 1; }; } \
  && printf '%s\n' '{"a": {"text": "The harbour authority confirmed on Monday that the northern pier will close in March for repairs to the sea wall."}, "b": {"text": "Menu | Home\nThe harbour authority confirmed on Monday that the northern pier will close in March for repairs to the sea wall.\n(c) Coast Post"}}' > /tmp/pair.jsonl \
  && neardup compare /tmp/pair.jsonl | grep -q '"similar": true' \
