@@ -498,10 +498,7 @@ class OpenSearchStore(Store):
         self, query_text: str, size: int = 10, inner_hits_size: int = 5
     ) -> list[dict[str, Any]]:
         body = build_collapse_search(query_text, size=size, inner_hits_size=inner_hits_size)
-        # No index yet: nothing to find (overview() says it is missing); ignore=404 keeps the
-        # client's WARNING line for a failed request out of the output.
-        res = self.client.search(index=self.index, body=body, ignore=404)
-        return list(res.get("hits", {}).get("hits", []))
+        return list(self.client.search(index=self.index, body=body)["hits"]["hits"])
 
     @_translated
     def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
