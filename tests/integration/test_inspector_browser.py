@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -261,6 +262,8 @@ def test_inspector_overview_lookup_states_and_synced_panes(
 ) -> None:
     from collections import Counter
 
+    from playwright.sync_api import expect
+
     sizes = Counter(d["dup_group"] for d in inspector_pages.values())
     histogram = sorted(Counter(sizes.values()).items())
     duplicates = Counter(d.get("site") or "(no site)" for d in inspector_pages.values()
@@ -295,7 +298,7 @@ def test_inspector_overview_lookup_states_and_synced_panes(
     assert page.locator("#groups-pager .where").inner_text() == f"1–20 of {multi}"
     page.click("#groups-pager .next")
     page.wait_for_url("**/inspector/#/?offset=20")
-    page.wait_for_function(f"document.querySelector('#groups-pager .where').textContent === '21–{multi} of {multi}'")
+    expect(page.locator("#groups-pager .where")).to_have_text(f"21–{multi} of {multi}")
     assert page.locator("tr.group-row").count() == multi - 20
     assert page.locator("#groups-pager .next").is_disabled()
 
@@ -306,7 +309,7 @@ def test_inspector_overview_lookup_states_and_synced_panes(
     assert page.locator("tr.page-row").first.get_attribute("data-page") == "short-a"
     page.fill("#lookup-q", "short-c")  # by id
     page.click("#lookup button")
-    page.wait_for_function("document.querySelector('tr.page-row')?.dataset.page === 'short-c'")
+    expect(page.locator("tr.page-row").first).to_have_attribute("data-page", "short-c")
     row = page.locator("tr.page-row").first
     assert row.locator(".badge").inner_text() == "too-short"
     row.locator("a").first.click()
@@ -320,14 +323,14 @@ def test_inspector_overview_lookup_states_and_synced_panes(
     page.select_option("#lookup-state", "pending")
     page.fill("#lookup-q", "")
     page.click("#lookup button")
-    page.wait_for_function("document.querySelector('tr.page-row')?.dataset.page === 'waiting-page'")
+    expect(page.locator("tr.page-row").first).to_have_attribute("data-page", "waiting-page")
     assert page.locator("tr.page-row").count() == 1
     assert "waiting for a verification worker" in page.locator("tr.page-row .why").inner_text()
     # by words
     page.select_option("#lookup-state", "")
     page.fill("#lookup-q", "flood walls")
     page.click("#lookup button")
-    page.wait_for_function("document.querySelector('tr.page-row')?.dataset.page?.startsWith('river-')")
+    expect(page.locator("tr.page-row").first).to_have_attribute("data-page", re.compile("^river-"))
     assert {r.get_attribute("data-page") for r in page.locator("tr.page-row").all()} == {
         "river-rep", "river-member"}
 
@@ -355,11 +358,7 @@ def test_inspector_overview_lookup_states_and_synced_panes(
     compare_screenshot(member.screenshot(), "inspector-group-pair")
     before = right.evaluate("p => p.scrollTop")
     left.evaluate("p => { p.scrollTop = p.scrollTop + 200; }")
-    page.wait_for_function(
-        "([m, b]) => document.querySelectorAll(`article.member[data-member='${m}'] pre.text`)[1]"
-        ".scrollTop !== b",
-        arg=["river-member", before],
-    )
+    expect(right).not_to_have_js_property("scrollTop", before)  # the other pane followed
     moved = right.evaluate("p => p.scrollTop") - before
     assert abs(moved - 200) <= 2  # the same text on both sides: aligned on the region
     assert errors == []
