@@ -50,7 +50,7 @@ RUN neardup --version && celery --version \
  && NEARDUP_IMPL=cython NEARDUP_FP_IMPL=cython python -c "from verifier.lcs import lcs_length; assert lcs_length('abcabba', 'cbabac') == 4"
 RUN test "$(id -u):$(id -g)" = "10001:10001" \
  && ! command -v gcc && ! command -v cc \
- && writable="$(find / -xdev \( -path /tmp -o -path /var/tmp -o -path /proc -o -path /sys -o -path /dev -o -path /run \) -prune -o -writable -print 2>/dev/null || true)" \
+ && writable="$(find / -xdev \( -path /tmp -o -path /var/tmp -o -path /proc -o -path /sys -o -path /dev -o -path /run \) -prune -o ! -type l -writable -print 2>/dev/null || true)" \
  && { [ -z "$writable" ] || { echo "writable outside /tmp: $writable"; exit 1; }; } \
  && printf '%s\n' '{"a": {"text": "The harbour authority confirmed on Monday that the northern pier will close in March for repairs to the sea wall."}, "b": {"text": "Menu | Home\nThe harbour authority confirmed on Monday that the northern pier will close in March for repairs to the sea wall.\n(c) Coast Post"}}' > /tmp/pair.jsonl \
  && neardup compare /tmp/pair.jsonl | grep -q '"similar": true' \

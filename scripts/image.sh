@@ -11,6 +11,7 @@
 #   scripts/image.sh save FILE the runtime image as an OCI archive (podman load / docker load)
 #
 # Environment: NEARDUP_CACHE (<repo>/.cache) keeps the base tarball; IMAGE (localhost/neardup);
+# KEEP_LAYERS=1 keeps the smoke image and the build layers (faster rebuilds, GBs with vfs);
 # DEBIAN_MIRROR (deb.debian.org); the build's downloads (PyPI) trust the host's CA bundle
 # ($PIP_CERT, $SSL_CERT_FILE or /etc/ssl/certs/ca-certificates.crt, mounted read-only into the
 # build steps), so a TLS-inspecting proxy that the host trusts works inside the build too. `podman run` is not needed (nor possible everywhere): the
@@ -59,6 +60,12 @@ build() {
   "${PODMAN[@]}" build "${args[@]}" -t "$IMAGE-smoke:$v" .
   "${PODMAN[@]}" build "${args[@]}" --target runtime -t "$IMAGE:$v" -t "$IMAGE:latest" .
   "${PODMAN[@]}" image inspect --format 'user={{.Config.User}} entrypoint={{.Config.Entrypoint}} size={{.Size}}' "$IMAGE:$v"
+  # vfs keeps a full copy of the root per layer (GBs): drop the checked smoke image and the
+  # untagged build layers unless KEEP_LAYERS=1 (a rebuild then starts from the base again).
+  if [ "${KEEP_LAYERS:-0}" != 1 ]; then
+    "${PODMAN[@]}" rmi "$IMAGE-smoke:$v" >/dev/null
+    "${PODMAN[@]}" image prune -f >/dev/null
+  fi
 }
 
 save() {
