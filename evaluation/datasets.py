@@ -123,7 +123,7 @@ def shared_file(name: str, settings: Settings | None = None) -> Path:
         if (folder / name).exists():
             return folder / name
     raise DatasetUnavailable(
-        f"{name} not found in {places[0]} nor in {places[1]}: it comes from the shared "
+        f"{places[0] / name} not found, nor {places[1] / name}: it comes from the shared "
         f"development data; copy it into {places[1]}/ or set NEARDUP_SHARED_DATA to the "
         "folder holding it (docs/quality.md, Datasets)"
     )
