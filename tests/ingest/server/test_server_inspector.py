@@ -144,8 +144,10 @@ def test_segments_of_word_aligned_spans_rebuild_the_text() -> None:
 
 
 def test_page_status_explains_each_state() -> None:
-    fp = "s3-x10-y2-z50-m7-r16"
-    base = {"id": "p", "fp_config": fp}
+    from ingest.fingerprint import PROFILES
+
+    web = PROFILES["web"]
+    base = {"id": "p", "fp_config": web.identity}
     pending = page_status({**base, "status": "pending"}, ["b:x"], None)
     assert pending["state"] == "pending" and "worker" in pending["explanation"]
     assert "too short" in pending["explanation"]
@@ -154,7 +156,9 @@ def test_page_status_explains_each_state() -> None:
                      "explanation": "verification failed: boom; the page is its own group"}  # fmt: skip
     short = page_status({**base, "status": "grouped", "dup_group": "p"}, ["b:x"], 3)
     assert short["state"] == "too-short"
-    assert "fewer than 2 distinct sentences wider than 10 covering more than 50" in short["explanation"]
+    rule = (f"fewer than {web.per_bucket} distinct sentences wider than {web.min_sentence} "
+            f"covering more than {web.min_cover}")
+    assert rule in short["explanation"]
     assert "exact copies" in short["explanation"] and "3 identical pages" in short["explanation"]
     dup = page_status({**base, "status": "grouped", "dup_group": "r", "dup_of": "r"}, ["f"], 4)
     assert dup == {"state": "duplicate",
