@@ -46,11 +46,14 @@ __all__ = [
     "DatasetSpec",
     "DatasetUnavailable",
     "SAME_TEMPLATE_KINDS",
+    "SOURCES",
     "SPLITS",
     "build_dataset",
     "manpages_pairs",
+    "missing_sources",
     "pawsx_pairs",
     "pydoc_pairs",
+    "shared_file",
     "synthetic_corpus",
     "synthetic_pairs",
     "write_jsonl",
@@ -82,8 +85,12 @@ class DatasetUnavailable(NeardupError):
 # --------------------------------------------------------------------------------------------
 
 
-def project_root() -> Path:
-    return Path(__file__).resolve().parents[1]
+def project_root(package_dir: Path | None = None) -> Path:
+    """The checkout neardup runs from: the directory above the ``evaluation`` package when it
+    is a source tree (``pyproject.toml`` there: a checkout, or ``pip install -e``), else the
+    current directory (neardup installed as a wheel, run from a checkout or a work folder)."""
+    root = (package_dir or Path(__file__).resolve().parent).parent
+    return root if (root / "pyproject.toml").is_file() else Path.cwd()
 
 
 # The dataset builders below are cached per process and called deep inside `neardup eval`;
@@ -106,13 +113,24 @@ def cache_dir(settings: Settings | None = None) -> Path:
 FETCH_SCRIPT = "scripts/fetch_data.py"
 
 
+def shared_file(name: str, settings: Settings | None = None) -> Path:
+    """A file of the shared development data: in the shared data folder
+    (``$NEARDUP_SHARED_DATA``, default ``../shared/data`` beside the checkout), or copied into
+    ``<cache>/data``. Raises :class:`DatasetUnavailable` naming both places."""
+    settings = settings or Settings.from_env()
+    places = (shared_data_dir(settings), derived_data_dir(settings))
+    for folder in places:
+        if (folder / name).exists():
+            return folder / name
+    raise DatasetUnavailable(
+        f"{places[0] / name} not found, nor {places[1] / name}: it comes from the shared "
+        f"development data; copy it into {places[1]}/ or set NEARDUP_SHARED_DATA to the "
+        "folder holding it (docs/quality.md, Datasets)"
+    )
+
+
 def _shared(name: str) -> Path:
-    path = shared_data_dir() / name
-    if not path.exists():
-        raise DatasetUnavailable(
-            f"{path} not found; set NEARDUP_SHARED_DATA to the shared development data folder"
-        )
-    return path
+    return shared_file(name)
 
 
 def derived_data_dir(settings: Settings | None = None) -> Path:
@@ -981,7 +999,8 @@ def pawsx_pairs(
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """A built-in dataset: how to build it and how to evaluate it."""
+    """A built-in dataset: how to build it and how to evaluate it, and what it is built from
+    (``sources``: names of :data:`SOURCES`)."""
 
     name: str
     mode: str  # "pairs" or "corpus"
@@ -989,6 +1008,62 @@ class DatasetSpec:
     build: Callable[..., list[dict[str, Any]]]
     description: str
     web_style: bool = True
+    sources: tuple[str, ...] = ()
+
+
+def _fetched(target: str) -> Callable[[Settings], str | None]:
+    """A source that ``scripts/fetch_data.py fetch TARGET`` puts into the cache."""
+
+    def missing(settings: Settings) -> str | None:
+        try:
+            if target == "people-daily":
+                _derived("people_daily_199801.plain.txt.gz", target)
+            else:
+                debian_package_root(target, settings)
+        except DatasetUnavailable:
+            return f"{target} (run `{FETCH_SCRIPT} fetch {target}`)"
+        return None
+
+    return missing
+
+
+def _from_shared(*names: str) -> Callable[[Settings], str | None]:
+    """A source from the shared development data (:func:`shared_file`)."""
+
+    def missing(settings: Settings) -> str | None:
+        absent = []
+        for name in names:
+            try:
+                shared_file(name, settings)
+            except DatasetUnavailable:
+                absent.append(name)
+        if not absent:
+            return None
+        return (f"{', '.join(absent)} from the shared data (looked in "
+                f"{shared_data_dir(settings)} and {derived_data_dir(settings)}; set "
+                "NEARDUP_SHARED_DATA or copy it into the latter)")  # fmt: skip
+
+    return missing
+
+
+#: What the built-in datasets are made from: name -> ``missing(settings)``, which says what is
+#: missing and how to get it, or None when the source is at hand.
+SOURCES: dict[str, Callable[[Settings], str | None]] = {
+    "people-daily": _fetched("people-daily"),
+    "python3.11-doc": _fetched("python3.11-doc"),
+    "manpages-zh": _fetched("manpages-zh"),
+    "pydoc-pairs": _from_shared("python311doc_html_vs_rst_pairs.tsv"),
+    "manpages-pairs": _from_shared("manpages_zh_CN_vs_TW_pairs.tsv"),
+    "pawsx": _from_shared("pawsx_zh/dev_2k.tsv", "pawsx_zh/test_2k.tsv"),
+    "webis": _from_shared("webis_dev_pairs.jsonl.gz"),
+}
+
+
+def missing_sources(name: str, settings: Settings | None = None) -> list[str]:
+    """What built-in dataset ``name`` lacks, each with how to get it; empty when it can be built."""
+    settings = settings or Settings.from_env()
+    found = (SOURCES[source](settings) for source in DATASETS[name].sources)
+    return [m for m in found if m is not None]
 
 
 DATASETS: dict[str, DatasetSpec] = {
@@ -998,6 +1073,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "web",
         lambda split, n=None, seed=None: synthetic_pairs("zh", n or 600, seed, split),
         "People's Daily articles on generated Chinese site templates (paper's guidelines)",
+        sources=("people-daily",),
     ),
     "synthetic-en": DatasetSpec(
         "synthetic-en",
@@ -1005,6 +1081,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "web",
         lambda split, n=None, seed=None: synthetic_pairs("en", n or 600, seed, split),
         "Python docs prose on generated English site templates (paper's guidelines)",
+        sources=("python3.11-doc",),
     ),
     "pydoc": DatasetSpec(
         "pydoc",
@@ -1012,6 +1089,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "web",
         lambda split, n=None, seed=None: pydoc_pairs(split, seed, n_pairs=n),
         "Python 3.11 docs HTML vs reST source; negatives share the Sphinx template",
+        sources=("python3.11-doc", "pydoc-pairs"),
     ),
     "manpages": DatasetSpec(
         "manpages",
@@ -1019,6 +1097,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "web",
         lambda split, n=None, seed=None: manpages_pairs(split, seed, n_pairs=n),
         "manpages-zh Simplified vs Traditional (after t2s); negatives share troff boilerplate",
+        sources=("manpages-zh", "manpages-pairs"),
     ),
     "pawsx": DatasetSpec(
         "pawsx",
@@ -1027,6 +1106,7 @@ DATASETS: dict[str, DatasetSpec] = {
         lambda split, n=None, seed=None: pawsx_pairs(split, n or 1000, seed),
         "PAWS-X zh sentence pairs: short-text adversarial set",
         web_style=False,
+        sources=("pawsx",),
     ),
     "webis-dev": DatasetSpec(
         "webis-dev",
@@ -1036,6 +1116,7 @@ DATASETS: dict[str, DatasetSpec] = {
             "evaluation.webis", fromlist=["webis_records"]
         ).webis_records(split, n, seed),
         "Webis ECIR 2020 human-judged web/news pairs (dev half); report: evaluation/webis.py",
+        sources=("webis",),
     ),
     "synthetic-zh-corpus": DatasetSpec(
         "synthetic-zh-corpus",
@@ -1043,6 +1124,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "web",
         lambda split, n=None, seed=None: synthetic_corpus("zh", n or 430, seed, split),
         "corpus version of synthetic-zh: groups of near-duplicate pages (~1,000 docs)",
+        sources=("people-daily",),
     ),
     "synthetic-en-corpus": DatasetSpec(
         "synthetic-en-corpus",
@@ -1050,6 +1132,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "web",
         lambda split, n=None, seed=None: synthetic_corpus("en", n or 430, seed, split),
         "corpus version of synthetic-en: groups of near-duplicate pages (~1,000 docs)",
+        sources=("python3.11-doc",),
     ),
 }
 

@@ -42,7 +42,7 @@ from evaluation.baselines._text import tokens
 from evaluation.baselines.minhash_lsh import MinHashLSHBaseline
 from evaluation.baselines.shingling import shingles
 from evaluation.baselines.simhash import SimHash
-from evaluation.datasets import DatasetUnavailable, shared_data_dir
+from evaluation.datasets import DatasetUnavailable, shared_data_dir, shared_file
 from evaluation.evaluate import _table as table
 from evaluation.evaluate import doc_text
 from ingest.settings import Settings
@@ -83,12 +83,12 @@ def load_webis(path: str | Path | None = None) -> list[dict[str, Any]]:
     """The judged pairs as ``neardup eval`` pair records: ``id``, ``a``/``b`` (``{"text"}``),
     ``a_id``, ``b_id``, ``corpus``, ``grade`` (the judges' 0..3), ``label`` (grade >= 1) and
     ``kind`` (``grade-N``). Raises :class:`DatasetUnavailable` naming the path when missing."""
-    p = Path(path) if path is not None else webis_path()
-    if not p.is_file():
-        raise DatasetUnavailable(
-            f"{p} not found: the human-judged Webis pairs are read from the shared data folder "
-            "(set NEARDUP_SHARED_DATA to it)"
-        )
+    if path is None:  # the shared data folder, or a copy in <cache>/data
+        p = shared_file(WEBIS_FILE)
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise DatasetUnavailable(f"{p} not found: the human-judged Webis pairs")
     opener: Callable[..., Any] = gzip.open if p.suffix == ".gz" else open
     out: list[dict[str, Any]] = []
     with opener(p, "rt", encoding="utf-8") as fh:

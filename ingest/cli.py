@@ -39,6 +39,16 @@ COMMANDS: dict[str, str] = {
 }
 
 
+def _version() -> str:
+    """The installed distribution's version (``unknown`` when run from a bare source tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("neardup")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _chosen(argv: Sequence[str]) -> str | None:
     """The command named in ``argv`` (the first argument that is one), if any."""
     return next((arg for arg in argv if arg in COMMANDS), None)
@@ -58,6 +68,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         default=None,
         help="the search engine at the URL (default $NEARDUP_ENGINE, else asked at connect)",
     )
+    parser.add_argument("--version", action="version", version=f"neardup {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, summary in COMMANDS.items():

@@ -129,13 +129,20 @@ def _check_index_name(index: str) -> None:
 def _installed_version(
     client: Any, kind: str, name: str, not_found: type[Exception]
 ) -> int | None:
+    # A missing template is the normal first run: it is answered without the client's
+    # WARNING log line for a failed request (opensearch-py: ``ignore=404``; the
+    # Elasticsearch clients: ``options(ignore_status=404)``).
+    if hasattr(client, "options"):
+        client, quiet = client.options(ignore_status=404), {}
+    else:
+        quiet = {"ignore": 404}
     try:
         if kind == "component":
-            found = client.cluster.get_component_template(name=name)
+            found = client.cluster.get_component_template(name=name, **quiet)
             items = found.get("component_templates", [])
             meta = items[0]["component_template"].get("_meta", {}) if items else {}
         else:
-            found = client.indices.get_index_template(name=name)
+            found = client.indices.get_index_template(name=name, **quiet)
             items = found.get("index_templates", [])
             meta = items[0]["index_template"].get("_meta", {}) if items else {}
     except not_found:

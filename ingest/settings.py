@@ -130,7 +130,9 @@ class Settings:
     )
     # --- `neardup eval` (datasets and baselines) -----------------------------------------------
     shared_data: Path | None = _var(
-        "NEARDUP_SHARED_DATA", "shared development data (default: `../shared/data`)"
+        "NEARDUP_SHARED_DATA",
+        "shared development data (default: `../shared/data` beside the checkout; "
+        "`.cache/data` is searched too)",
     )
     cache: Path | None = _var("NEARDUP_CACHE", "dataset cache (default: `.cache` in the project)")
     wordnet_dir: Path = _var(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # helm and kubeconform for the chart tests, built from the Go module proxy (release downloads
 # are not reachable everywhere this runs) and cached under .cache/bin; Kubernetes JSON schemas
-# taken from the kubernetes-validate package on PyPI and cached under .cache/kubernetes-json-schema.
+# taken from the kubernetes-validate package on PyPI and cached under .cache/kubernetes-json-schema
+# (.cache is $NEARDUP_CACHE when set, as for the other scripts).
 #
 #   scripts/helm.sh install   build/copy whatever is missing (idempotent; a cached tool is reused)
 #   scripts/helm.sh env       print HELM=, KUBECONFORM=, KUBE_SCHEMA_LOCATION=, KUBE_VERSION= lines
@@ -21,8 +22,9 @@ KUBECONFORM_VERSION="${KUBECONFORM_VERSION:-v0.7.0}"
 KUBE_VERSION="${KUBE_VERSION:-1.31.0}"   # schemas the manifests are validated against
 KUBERNETES_VALIDATE_VERSION="${KUBERNETES_VALIDATE_VERSION:-1.37.0}"
 
-BIN="$ROOT/.cache/bin"
-SCHEMAS="$ROOT/.cache/kubernetes-json-schema"
+CACHE="${NEARDUP_CACHE:-$ROOT/.cache}"
+BIN="$CACHE/bin"
+SCHEMAS="$CACHE/kubernetes-json-schema"
 HELM="$BIN/helm"
 KUBECONFORM="$BIN/kubeconform"
 SCHEMA_LOCATION="$SCHEMAS/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json"

@@ -8,6 +8,9 @@
 #   scripts/opensearch.sh kill PORT        SIGKILL one node (a crash, for tests)
 #   scripts/opensearch.sh status           exit 0 when the node (the first node) answers
 #
+# start prints the matching `export OPENSEARCH_URL=...` line on stdout (everything else goes to
+# stderr): eval "$(scripts/opensearch.sh start)" sets it in your shell.
+#
 # Environment: OPENSEARCH_VERSION (2.19.1; 3.x works too), OPENSEARCH_PORT (9200),
 # OPENSEARCH_HEAP (512m), NEARDUP_CACHE (<repo>/.cache) holds the unpacked distribution, data and
 # logs. A node's transport port is its HTTP port + 100.
@@ -52,6 +55,9 @@ PY
 }
 
 status() { curl -fsS "$URL/_cluster/health" >/dev/null 2>&1; }
+
+# What the clients need to reach this node (stdout: everything else goes to stderr).
+print_exports() { printf 'export OPENSEARCH_URL=%s\n' "$URL"; }
 
 node_config() {  # node_config PORT CONF_DIR RUN_DIR
   local port="$1" conf="$2" run="$3"
@@ -130,6 +136,7 @@ start() {  # start [PORT]
   local port
   for port in ${1:-$PORTS}; do start_node "$port"; done
   wait_ready
+  print_exports
 }
 
 wait_ready() {  # every node answers and the cluster is yellow or green

@@ -6,6 +6,9 @@ A worker (``celery -A verifier.celery_app``) has no other entry point, so this m
 
 - ``CELERY_BROKER_URL`` (default ``redis://127.0.0.1:6379/0``);
 - ``NEARDUP_QUEUE`` (default ``neardup.verify``): the queue ``verify`` tasks go to;
+- logging: the OpenSearch client logs every request at INFO; a worker at ``--loglevel=INFO``
+  keeps its own lines (one per batch, with its counts and timings) and shows the client's
+  only at DEBUG (:func:`quiet_client_logs`).
 - ``NEARDUP_VISIBILITY_TIMEOUT`` (seconds, default 300): how long Redis keeps a delivered but
   unacknowledged message before handing it to another worker. Tasks are acknowledged *after*
   they finish (``acks_late``), so a worker killed mid-task loses nothing: its messages come back
@@ -15,7 +18,11 @@ A worker (``celery -A verifier.celery_app``) has no other entry point, so this m
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from celery import Celery
+from celery.signals import after_setup_logger
 
 from ingest.settings import Settings
 
@@ -25,6 +32,7 @@ __all__ = [
     "app",
     "broker_url",
     "queue_name",
+    "quiet_client_logs",
     "settings",
 ]
 
@@ -67,3 +75,14 @@ app.conf.update(
     },
     worker_hijack_root_logger=False,
 )
+
+
+def quiet_client_logs(loglevel: int | str | None = None, **_: Any) -> None:
+    """Keep the OpenSearch client's per-request INFO lines out of a worker's log unless the
+    worker runs at DEBUG (they were two thirds of an INFO log: one line per request)."""
+    level = logging.getLevelName(loglevel) if isinstance(loglevel, str) else loglevel
+    if not isinstance(level, int) or level > logging.DEBUG:
+        logging.getLogger("opensearch").setLevel(logging.WARNING)
+
+
+after_setup_logger.connect(quiet_client_logs)

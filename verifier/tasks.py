@@ -55,6 +55,7 @@ __all__ = [
     "mark_error",
     "open_task_store",
     "publish_with_retry",
+    "queue_consumers",
     "verify",
     "verify_batch",
 ]
@@ -279,6 +280,21 @@ def enqueue(
         )
         n += 1
     return n
+
+
+def queue_consumers(queue: str | None = None, timeout: float = 1.0) -> list[str]:
+    """Names of the workers that answer within ``timeout`` seconds and consume ``queue``
+    (default: the configured one). Empty: no worker runs — or every one is too busy to answer
+    (a ``solo`` worker answers between tasks), so callers ask only when nothing progresses."""
+    queue = queue or settings.queue
+    try:
+        replies = app.control.inspect(timeout=timeout).active_queues() or {}
+    except Exception:  # broker unreachable: nobody can be seen consuming
+        return []
+    return sorted(
+        worker for worker, queues in replies.items()
+        if any(q.get("name") == queue for q in queues or ())
+    )
 
 
 def publish_with_retry(send: Callable[[], Any], budget: float | None = None) -> Any:

@@ -6,7 +6,8 @@
     neardup eval --make-dataset synthetic-zh-corpus [--split test] [--size N] -o FILE.jsonl
     neardup eval --list
 
-``--dataset`` is a built-in name (``--list``) or a labelled JSONL file: pairs in the
+``--list`` shows the built-in datasets, each marked available or not, with what a missing one
+needs and how to get it. ``--dataset`` is a built-in name or a labelled JSONL file: pairs in the
 ``neardup compare`` format plus ``label`` (0/1) and optional ``kind``, or a corpus of documents
 with ``id``, ``text``/``html``/``rst``/``markdown`` and ``group``. Bad lines are reported one by
 one on stderr and left out. Output: an aligned text table on stdout (precision, recall, F1 of the duplicate class,
@@ -30,7 +31,7 @@ from ingest.errors import ConfigError
 from ingest.pipeline import fingerprint_config, prepare_lines
 from ingest.settings import Settings
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "format_list", "run"]
 
 
 def add_parser(sub: Any) -> None:
@@ -72,6 +73,19 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def format_list(settings: Settings) -> str:
+    """``--list``: each built-in dataset, whether it can be built here, and if not what it
+    lacks and how to get it."""
+    lines = [f"{'dataset':22} {'mode':7} {'profile':7} {'available':9} description",
+             f"{'-' * 22} {'-' * 7} {'-' * 7} {'-' * 9} {'-' * 11}"]  # fmt: skip
+    for name, spec in datasets.DATASETS.items():
+        missing = datasets.missing_sources(name, settings)
+        lines.append(f"{name:22} {spec.mode:7} {spec.profile:7} {'no' if missing else 'yes':9} "
+                     f"{spec.description}")  # fmt: skip
+        lines.extend(f"{'':22}   needs {m}" for m in missing)
+    return "\n".join(lines)
+
+
 def _value(text: str) -> Any:
     try:
         return json.loads(text)
@@ -108,8 +122,7 @@ def _usage(msg: str) -> int:
 def run(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.list:
-        for name, spec in datasets.DATASETS.items():
-            print(f"{name:22} {spec.mode:7} {spec.profile:6} {spec.description}")
+        print(format_list(settings))
         return 0
     if args.size is not None and args.size < 1 or args.limit is not None and args.limit < 1:
         return _usage("--size and --limit must be >= 1")

@@ -11,9 +11,13 @@ queued again (re-ingest changes nothing).
 current time in microseconds: later runs sort after earlier ones as long as a line takes more
 than a microsecond to ingest, which it always does.
 
-``--wait`` waits until no document of this run is ``pending``; documents that stay pending
-without progress are queued again (their messages may have been lost with a broker restart:
-tasks are idempotent, a duplicate costs nothing).
+``--wait`` waits until no document of this run is ``pending``, then refreshes the index so
+that ``neardup search`` sees the groups at once. It shows the progress on stderr (a bar on a
+terminal, a line now and then otherwise), warns when no worker consumes the queue, and gives
+up (exit 1) when no page has been grouped for ``--timeout`` seconds — a run that keeps
+progressing is never cut. Documents that stay pending without progress are queued again
+(their messages may have been lost with a broker restart: tasks are idempotent, a duplicate
+costs nothing).
 """
 
 from __future__ import annotations
@@ -36,11 +40,12 @@ from ingest.settings import Settings, child_environ
 from ingest.store import open_store
 from ingest.store.base import PutResult
 from ingest.store.errors import StoreUnavailable
-from verifier.tasks import enqueue
+from verifier.tasks import enqueue, queue_consumers
 
-__all__ = ["add_parser", "dedup_via_opensearch", "ingest_prepared", "wait_for_groups"]
+__all__ = ["WaitReport", "add_parser", "dedup_via_opensearch", "ingest_prepared", "wait_for_groups"]
 
 BATCH = 500
+WAIT_TIMEOUT = 300.0  # --wait gives up after this long without a page grouped
 
 
 def add_parser(sub: Any) -> None:
@@ -50,21 +55,41 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("input", help="JSONL: id, html or text, optional url/site/title ('-' = stdin)")
+    p.add_argument(
+        "input", help="JSONL: id, text|html|rst|markdown, optional url/site/title ('-' = stdin)"
+    )
     p.add_argument("--index", default=None, help="index (default $NEARDUP_INDEX or pages)")
-    p.add_argument("--profile", choices=("web", "precise", "short"), default="web")
-    p.add_argument("-k", "--candidates", type=int, default=20, help="top-k candidates")
+    p.add_argument(
+        "--profile", choices=("web", "precise", "short"), default="web",
+        help="verdict profile (default: %(default)s)",
+    )
+    p.add_argument(
+        "-k", "--candidates", type=int, default=20, help="top-k candidates (default: %(default)s)"
+    )
     p.add_argument("--no-queue", action="store_true", help="index only, queue nothing")
     p.add_argument("--queue", default=None, help="Celery queue (default $NEARDUP_QUEUE)")
     p.add_argument("--errors", default=None, help="per-document errors as JSONL (default stderr)")
-    p.add_argument("--wait", action="store_true", help="wait until every document is grouped")
-    p.add_argument("--timeout", type=float, default=3600, help="--wait: give up after (s)")
+    p.add_argument(
+        "--wait", action="store_true",
+        help="wait until every document is grouped, then refresh (search sees the groups)",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=WAIT_TIMEOUT,
+        help="--wait: give up when no page has been grouped for this many seconds "
+        "(default: %(default)s)",
+    )
     p.add_argument(
         "--stall", type=float, default=30.0,
-        help="--wait: re-queue documents still pending after this many seconds without progress",
+        help="--wait: re-queue documents still pending after this many seconds without progress "
+        "(default: %(default)s)",
     )
-    p.add_argument("-j", "--processes", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--batch", type=int, default=BATCH, help="documents per bulk request")
+    p.add_argument(
+        "-j", "--processes", type=int, default=os.cpu_count() or 1,
+        help="extraction processes (default: the cores, %(default)s)",
+    )
+    p.add_argument(
+        "--batch", type=int, default=BATCH, help="documents per bulk request (default: %(default)s)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run)
 
@@ -113,11 +138,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                     profile=args.profile,
                     k=args.candidates,
                     queue=args.queue or settings.queue,
-                    timeout=args.timeout,
+                    idle_timeout=args.timeout,
                     stall=args.stall,
                     seq_range=summary.pop("_seq_range"),
+                    report=None if args.no_progress else WaitReport(sys.stderr),
+                    consumers=queue_consumers,
                 )
             )
+            if summary.get("timed_out"):
+                print(
+                    f"neardup ingest: gave up waiting: {summary.get('pending')} pages still "
+                    f"pending, none grouped for {args.timeout:g} s (is a worker running on "
+                    f"queue {args.queue or settings.queue!r}? start one: neardup worker)",
+                    file=sys.stderr,
+                )
         summary.pop("_ids", None)
         summary.pop("_seq_range", None)
     finally:
@@ -266,6 +300,7 @@ def _pending(store: Any, ids: Sequence[str]) -> list[str]:
 
 
 NEAR_END = 1000  # pending documents below which wait_for_groups reads statuses in real time
+WORKER_CHECK_AFTER = 3.0  # seconds without progress before wait_for_groups looks for workers
 
 
 def _search_pending(
@@ -287,6 +322,48 @@ def _mget_status(store: Any, ids: Sequence[str]) -> dict[str, str]:
     return {i: src.get("status") for i, src in store.fields(ids, ["status"]).items()}
 
 
+class WaitReport:
+    """What ``--wait`` tells the user on stderr: progress (a bar on a terminal, otherwise a line
+    at most every ``every`` seconds and at the end) and the absence of workers."""
+
+    def __init__(self, out: TextIO, every: float = 10.0) -> None:
+        self.out = out
+        self.every = every
+        self.bar: Any = None
+        self.last_line = -every
+        self.total = 0
+
+    def start(self, total: int, queue: str | None) -> None:
+        self.total = total
+        if self.out.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="grouped", unit="doc", file=self.out, leave=False)
+        else:
+            print(f"neardup ingest: waiting for workers to group {total} pages "
+                  f"(queue {queue!r})", file=self.out, flush=True)  # fmt: skip
+
+    def progress(self, done: int, elapsed: float, final: bool = False) -> None:
+        if self.bar is not None:
+            self.bar.update(done - self.bar.n)
+            if final:
+                self.bar.close()
+                self.bar = None
+        if self.bar is None and (final or elapsed - self.last_line >= self.every):
+            self.last_line = elapsed
+            print(f"neardup ingest: {done} of {self.total} pages grouped ({elapsed:.0f} s)",
+                  file=self.out, flush=True)  # fmt: skip
+
+    def no_worker(self, queue: str | None, pending: int) -> None:
+        message = (f"neardup ingest: warning: no worker consumes queue {queue!r} "
+                   f"({pending} pages pending): start one with `neardup worker` "
+                   "(same CELERY_BROKER_URL, OPENSEARCH_URL and NEARDUP_QUEUE)")  # fmt: skip
+        if self.bar is not None:
+            self.bar.write(message, file=self.out)
+        else:
+            print(message, file=self.out, flush=True)
+
+
 def wait_for_groups(
     store: Any,
     ids: Sequence[str],
@@ -297,21 +374,35 @@ def wait_for_groups(
     stall: float = 30.0,
     poll: float = 0.25,
     seq_range: tuple[int, int] | None = None,
+    idle_timeout: float | None = None,
+    report: WaitReport | None = None,
+    consumers: Callable[[str | None], list[str]] | None = None,
 ) -> dict[str, Any]:
     """Wait until none of ``ids`` is pending; re-queue the pending ones after ``stall``
-    seconds without progress. Returns ``{"waited_s", "requeued", "timed_out"}``.
+    seconds without progress; refresh the index once they are all decided, so a search sees
+    their groups. Returns ``{"waited_s", "requeued", "timed_out"}`` (+ ``pending`` when it
+    timed out: after ``timeout`` seconds in all, or ``idle_timeout`` seconds without a page
+    decided).
 
     With ``seq_range`` (the ``seq`` of the first and last of ``ids``, all searchable), the
     progress is a ``count`` of the pending documents in that range (near-real-time: a count of
     the last refresh, never below the real one, since a status only moves away from pending)
     until a few are left; then their statuses are read in real time. Reading every status of a
-    large run twice a second would cost the node more than the workers' own reads."""
+    large run twice a second would cost the node more than the workers' own reads.
+
+    ``report`` shows the progress; ``consumers(queue)`` (the workers consuming ``queue``) is
+    asked whenever nothing has progressed for a few seconds, and ``report.no_worker`` is told
+    when there is none (once until something progresses again)."""
 
     start = time.monotonic()
     last_change, last_left, requeued = start, None, 0
+    last_progress = start
+    checked_workers = False
     pending = list(ids)
     counting = seq_range is not None and len(pending) > NEAR_END
     left = len(pending)
+    if report is not None:
+        report.start(len(ids), queue)
     while left:
         try:
             if counting:
@@ -328,12 +419,21 @@ def wait_for_groups(
             pass
         now = time.monotonic()
         if left != last_left:
+            if last_left is not None:
+                last_progress, checked_workers = now, False
             last_left, last_change = left, now
+        if report is not None:
+            report.progress(len(ids) - left, now - start)
         if not left:
             break
-        if now - start > timeout:
+        if now - start > timeout or (idle_timeout is not None and now - last_progress > idle_timeout):
             return {"waited_s": round(now - start, 2), "requeued": requeued, "timed_out": True,
                     "pending": left}
+        if (consumers is not None and not checked_workers
+                and now - last_progress >= min(stall, WORKER_CHECK_AFTER)):
+            checked_workers = True
+            if not consumers(queue) and report is not None:
+                report.no_worker(queue, left)
         if now - last_change > stall and queue is not None:
             try:
                 if counting:
@@ -348,8 +448,11 @@ def wait_for_groups(
                 pass
             last_change = now
         time.sleep(poll)
-    return {"waited_s": round(time.monotonic() - start, 2), "requeued": requeued,
-            "timed_out": False}
+    retry_call(store.refresh, budget=600.0)  # the groups written back become searchable now
+    waited = time.monotonic() - start
+    if report is not None:
+        report.progress(len(ids), waited, final=True)
+    return {"waited_s": round(waited, 2), "requeued": requeued, "timed_out": False}
 
 
 def dedup_via_opensearch(

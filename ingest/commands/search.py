@@ -1,7 +1,12 @@
 """``neardup search QUERY``: full-text search collapsed on ``dup_group``.
 
-One hit per near-duplicate group — what a search user sees — with the group's other members
-(``inner_hits``) listed under it. ``--json`` prints the raw hits.
+One hit per near-duplicate group — what a search user sees — with the group's size (all its
+pages, not only those matching the query) and its other members that match (``inner_hits``)
+listed under it. ``--json`` prints the hits as JSON.
+
+Only grouped pages are searched (a page is collapsed on its group, which a pending page does
+not have yet). When nothing is found, the command says why: the index does not exist, is
+empty, or holds pages still waiting for a worker.
 """
 
 from __future__ import annotations
@@ -9,13 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from ingest.settings import Settings
 from ingest.store import open_store
 from ingest.store.base import Store
 
-__all__ = ["add_parser", "format_hits", "search"]
+__all__ = ["add_parser", "explain_empty", "format_hits", "search"]
 
 
 def add_parser(sub: Any) -> None:
@@ -26,20 +32,28 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("query", help="words to search for")
-    p.add_argument("--size", type=int, default=10, help="groups to show")
-    p.add_argument("--members", type=int, default=5, help="members shown per group")
+    p.add_argument("--size", type=int, default=10, help="groups to show (default: %(default)s)")
+    p.add_argument(
+        "--members", type=int, default=5,
+        help="matching members shown per group (default: %(default)s)",
+    )
     p.add_argument("--index", default=None, help="index (default $NEARDUP_INDEX or pages)")
     p.add_argument("--json", action="store_true", help="print the hits as JSON")
     p.set_defaults(func=run)
 
 
 def search(store: Store, query: str, size: int = 10, members: int = 5) -> list[dict[str, Any]]:
-    """Collapsed hits: ``[{"id", "dup_group", "score", "title", "url", "members": [...]}]``."""
+    """Collapsed hits: ``[{"id", "dup_group", "score", "title", "url", "group_size",
+    "matching", "members": [...]}]``. ``group_size`` counts every page of the group,
+    ``matching`` those that match the query."""
     out = []
-    for hit in store.collapsed_search(query, size=size, inner_hits_size=members):
+    hits = store.collapsed_search(query, size=size, inner_hits_size=members)
+    sizes = store.group_sizes([h["_source"]["dup_group"] for h in hits]) if hits else {}
+    for hit in hits:
         src = hit.get("_source", {})
         inner = hit.get("inner_hits", {}).get("members", {}).get("hits", {})
         total = inner.get("total", {})
+        matching = total.get("value") if isinstance(total, dict) else total
         out.append(
             {
                 "id": hit["_id"],
@@ -47,7 +61,8 @@ def search(store: Store, query: str, size: int = 10, members: int = 5) -> list[d
                 "score": hit.get("_score"),
                 "title": src.get("title"),
                 "url": src.get("url"),
-                "group_size": total.get("value") if isinstance(total, dict) else total,
+                "group_size": sizes.get(src.get("dup_group"), matching),
+                "matching": matching,
                 "members": [
                     {"id": m["_id"], **{k: m["_source"].get(k) for k in ("dup_of", "resemble",
                                                                          "contain", "url")}}
@@ -58,11 +73,19 @@ def search(store: Store, query: str, size: int = 10, members: int = 5) -> list[d
     return out
 
 
+def _pages(n: int) -> str:
+    return f"{n} page" if n == 1 else f"{n} pages"
+
+
 def format_hits(hits: list[dict[str, Any]]) -> str:
     lines = []
     for n, h in enumerate(hits, 1):
         label = h["title"] or h["url"] or h["id"]
-        lines.append(f"{n}. {label}  [{h['id']}]  group {h['dup_group']} ({h['group_size']} pages)")
+        size, matching = h["group_size"], h.get("matching")
+        count = _pages(size) if size is not None else "? pages"
+        if matching is not None and size is not None and matching < size:
+            count += f", {matching} matching"
+        lines.append(f"{n}. {label}  [{h['id']}]  group {h['dup_group']} ({count})")
         for m in h["members"]:
             if m["id"] == h["id"]:
                 continue
@@ -72,7 +95,34 @@ def format_hits(hits: list[dict[str, Any]]) -> str:
                 else "representative"
             )
             lines.append(f"     - {m['id']}  ({rate})")
-    return "\n".join(lines) if lines else "no hits"
+    return "\n".join(lines)
+
+
+def explain_empty(query: str, index: str, url: str, overview: Mapping[str, Any] | None) -> str:
+    """Why a search found nothing, from the index's :meth:`~Store.overview` (None: no index).
+
+    >>> explain_empty("q", "pages", "http://h:9200", None).splitlines()[0]
+    "no hits: index 'pages' does not exist on http://h:9200"
+    >>> explain_empty("q", "pages", "u", {"documents": 3, "status": {"pending": 3}})
+    "no hits: 3 of the 3 pages in 'pages' are still pending (not grouped yet, so not searchable): is a worker running? (neardup worker; neardup ingest --wait waits for them)"
+    """
+    if overview is None:
+        return (
+            f"no hits: index {index!r} does not exist on {url}\n"
+            "  (ingest pages first: neardup ingest FILE.jsonl --wait; "
+            "is OPENSEARCH_URL / NEARDUP_INDEX the one you ingested into?)"
+        )
+    total = int(overview.get("documents") or 0)
+    if total == 0:
+        return f"no hits: index {index!r} on {url} holds no pages yet"
+    pending = int((overview.get("status") or {}).get("pending", 0))
+    if pending:
+        return (
+            f"no hits: {pending} of the {_pages(total)} in {index!r} are still pending (not "
+            "grouped yet, so not searchable): is a worker running? (neardup worker; "
+            "neardup ingest --wait waits for them)"
+        )
+    return f"no hits: no grouped page of the {_pages(total)} in {index!r} matches {query!r}"
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -83,7 +133,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store("engine", settings, index=args.index)
     try:
         hits = search(store, args.query, args.size, args.members)
+        if args.json:
+            print(json.dumps(hits, ensure_ascii=False, indent=1))
+        elif hits:
+            print(format_hits(hits))
+        else:
+            index = args.index or settings.index
+            print(explain_empty(args.query, index, settings.opensearch_url, store.overview()))
     finally:
         store.close()
-    print(json.dumps(hits, ensure_ascii=False, indent=1) if args.json else format_hits(hits))
     return 0

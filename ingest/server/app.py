@@ -49,6 +49,7 @@ from ingest.server.bulk import (
 )
 from ingest.server.inspector import MAX_GROUPS
 from ingest.store.errors import StoreUnavailable
+from ingest.store.query import FIND_FILTERS
 
 __all__ = [
     "API_CSP",
@@ -522,7 +523,25 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
     async def api_groups(request: Request) -> Response:
         size = _int_param(request, "size", 20, 1, MAX_GROUPS)
         min_size = _int_param(request, "min_size", 2, 1, 1_000_000)
-        return JSONResponse(await run_in_threadpool(backend.largest_groups, size, min_size))
+        offset = _int_param(request, "offset", 0, 0, MAX_GROUPS - size)
+        return JSONResponse(
+            await run_in_threadpool(backend.largest_groups, size, min_size, offset)
+        )
+
+    async def api_pages(request: Request) -> Response:
+        text = request.query_params.get("q", "").strip() or None
+        state = request.query_params.get("state", "").strip() or None
+        if state is not None and state not in FIND_FILTERS:
+            raise HTTPError(400, "illegal_argument_exception",
+                            f"state must be one of {', '.join(FIND_FILTERS)}, got {state!r}")
+        if text is None and state is None:
+            raise HTTPError(400, "illegal_argument_exception", "give q (id, URL or words) or state")
+        size = _int_param(request, "size", 20, 1, 100)
+        offset = _int_param(request, "offset", 0, 0, 10_000 - size)
+        return JSONResponse(await run_in_threadpool(backend.lookup, text, state, offset, size))
+
+    async def api_overview(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(backend.overview))
 
     async def api_explain(request: Request) -> Response:
         group_id = _path_id(request, "group_id", "GET /api/groups/{id}/explain")
@@ -544,6 +563,8 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
         Route("/groups/{group_id:path}", get_group, methods=["GET"]),
         Route("/_bulk", bulk, methods=["POST", "PUT"]),
         Route("/api/groups", api_groups, methods=["GET"]),
+        Route("/api/pages", api_pages, methods=["GET"]),
+        Route("/api/overview", api_overview, methods=["GET"]),
         Route("/api/groups/{group_id:path}/explain", api_explain, methods=["GET"]),
         Route("/inspector", inspector_root, methods=["GET"]),
         Mount("/inspector", app=StaticFiles(directory=INSPECTOR_DIR, html=True), name="inspector"),

@@ -29,24 +29,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingest.errors import DocumentError
+from ingest.fingerprint import BODY_HASH_PREFIX
 from ingest.pipeline import fingerprint_config, prepare_document
 from ingest.records import DEFAULT_LIMITS, Limits, validate_page
 from ingest.server.bulk import ItemError
-from ingest.server.inspector import segments
+from ingest.server.inspector import page_status, segments, snippet
 from ingest.settings import Settings
 from ingest.store.base import Store, StoredDocument
+from ingest.store.errors import Unsupported
+from ingest.store.query import MAX_GROUPS
 from verifier.compare import compare
 from verifier.config import VerifyConfig
 from verifier.tasks import enqueue
 
-__all__ = ["Backend", "IngestItem", "document_summary"]
+__all__ = ["Backend", "IngestItem", "document_summary", "document_with_status"]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 _SUMMARY_FIELDS = (
     "id", "url", "site", "title", "seq", "dup_group", "dup_of", "resemble", "contain",
-    "status", "error", "ingested_at", "grouped_at",
+    "status", "error", "ingested_at", "grouped_at", "fp_config",
 )  # fmt: skip
 _CONTENT_FIELDS = ("body", "fp_config", "url", "site", "title")
 
@@ -69,10 +72,23 @@ class IngestItem:
 
 
 def document_summary(doc: StoredDocument) -> dict[str, Any]:
-    """A stored document without its text and fingerprints, plus ``length`` (code points)."""
+    """A stored document without its text and fingerprints, plus ``length`` (code points) and
+    ``fingerprint_count`` (0 for a page too short to have a fingerprint)."""
     source = doc.to_source()
     out = {k: source.get(k) for k in _SUMMARY_FIELDS}
     out["length"] = len(doc.body or "")
+    out["fingerprint_count"] = sum(
+        1 for f in doc.fingerprints if not f.startswith(BODY_HASH_PREFIX)
+    )
+    return out
+
+
+def document_with_status(doc: StoredDocument, group_size: int | None) -> dict[str, Any]:
+    """:func:`document_summary` plus what became of the page (:func:`page_status`) and a
+    snippet of its main content."""
+    out = document_summary(doc)
+    out.update(page_status(out, doc.fingerprints, group_size))
+    out["snippet"] = snippet(doc.verified_text)
     return out
 
 
@@ -243,8 +259,42 @@ class Backend:
     # -- reading -----------------------------------------------------------------------------
 
     def document(self, doc_id: str) -> dict[str, Any] | None:
+        """The page's summary with its ``state`` and the ``explanation`` of it."""
         doc = self.store.get(doc_id)
-        return None if doc is None else document_summary(doc)
+        if doc is None:
+            return None
+        return document_with_status(doc, self._group_sizes([doc])[doc.id])
+
+    def _group_sizes(self, docs: Sequence[StoredDocument]) -> dict[str, int | None]:
+        groups = sorted({d.dup_group for d in docs if d.dup_group and d.status != "pending"})
+        try:
+            sizes = self.store.group_sizes(groups) if groups else {}
+        except Unsupported:  # a store without aggregations: sizes unknown
+            sizes = {}
+        return {d.id: sizes.get(d.dup_group) if d.dup_group else None for d in docs}
+
+    def lookup(
+        self, text: str | None, state: str | None, offset: int = 0, size: int = 20
+    ) -> dict[str, Any]:
+        """The inspector's lookup: pages by id, URL or text (:meth:`Store.find`), or every page
+        in ``state``, a page of ``size`` from ``offset``, each with its state explained."""
+        total, docs = self.store.find(text or None, state or None, offset, size)
+        sizes = self._group_sizes(docs)
+        return {
+            "total": total,
+            "offset": offset,
+            "size": size,
+            "pages": [document_with_status(d, sizes[d.id]) for d in docs],
+        }
+
+    def overview(self) -> dict[str, Any]:
+        """Pages per status, the group-size histogram, duplicates per site
+        (:meth:`Store.overview`); ``exists`` False when there is no index yet."""
+        found = self.store.overview()
+        if found is None:
+            return {"index": self.index, "exists": False, "documents": 0, "status": {},
+                    "group_count": 0, "size_histogram": [], "duplicates_by_site": []}  # fmt: skip
+        return {"index": self.index, "exists": True, **found}
 
     def _group(self, group_id: str) -> tuple[StoredDocument, list[StoredDocument]] | None:
         members = self.store.group_members(group_id)
@@ -267,16 +317,23 @@ class Backend:
             "members": [document_summary(m) for m in others],
         }
 
-    def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
-        out = self.store.largest_groups(size, min_size)
+    def largest_groups(self, size: int, min_size: int = 2, offset: int = 0) -> dict[str, Any]:
+        """A page of the largest groups (``size`` from ``offset``; at most ``MAX_GROUPS``
+        deep: a terms aggregation ordered by size cannot be paged further), each with its
+        representative's title, URL, site and the beginning of its main content."""
+        out = self.store.largest_groups(min(offset + size, MAX_GROUPS), min_size)
+        out["groups"] = out["groups"][offset : offset + size]
         reps = self.store.mget([g["id"] for g in out["groups"]], with_fingerprints=False)
         for g in out["groups"]:
             rep = reps.get(g["id"])
             g["title"] = rep.title if rep else None
             g["url"] = rep.url if rep else None
             g["site"] = rep.site if rep else None
-            g["snippet"] = rep.body[:200] if rep else None
+            # the main content: an HTML page's text without its site's header and navigation
+            g["snippet"] = snippet(rep.verified_text) if rep else None
         out["index"] = self.index
+        out["offset"] = offset
+        out["size"] = size
         return out
 
     def explain(self, group_id: str, limit: int = 20) -> dict[str, Any] | None:
@@ -303,9 +360,11 @@ class Backend:
                 entry["verdict"] = verdict_json(verdict)
                 # The texts compared: the main content (spans refer to it).
                 entry["representative_segments"] = segments(
-                    rep.verified_text, spans_of(verdict, "a")
+                    rep.verified_text, spans_of(verdict, "a"), words=True
                 )
-                entry["member_segments"] = segments(m.verified_text, spans_of(verdict, "b"))
+                entry["member_segments"] = segments(
+                    m.verified_text, spans_of(verdict, "b"), words=True
+                )
             members.append(entry)
         return {
             "id": group_id,
@@ -313,6 +372,7 @@ class Backend:
             "representative": document_summary(rep),
             "members": members,
             "truncated": len(others) > limit,
+            "thresholds": thresholds(VerifyConfig.profile(self.profile)),
         }
 
     # -- probes ------------------------------------------------------------------------------
@@ -366,10 +426,22 @@ def _same_content(a: StoredDocument, b: StoredDocument) -> bool:
     return all(getattr(a, f) == getattr(b, f) for f in _CONTENT_FIELDS)
 
 
+def thresholds(config: VerifyConfig) -> dict[str, Any]:
+    """The thresholds the verdict's rates are held against, by the profile's ``decision``:
+    ``content`` — word resemble and core resemble, or word containment; ``tlcs`` — the
+    paper's TLCS resemble or contain."""
+    if config.decision == "content":
+        return {"decision": "content", "word_resemble": config.min_word_resemble,
+                "core_resemble": config.min_core_resemble,
+                "word_contain": config.min_word_contain}  # fmt: skip
+    return {"decision": config.decision, "resemble": config.resemble, "contain": config.contain}
+
+
 def verdict_json(verdict: Any) -> dict[str, Any]:
     """The scores of a ``Verdict`` as JSON, with the ``reason`` for the decision."""
     out: dict[str, Any] = {}
-    for name in ("similar", "resemble", "contain", "tlcs", "reason"):
+    for name in ("similar", "resemble", "contain", "tlcs", "reason", "word_resemble",
+                 "core_resemble", "word_contain"):  # fmt: skip
         value = getattr(verdict, name, None)
         if isinstance(value, float):
             value = round(value, 4)

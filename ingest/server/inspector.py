@@ -1,27 +1,35 @@
-"""The duplicate-group inspector's data: which groups are largest, and *why* members are
-duplicates of their representative.
+"""The duplicate-group inspector's data: which groups are largest, *why* members are
+duplicates of their representative, and what became of a page.
 
 Pure functions (unit tested on plain dicts and strings): the terms aggregation on
 ``dup_group`` behind the list of largest groups (:mod:`ingest.store.query`, asked by
-:meth:`ingest.store.base.Store.largest_groups`), and the split of a text into plain and
-highlighted segments around the verifier's trustable LCS region. Segments are sent rather than
-offsets because Python counts code points and JavaScript counts UTF-16 units: the page never
-does offset arithmetic, it only writes each segment as text.
+:meth:`ingest.store.base.Store.largest_groups`); the split of a text into plain and
+highlighted segments around the verifier's trustable LCS region, cut to whole words;
+a page's state in words (:func:`page_status`); the snippet of a page's main content.
+Segments are sent rather than offsets because Python counts code points and JavaScript counts
+UTF-16 units: the page never does offset arithmetic, it only writes each segment as text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ingest.errors import ConfigError
+from ingest.fingerprint import BODY_HASH_PREFIX, FingerprintConfig
 from ingest.store.query import MAX_GROUPS, build_largest_groups_query, parse_largest_groups
 
 __all__ = [
     "MAX_GROUPS",
     "build_largest_groups_query",
     "normalise_spans",
+    "page_status",
     "parse_largest_groups",
     "segments",
+    "snippet",
+    "too_short",
+    "word_aligned",
 ]
 
 def normalise_spans(spans: Iterable[Sequence[int]] | None, length: int) -> list[tuple[int, int]]:
@@ -45,15 +53,68 @@ def normalise_spans(spans: Iterable[Sequence[int]] | None, length: int) -> list[
     return merged
 
 
-def segments(text: str, spans: Iterable[Sequence[int]] | None) -> list[dict[str, Any]]:
-    """``text`` cut into ``{"text", "mark"}`` pieces; ``mark`` is True inside a span.
+# A letter or digit of a script that separates words with spaces: a highlight holds whole runs
+# of these. Chinese, Japanese and Korean characters are words of their own (no
+# widening); ``_`` and ``'`` inside a word belong to it.
+_WORD = re.compile(r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+
+
+def _is_word(ch: str) -> bool:
+    return bool(_WORD.match(ch)) or ch == "'"
+
+
+def word_aligned(text: str, spans: Iterable[Sequence[int]] | None) -> list[tuple[int, int]]:
+    """The spans cut to whole words, without slivers: a span that starts or ends inside a word
+    leaves that word out (its other part differs between the pages, so the word is not shared
+    as a whole); one left with no letter or digit is dropped; spans apart by white space and
+    punctuation alone are merged.
+
+    >>> text = "the inland towns and the coast"
+    >>> [text[s:e] for s, e in word_aligned(text, [(5, 15), (15, 16), (16, 20)])]
+    ['towns and']
+    >>> [text[s:e] for s, e in word_aligned(text, [(4, 10), (11, 16), (28, 30)])]
+    ['inland towns']
+    >>> cjk = "北京市的天气"
+    >>> [cjk[s:e] for s, e in word_aligned(cjk, [(1, 3)])]
+    ['京市']
+    """
+    out: list[tuple[int, int]] = []
+    n = len(text)
+    for start, end in normalise_spans(spans, n):
+        if start > 0 and _is_word(text[start - 1]):
+            while start < end and _is_word(text[start]):
+                start += 1  # the rest of a word begun before the span
+        if end < n and _is_word(text[end]):
+            while end > start and _is_word(text[end - 1]):
+                end -= 1  # the beginning of a word that goes on after the span
+        while start < end and not text[start].isalnum():  # no leading space or punctuation
+            start += 1
+        while end > start and not text[end - 1].isalnum() and text[end - 1] not in ".!?。！？)」』":
+            end -= 1
+        if not any(ch.isalnum() for ch in text[start:end]):
+            continue  # a sliver of white space or punctuation, or part of one word
+        if out and (start <= out[-1][1] or not any(c.isalnum() for c in text[out[-1][1]:start])):
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def segments(
+    text: str, spans: Iterable[Sequence[int]] | None, *, words: bool = False
+) -> list[dict[str, Any]]:
+    """``text`` cut into ``{"text", "mark"}`` pieces; ``mark`` is True inside a span
+    (``words``: the spans cut to whole words first, :func:`word_aligned`).
 
     >>> segments("abcdef", [(1, 3)])
     [{'text': 'a', 'mark': False}, {'text': 'bc', 'mark': True}, {'text': 'def', 'mark': False}]
+    >>> [x["text"] for x in segments("inland towns", [(0, 10)], words=True)]
+    ['inland', ' towns']
     """
     out: list[dict[str, Any]] = []
     pos = 0
-    for start, end in normalise_spans(spans, len(text)):
+    cut = word_aligned(text, spans) if words else normalise_spans(spans, len(text))
+    for start, end in cut:
         if start > pos:
             out.append({"text": text[pos:start], "mark": False})
         out.append({"text": text[start:end], "mark": True})
@@ -61,3 +122,77 @@ def segments(text: str, spans: Iterable[Sequence[int]] | None) -> list[dict[str,
     if pos < len(text) or not out:
         out.append({"text": text[pos:], "mark": False})
     return out
+
+
+def snippet(text: str | None, limit: int = 200) -> str:
+    """The beginning of ``text`` on one line, at most ``limit`` characters, cut after a word.
+
+    >>> snippet("  The harbour\\n\\n authority confirmed on Monday", 30)
+    'The harbour authority …'
+    """
+    flat = " ".join((text or "").split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + " …"
+
+
+def too_short(fingerprints: Sequence[str]) -> bool:
+    """A page whose only term is its body hash: too little text for a fingerprint."""
+    return bool(fingerprints) and all(f.startswith(BODY_HASH_PREFIX) for f in fingerprints)
+
+
+def _fp_rule(fp_config: str | None) -> str:
+    try:
+        c = FingerprintConfig.from_identity(fp_config or "")
+    except ConfigError:
+        return "too few long sentences"
+    return (f"fewer than {c.per_bucket} distinct sentences wider than {c.min_sentence} "
+            f"covering more than {c.min_cover} (the fingerprint profile's Y, X and Z; width: a "
+            "CJK character counts 2)")  # fmt: skip
+
+
+def page_status(
+    doc: Mapping[str, Any], fingerprints: Sequence[str], group_size: int | None
+) -> dict[str, str]:
+    """What became of a page, for people: ``{"state", "explanation"}``.
+
+    ``doc`` is the page's summary (``status``, ``dup_group``, ``dup_of``, ``error``,
+    ``fp_config``...), ``fingerprints`` its terms, ``group_size`` the pages of its group.
+    ``state`` is one of ``pending``, ``error``, ``too-short`` (no fingerprint: it can only join
+    exact copies of its text), ``duplicate``, ``representative`` (of a group of two or more),
+    ``singleton`` (no near-duplicate among its candidates).
+
+    >>> page_status({"id": "a", "status": "pending"}, ["x"], None)["state"]
+    'pending'
+    >>> page_status({"id": "a", "status": "grouped", "dup_group": "a"}, ["b:h"], 1)["state"]
+    'too-short'
+    >>> page_status({"id": "a", "status": "grouped", "dup_group": "a"}, ["x"], 1)["explanation"]
+    'grouped alone: no earlier page among its candidates (pages sharing fingerprints) is a near-duplicate of it'
+    """
+    status = doc.get("status")
+    short = too_short(fingerprints)
+    short_note = (f"too short to fingerprint: {_fp_rule(doc.get('fp_config'))}; it can only be "
+                  "grouped with exact copies of its text, never with near-duplicates")  # fmt: skip
+    if status == "pending":
+        text = "waiting for a verification worker (queued; run `neardup worker` if none is)"
+        return {"state": "pending", "explanation": text + ("; " + short_note if short else "")}
+    if status == "error":
+        return {"state": "error",
+                "explanation": f"verification failed: {doc.get('error') or 'no reason stored'}; "
+                               "the page is its own group"}  # fmt: skip
+    group, size = doc.get("dup_group"), group_size or 1
+    if short:
+        copies = f" (its group holds {size} identical pages)" if size > 1 else ""
+        return {"state": "too-short", "explanation": short_note + copies}
+    if group is not None and group != doc.get("id"):
+        via = f", verified against {doc['dup_of']}" if doc.get("dup_of") else " (groups merged)"
+        return {"state": "duplicate",
+                "explanation": f"near-duplicate in group {group} of {size} pages{via}"}  # fmt: skip
+    if size > 1:
+        return {"state": "representative",
+                "explanation": f"representative of a group of {size} pages (the earliest)"}
+    return {"state": "singleton",
+            "explanation": "grouped alone: no earlier page among its candidates (pages sharing "
+                           "fingerprints) is a near-duplicate of it"}  # fmt: skip

@@ -297,6 +297,23 @@ class Store(ABC):
         (:func:`ingest.store.query.parse_largest_groups`)."""
         raise Unsupported(f"{type(self).__name__} has no group aggregation; use the opensearch store")
 
+    def group_sizes(self, group_ids: Sequence[str]) -> dict[str, int]:
+        """``{group id: members}`` of the groups among ``group_ids`` that have members
+        (:func:`ingest.store.query.build_group_sizes_query`)."""
+        raise Unsupported(f"{type(self).__name__} has no group aggregation; use the opensearch store")
+
+    def find(
+        self, text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20
+    ) -> tuple[int, list[StoredDocument]]:
+        """``(total, page)``: the pages whose id or URL is ``text`` or whose text matches it,
+        in ``state`` (:func:`ingest.store.query.build_find_query`)."""
+        raise Unsupported(f"{type(self).__name__} has no full-text search; use the opensearch store")
+
+    def overview(self) -> dict[str, Any] | None:
+        """Pages per status, the group-size histogram and duplicates per site
+        (:func:`ingest.store.query.parse_index_overview`); None when the index does not exist."""
+        raise Unsupported(f"{type(self).__name__} has no aggregations; use the opensearch store")
+
     def engine_info(self) -> dict[str, Any]:
         """The engine's identity (OpenSearch's ``GET /`` answer)."""
         raise Unsupported(f"{type(self).__name__} is not a search engine")

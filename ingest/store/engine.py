@@ -50,9 +50,14 @@ from ingest.store.query import (
     build_candidate_query,
     build_collapse_search,
     build_earlier_candidate_query,
+    build_find_query,
+    build_group_sizes_query,
+    build_index_overview_query,
     build_largest_groups_query,
     build_scored_candidate_query,
     build_status_query,
+    parse_group_sizes,
+    parse_index_overview,
     parse_largest_groups,
     rank_hits,
     rank_scored_hits,
@@ -561,6 +566,38 @@ class EngineStore(Store):
         except self.dialect.not_found:
             return {"groups": [], "grouped_documents": 0, "group_count": 0}
         return parse_largest_groups(res)
+
+    @_translated
+    def group_sizes(self, group_ids: Sequence[str]) -> dict[str, int]:
+        if not group_ids:
+            return {}
+        try:
+            res = self.client.search(index=self.index, body=build_group_sizes_query(group_ids))
+        except self.dialect.not_found:
+            return {}
+        return parse_group_sizes(res)
+
+    @_translated
+    def find(
+        self, text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20
+    ) -> tuple[int, list[StoredDocument]]:
+        body = build_find_query(text, state, offset, size)
+        try:
+            res = self.client.search(index=self.index, body=body)
+        except self.dialect.not_found:
+            return 0, []
+        hits = res.get("hits", {})
+        total = hits.get("total", {})
+        count = int(total.get("value", 0) if isinstance(total, dict) else total or 0)
+        return count, [StoredDocument.from_source(h["_source"]) for h in hits.get("hits", [])]
+
+    @_translated
+    def overview(self) -> dict[str, Any] | None:
+        try:
+            res = self.client.search(index=self.index, body=build_index_overview_query())
+        except self.dialect.not_found:
+            return None
+        return parse_index_overview(res)
 
     # -- groups ------------------------------------------------------------------------------
 

@@ -83,3 +83,65 @@ def test_collapse_search() -> None:
     assert "body" not in body["_source"]  # results list metadata, not whole pages
     with pytest.raises(ConfigError):
         build_collapse_search("x", size=0)
+
+
+# -- group sizes, the index overview, the inspector's lookup --------------------------------
+
+from ingest.store.query import (  # noqa: E402
+    build_find_query,
+    build_group_sizes_query,
+    build_index_overview_query,
+    parse_group_sizes,
+    parse_index_overview,
+)
+
+
+def test_group_sizes_query_counts_whole_groups() -> None:
+    body = build_group_sizes_query(["b", "a", "b"])
+    assert body["query"] == {"bool": {"filter": [{"terms": {"dup_group": ["a", "b"]}}]}}
+    assert body["aggs"]["groups"]["terms"] == {"field": "dup_group", "size": 2}
+    answer = {"aggregations": {"groups": {"buckets": [{"key": "a", "doc_count": 5}]}}}
+    assert parse_group_sizes(answer) == {"a": 5}
+    with pytest.raises(ConfigError):
+        build_group_sizes_query([])
+
+
+def test_index_overview_histogram_counts_singletons_from_the_rest() -> None:
+    body = build_index_overview_query(10, 3)
+    assert body["aggs"]["largest"]["terms"]["min_doc_count"] == 2
+    assert body["aggs"]["sites"]["aggs"]["by_site"]["terms"]["size"] == 3
+    answer = {
+        "hits": {"total": {"value": 12}},
+        "aggregations": {
+            "status": {"buckets": [{"key": "grouped", "doc_count": 10},
+                                   {"key": "error", "doc_count": 1},
+                                   {"key": "pending", "doc_count": 1}]},
+            "largest": {"buckets": [{"key": "g1", "doc_count": 4}, {"key": "g2", "doc_count": 2},
+                                    {"key": "g3", "doc_count": 2}]},
+            "group_count": {"value": 6},
+            "sites": {"by_site": {"buckets": [{"key": "a.example", "doc_count": 4},
+                                              {"key": "(no site)", "doc_count": 1}]}},
+        },
+    }  # fmt: skip
+    got = parse_index_overview(answer)
+    # 11 decided pages: 8 in the three larger groups, so 3 pages alone (the error one included)
+    assert got["size_histogram"] == [{"size": 1, "groups": 3}, {"size": 2, "groups": 2},
+                                     {"size": 4, "groups": 1}]  # fmt: skip
+    assert got["duplicates_by_site"] == [{"site": "a.example", "duplicates": 4},
+                                         {"site": "(no site)", "duplicates": 1}]  # fmt: skip
+    assert got["status"] == {"grouped": 10, "error": 1, "pending": 1} and got["documents"] == 12
+
+
+def test_find_query_looks_up_ids_urls_and_words_in_a_state() -> None:
+    body = build_find_query("https://a.example/p", "pending", 40, 20)
+    should = body["query"]["bool"]["should"]
+    assert should[0] == {"ids": {"values": ["https://a.example/p"], "boost": 100.0}}
+    assert should[1] == {"term": {"url": {"value": "https://a.example/p", "boost": 50.0}}}
+    assert body["query"]["bool"]["filter"] == [{"term": {"status": "pending"}}]
+    assert (body["from"], body["size"]) == (40, 20)
+    short = build_find_query(None, "short")
+    assert short["query"] == {"bool": {"filter": [{"prefix": {"fingerprints": "b:"}}]}}
+    assert short["sort"][0] == {"seq": {"order": "asc"}}
+    for bad in ({"state": "lost"}, {"size": 0}, {"offset": 9_990, "size": 20}):
+        with pytest.raises(ConfigError):
+            build_find_query("x", **bad)  # type: ignore[arg-type]
