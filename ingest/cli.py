@@ -49,6 +49,18 @@ def _version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up only when asked (importlib.metadata costs
+    ~10 ms of every command's start-up otherwise)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"neardup {_version()}")  # on stdout, as argparse's own "version" action
+        parser.exit()
+
+
 def _chosen(argv: Sequence[str]) -> str | None:
     """The command named in ``argv`` (the first argument that is one), if any."""
     return next((arg for arg in argv if arg in COMMANDS), None)
@@ -68,7 +80,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         default=None,
         help="the search engine at the URL (default $NEARDUP_ENGINE, else asked at connect)",
     )
-    parser.add_argument("--version", action="version", version=f"neardup {_version()}")
+    parser.add_argument(
+        "--version", action=_VersionAction, help="show the installed version and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, summary in COMMANDS.items():

@@ -28,7 +28,6 @@ from ingest.store.base import (
     Store,
     StoredDocument,
 )
-from ingest.store.detect import detect
 from ingest.store.errors import DocumentNotFound, StoreError, StoreUnavailable
 from ingest.store.lazy import LazyStore
 
@@ -59,6 +58,13 @@ _MODULES = {
 }
 BACKENDS = ("embedded", "engine", "opensearch", "elasticsearch")
 DEFAULT_URL = Settings.opensearch_url
+
+
+def _detect(url: str, settings: Settings) -> Any:
+    """:func:`ingest.store.detect.detect`, loaded when first asked (a lazy door: it loads
+    urllib3, which the CLI's commands without an engine — ``compare``, ``dedup`` — never need,
+    though they import this package for its error types)."""
+    return importlib.import_module("ingest.store.detect").detect(url, settings)
 
 
 def default_index(settings: Settings | None = None) -> str:
@@ -99,7 +105,7 @@ def engine_settings(settings: Settings, url: str | None = None) -> Settings:
     result on (to workers, through ``NEARDUP_ENGINE``) and the question is asked once."""
     if settings.engine:
         return settings
-    found = detect(url or settings.opensearch_url, settings)
+    found = _detect(url or settings.opensearch_url, settings)
     return dataclasses.replace(settings, engine=found.engine)
 
 
@@ -113,7 +119,7 @@ def client_from_env(
     settings = settings or Settings.from_env()
     if settings.engine:  # named: no question asked (an Elasticsearch client asks the version)
         return importlib.import_module(_MODULES[settings.engine]).connect(url, settings, **kwargs)
-    found = detect(url or settings.opensearch_url, settings)
+    found = _detect(url or settings.opensearch_url, settings)
     return importlib.import_module(_MODULES[found.engine]).connect(
         url, settings, found.version, **kwargs
     )

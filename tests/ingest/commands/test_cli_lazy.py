@@ -18,8 +18,11 @@ HEAVY = (
     "verifier.tasks", "verifier.worker",
 )
 # What a compiled run on plain text does not need either: the HTML parser, the converters
-# (one pair should start about as fast as a script), and the pure-Python reference verifier.
-PLAIN_TEXT_EXTRA = ("lxml", "docutils", "markdown_it", "verifier._lcs_py")
+# (one pair should start about as fast as a script), the pure-Python reference verifier, and
+# the package metadata that only ``--version`` reads.
+PLAIN_TEXT_EXTRA = ("lxml", "docutils", "markdown_it", "verifier._lcs_py", "importlib.metadata")
+# What no command that talks to no engine needs: the HTTP library of the engine detection.
+NO_ENGINE_EXTRA = ("urllib3", "ingest.store.detect")
 
 PROBE = """
 import sys
@@ -53,7 +56,8 @@ def test_compare_and_dedup_load_no_server_engine_client_or_broker(
     else:
         src = tmp_path / "pages.jsonl"
         src.write_text("".join(json.dumps({"id": i, "text": text}) + "\n" for i in "ab"))
-    code, heavy = _run([command, str(src), "-o", str(tmp_path / "out.jsonl")])
+    code, heavy = _run([command, str(src), "-o", str(tmp_path / "out.jsonl")],
+                       HEAVY + NO_ENGINE_EXTRA)
     assert code == 0
     assert heavy == []
 
@@ -63,7 +67,7 @@ def test_compare_on_plain_text_loads_no_parser_nor_the_reference(tmp_path: Path)
     src = tmp_path / "pairs.jsonl"
     src.write_text(json.dumps({"a": {"text": text}, "b": {"text": text + "。"}}) + "\n")
     code, loaded = _run(["compare", str(src), "-o", str(tmp_path / "out.jsonl")],
-                        HEAVY + PLAIN_TEXT_EXTRA)
+                        HEAVY + NO_ENGINE_EXTRA + PLAIN_TEXT_EXTRA)
     assert code == 0
     assert loaded == []
     out = json.loads((tmp_path / "out.jsonl").read_text())
