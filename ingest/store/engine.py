@@ -70,6 +70,19 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
+# Error types of a node leaving or joining the cluster. A search that was reading a shard copy
+# on a node that has just gone answers 500 ``search_phase_execution_exception`` whose root
+# cause is one of these: the next attempt reads another copy (or the node is back), so it is
+# an outage to wait out, not a failure of the request.
+TRANSIENT_TYPES = frozenset({
+    "node_disconnected_exception",
+    "node_not_connected_exception",
+    "node_closed_exception",
+    "connect_transport_exception",
+    "no_shard_available_action_exception",
+    "unavailable_shards_exception",
+    "primary_missing_action_exception",
+})
 _PAGE = 1000  # search_after page size for group members and the stoplist
 _FREQ_PAGE = 10000  # terms buckets per partition of the frequency aggregation
 # Site counts are exact up to this many sites and approximate beyond. The stoplist rule only asks
@@ -129,7 +142,25 @@ def translate_errors(dialect: Dialect) -> Iterator[None]:
         status = dialect.status(exc)
         if status in TRANSIENT_STATUS:
             raise StoreUnavailable(f"{dialect.name} busy ({status}): {exc}") from exc
+        if _error_types(dialect.error_body(exc)) & TRANSIENT_TYPES:
+            raise StoreUnavailable(f"{dialect.name} lost a node ({status}): {exc}") from exc
         raise
+
+
+def _error_types(body: Any) -> set[str]:
+    """Every ``type`` in an error answer: the error's, its causes', its root causes' and its
+    failed shards' reasons'."""
+    found: set[str] = set()
+    stack = [body.get("error") if isinstance(body, dict) else None]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if isinstance(node.get("type"), str):
+                found.add(node["type"])
+            stack.extend(node.get(k) for k in ("root_cause", "caused_by", "failed_shards", "reason"))
+    return found
 
 
 def _translated(func: F) -> F:
