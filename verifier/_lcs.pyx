@@ -25,12 +25,12 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memmove, memset
 
+from verifier._bitlcs cimport bp_lcs, bp_step
 from verifier.units import char_width as _char_width
 
 
 cdef extern from *:
     void __builtin_prefetch(const void* p) noexcept nogil
-    int __builtin_popcountll(unsigned long long) noexcept nogil
 
 
 cdef extern from "Python.h":
@@ -1066,14 +1066,6 @@ def lcs_length(str a, str b):
 # on long skeletons far apart, whose cost does not grow with the edit distance.
 
 
-cdef inline Py_ssize_t _bp_common(const uint64_t* V, Py_ssize_t W, Py_ssize_t m) noexcept nogil:
-    cdef Py_ssize_t w, ones = 0
-    for w in range(W - 1):
-        ones += __builtin_popcountll(V[w])
-    ones += __builtin_popcountll(V[W - 1] & (~<uint64_t>0 >> (64 * W - m)))
-    return m - ones
-
-
 cdef int _lcs_reaches(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize_t n,
                       Py_ssize_t need) except -1:
     """1 when LCS(p, t) >= need, else 0. The pattern ``p`` should be the shorter text; its
@@ -1090,8 +1082,6 @@ cdef int _lcs_reaches(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize
     cdef int32_t* row = <int32_t*>malloc(size * sizeof(int32_t))
     cdef uint64_t* peq = NULL
     cdef uint64_t* V = <uint64_t*>malloc(W * sizeof(uint64_t))
-    cdef const uint64_t* M
-    cdef uint64_t v, u, s, x, carry
     cdef Py_UCS4 c
     try:
         if keys == NULL or row == NULL or V == NULL:
@@ -1124,22 +1114,14 @@ cdef int _lcs_reaches(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize
             while row[slot] >= 0 and keys[slot] != c:
                 slot = (slot + 1) & (size - 1)
             if row[slot] >= 0:
-                M = peq + row[slot] * W
-                carry = 0
-                for w in range(W):
-                    v = V[w]
-                    u = v & M[w]
-                    s = v + u
-                    x = s + carry
-                    carry = (s < v) | (x < s)
-                    V[w] = x | (v & ~M[w])
+                bp_step(V, peq + row[slot] * W, W)
             if (i & 63) == 63:
-                common = _bp_common(V, W, m)
+                common = bp_lcs(V, W, m)
                 if common >= need:
                     return 1
                 if common + (n - 1 - i) < need:
                     return 0
-        return 1 if _bp_common(V, W, m) >= need else 0
+        return 1 if bp_lcs(V, W, m) >= need else 0
     finally:
         free(keys)
         free(row)

@@ -10,6 +10,8 @@ from libc.string cimport memset
 from libc.string cimport memcmp
 from cpython.mem cimport PyMem_Free
 
+from verifier._bitlcs cimport bp_lcs, bp_step
+
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
     Py_UCS4* PyUnicode_AsUCS4Copy(object u) except NULL
@@ -265,19 +267,6 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
         free(table)
 
 
-cdef extern from *:
-    int __builtin_popcountll(unsigned long long) nogil
-
-
-cdef inline Py_ssize_t _lcs_of(const uint64_t* V, Py_ssize_t W, Py_ssize_t m) noexcept nogil:
-    """Zeros among the first ``m`` bits of ``V``: the LCS so far."""
-    cdef Py_ssize_t w, ones = 0
-    for w in range(W - 1):
-        ones += __builtin_popcountll(V[w])
-    ones += __builtin_popcountll(V[W - 1] & (~<uint64_t>0 >> (64 * W - m)))
-    return m - ones
-
-
 def lcs_reaches(str sa, str sb, Py_ssize_t need):
     """True when the LCS of two encoded token sequences has at least ``need`` tokens; as
     ``verdict.lcs_reaches``.
@@ -306,8 +295,6 @@ def lcs_reaches(str sa, str sb, Py_ssize_t need):
     cdef Py_ssize_t* row = <Py_ssize_t*>malloc(top * sizeof(Py_ssize_t))
     cdef uint64_t* peq = <uint64_t*>calloc(m * W, sizeof(uint64_t))
     cdef uint64_t* V = <uint64_t*>malloc(W * sizeof(uint64_t))
-    cdef const uint64_t* M
-    cdef uint64_t v, u, s, t, carry
     try:
         if row == NULL or peq == NULL or V == NULL:
             raise MemoryError()
@@ -324,22 +311,14 @@ def lcs_reaches(str sa, str sb, Py_ssize_t need):
         for i in range(n):
             c = <Py_ssize_t>PyUnicode_READ_CHAR(other, i) - CODE_BASE
             if 0 <= c < top and row[c] >= 0:
-                M = peq + row[c] * W
-                carry = 0
-                for w in range(W):
-                    v = V[w]
-                    u = v & M[w]
-                    s = v + u
-                    t = s + carry
-                    carry = (s < v) | (t < s)
-                    V[w] = t | (v & ~M[w])
+                bp_step(V, peq + row[c] * W, W)
             if (i & 63) == 63:
-                common = _lcs_of(V, W, m)
+                common = bp_lcs(V, W, m)
                 if common >= need:
                     return True
                 if common + (n - 1 - i) < need:
                     return False
-        return _lcs_of(V, W, m) >= need
+        return bp_lcs(V, W, m) >= need
     finally:
         free(row)
         free(peq)
