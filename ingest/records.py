@@ -46,7 +46,7 @@ from ingest.errors import (
     InvalidField,
     InvalidRecord,
 )
-from ingest.extract import DEFAULT_TIMEOUT
+from ingest.extract import DEFAULT_TIMEOUT, MARKUP_FIELDS
 from ingest.settings import Settings
 
 __all__ = [
@@ -74,8 +74,9 @@ __all__ = [
     "validate_page",
 ]
 
-# Fields that may carry a page's content, in order of precedence (the first present is read).
-CONTENT_FIELDS = ("text", "html", "rst", "markdown")
+# Fields that may carry a page's content, in order of precedence (the first present is read):
+# the extractor's, one list for both.
+CONTENT_FIELDS = MARKUP_FIELDS
 METADATA_FIELDS = ("url", "site", "title")
 # A record as sent may be this many times the page limit: JSON escaping (a \uXXXX escape takes 6
 # bytes for a 3-byte UTF-8 character) and the other fields.
