@@ -15,7 +15,7 @@
   limit of docs/limits.md) raises :class:`DocumentTooLarge` before any work.
   **Depth**: libxml2 stops building the tree at 256 levels of nesting by default, silently
   dropping the rest of the page; the parser runs with ``huge_tree`` (2048 levels), and a page
-  nested deeper still is read by a flat tokenizer (:class:`_FlatText`: the full text, block
+  nested deeper still is read by a flat tokenizer (:func:`_flat_text`: the full text, block
   boundaries kept, no main-content detection) instead of losing its text.
   The deadline (``timeout`` seconds, per document) is enforced by checking the clock between
   stages (decode, parse, tree walk) and every few thousand elements during the walk, raising
@@ -49,7 +49,6 @@ import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from html.parser import HTMLParser
 from typing import Any
 
 from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
@@ -289,41 +288,50 @@ def _depth_exceeded(parser: Any) -> bool:
     return any("Excessive depth" in entry.message for entry in parser.error_log)
 
 
-class _FlatText(HTMLParser):
-    """The visible text of a page by tokens, without a tree (any depth): text outside
-    ``script``/``style``/``noscript``/``template``/``title``, block elements set apart by a
-    blank line as in :func:`_text_of`."""
+@lru_cache(maxsize=1)
+def _flat_text_parser() -> Any:
+    """The class of :func:`_flat_text`'s tokenizer, built on first use: the standard library's
+    HTML tokenizer loads only with a page too deep for lxml (``neardup compare`` on plain text
+    starts without it)."""
+    from html.parser import HTMLParser
 
-    _SKIP = frozenset({"script", "style", "noscript", "template", "title"})
+    class _FlatText(HTMLParser):
+        """The visible text of a page by tokens, without a tree (any depth): text outside
+        ``script``/``style``/``noscript``/``template``/``title``, block elements set apart by
+        a blank line as in :func:`_text_of`."""
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skipping = 0
+        _SKIP = frozenset({"script", "style", "noscript", "template", "title"})
 
-    def handle_starttag(self, tag: str, attrs: Any) -> None:
-        if tag in self._SKIP:
-            self.skipping += 1
-        elif tag in _BLOCK:
-            self.parts.append(BLOCK_BREAK)
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.parts: list[str] = []
+            self.skipping = 0
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIP:
-            self.skipping = max(0, self.skipping - 1)
-        elif tag in _BLOCK:
-            self.parts.append(BLOCK_BREAK)
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            if tag in self._SKIP:
+                self.skipping += 1
+            elif tag in _BLOCK:
+                self.parts.append(BLOCK_BREAK)
 
-    def handle_startendtag(self, tag: str, attrs: Any) -> None:
-        if tag in _BLOCK:
-            self.parts.append(BLOCK_BREAK)
+        def handle_endtag(self, tag: str) -> None:
+            if tag in self._SKIP:
+                self.skipping = max(0, self.skipping - 1)
+            elif tag in _BLOCK:
+                self.parts.append(BLOCK_BREAK)
 
-    def handle_data(self, data: str) -> None:
-        if not self.skipping:
-            self.parts.append(data)
+        def handle_startendtag(self, tag: str, attrs: Any) -> None:
+            if tag in _BLOCK:
+                self.parts.append(BLOCK_BREAK)
+
+        def handle_data(self, data: str) -> None:
+            if not self.skipping:
+                self.parts.append(data)
+
+    return _FlatText
 
 
 def _flat_text(html: str, deadline: float | None, doc_id: str | None) -> str:
-    parser = _FlatText()
+    parser = _flat_text_parser()()
     step = 1 << 16
     for start in range(0, len(html), step):
         parser.feed(html[start : start + step])

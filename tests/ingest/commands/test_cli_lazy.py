@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.cli import COMMANDS, build_parser
+from ingest.cli import COMMANDS, build_parser, main
 
 HEAVY = (
     # the HTTP server, engine clients, the broker and the worker layer
@@ -17,10 +18,14 @@ HEAVY = (
     "ingest.server", "ingest.store.opensearch", "ingest.commands.ingest", "verifier.celery_app",
     "verifier.tasks", "verifier.worker",
 )
-# What a compiled run on plain text does not need either: the HTML parser, the converters
-# (one pair should start about as fast as a script), the pure-Python reference verifier, and
-# the package metadata that only ``--version`` reads.
-PLAIN_TEXT_EXTRA = ("lxml", "docutils", "markdown_it", "verifier._lcs_py", "importlib.metadata")
+# What a compiled run on plain text does not need either: the HTML parsers (lxml, and the
+# standard library's tokenizer for pages too deep for it), the converters (one pair should
+# start about as fast as a script), the pure-Python reference verifier, the package metadata
+# that only ``--version`` reads, and the store (the CLI names its errors without loading it).
+PLAIN_TEXT_EXTRA = (
+    "lxml", "html.parser", "docutils", "markdown_it", "verifier._lcs_py", "importlib.metadata",
+    "ingest.store",
+)
 # What no command that talks to no engine needs: the HTTP library of the engine detection.
 NO_ENGINE_EXTRA = ("urllib3", "ingest.store.detect")
 
@@ -79,3 +84,20 @@ def test_the_parser_declares_only_the_chosen_command() -> None:
     args = parser.parse_args(["compare", "pairs.jsonl"])
     assert args.command == "compare" and hasattr(args, "func")
     assert set(COMMANDS) >= {"compare", "dedup", "ingest", "worker", "serve", "eval"}
+
+
+def _choices(parser: argparse.ArgumentParser) -> set[str]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return set(sub.choices)
+
+
+def test_a_run_declares_no_other_command_but_the_help_lists_them_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _choices(build_parser("compare", listed=False)) == {"compare"}
+    assert _choices(build_parser("compare")) == set(COMMANDS)
+    assert _choices(build_parser(None, listed=False)) == set(COMMANDS)
+    with pytest.raises(SystemExit):
+        main(["--help", "compare"])
+    shown = capsys.readouterr().out
+    assert all(name in shown for name in COMMANDS)
