@@ -846,7 +846,7 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
     cdef int64_t delta = n - m
     cdef bint odd = delta & 1
     cdef int64_t off = m + 1
-    cdef int64_t d, k, kmin, kmax, x, y, x0, y0, down, right, left, up, j, lim
+    cdef int64_t d, k, kmin, kmax, x, y, x0, down, right, left, up, j, lim, prev, olo, ohi
     for d in range((n + m + 1) // 2 + 1):
         if max_d >= 0 and 2 * d - 1 > max_d:
             return 1
@@ -865,30 +865,33 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
         kmax = d
         if kmax > n:
             kmax = n - ((d - n) & 1)
+        # The diagonals whose backward path may overlap (none when delta is even); every
+        # loaded entry serves two diagonals: vf[k + 1] is k's "down" and (k + 2)'s "right".
+        olo = delta - (d - 1) if odd else 1
+        ohi = delta + (d - 1) if odd else 0
         k = kmin
+        prev = vf[off + k - 1]
         while k <= kmax:
             down = vf[off + k + 1]
+            right = prev + 1
+            prev = down
             if down - k > m:
                 down = _FAR_BACK
-            right = vf[off + k - 1] + 1
             if right > n:
                 right = _FAR_BACK
             x = down if down >= right else right
             if x >= 0:
-                y = x - k
                 x0 = x
-                y0 = y
-                lim = n - x if n - x < m - y else m - y
-                if lim > 0 and a[x] == b[y]:
-                    j = _run_fwd(a + x, b + y, lim)
-                    x += j
-                    y += j
+                y = x - k
+                if x < n and y < m and a[x] == b[y]:
+                    lim = n - x if n - x < m - y else m - y
+                    x += _run_fwd(a + x, b + y, lim)
                 vf[off + k] = x
-                if odd and delta - (d - 1) <= k <= delta + (d - 1) and x >= vb[off + k]:
+                if olo <= k <= ohi and x >= vb[off + k]:
                     snake[0] = alo + x0
-                    snake[1] = blo + y0
+                    snake[1] = blo + x0 - k
                     snake[2] = alo + x
-                    snake[3] = blo + y
+                    snake[3] = blo + x - k
                     return 0
             k += 2
         if max_d >= 0 and 2 * d > max_d:
@@ -907,30 +910,32 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
         kmax = delta + d
         if kmax > n:
             kmax = n - ((delta + d - n) & 1)
+        olo = -d if not odd else 1
+        ohi = d if not odd else 0
         k = kmin
+        prev = vb[off + k - 1]
         while k <= kmax:
-            left = vb[off + k + 1] - 1
+            up = prev
+            left = vb[off + k + 1]
+            prev = left
+            left -= 1
             if left < 0:
                 left = _FAR_AHEAD
-            up = vb[off + k - 1]
             if up - k < 0:
                 up = _FAR_AHEAD
             x = left if left < up else up
             if x <= n:
-                y = x - k
                 x0 = x
-                y0 = y
-                lim = x if x < y else y
-                if lim > 0 and a[x - 1] == b[y - 1]:
-                    j = _run_bwd(a + x, b + y, lim)
-                    x -= j
-                    y -= j
+                y = x - k
+                if x > 0 and y > 0 and a[x - 1] == b[y - 1]:
+                    lim = x if x < y else y
+                    x -= _run_bwd(a + x, b + y, lim)
                 vb[off + k] = x
-                if not odd and -d <= k <= d and x <= vf[off + k]:
+                if olo <= k <= ohi and x <= vf[off + k]:
                     snake[0] = alo + x
-                    snake[1] = blo + y
+                    snake[1] = blo + x - k
                     snake[2] = alo + x0
-                    snake[3] = blo + y0
+                    snake[3] = blo + x0 - k
                     return 0
             k += 2
     return 2  # unreachable
