@@ -17,9 +17,12 @@ except ImportError:  # pragma: no cover - the build is part of set-up
 
 compiled = pytest.mark.skipif(_words is None, reason="verifier._words is not built")
 
-# Latin, digits, underscore, punctuation, CJK, kana, hangul, accents, ß, a supplementary ideograph.
+# Latin, digits, underscore, punctuation, CJK, kana, hangul, accents, a supplementary ideograph,
+# and folds longer than one code point (ß -> ss, ﬁ -> fi, İ -> i + a combining dot, which is no
+# word character) or that make a word character of one that is not (U+0345 -> ι).
 ALPHABET = st.sampled_from(
-    list("abcXYZ019_ .,-—!?") + list("新华社北京电ひらカナ한국") + ["é", "ß", "Σ", "ς", "\U00020001", "\n"]
+    list("abcXYZ019_ .,-—!?") + list("新华社北京电ひらカナ한국")
+    + ["é", "ß", "Σ", "ς", "\U00020001", "\n", "ﬁ", "İ", "\u0345", "Ｋ"]
 )
 TEXT = st.text(ALPHABET, max_size=120)
 
@@ -36,6 +39,18 @@ def test_encode_and_bounds_match_the_reference(a: str, b: str) -> None:
         assert _words.word_contain(sa, sb, ngram, floor) == pytest.approx(
             verdict.word_contain(sa, sb, ngram, floor)
         )
+
+
+@compiled
+def test_the_compiled_case_folding_is_str_casefold_on_every_code_point() -> None:
+    assert _words is not None
+    step = 4096
+    for lo in range(0, 0x110000, step):
+        text = "".join(map(chr, range(lo, lo + step)))
+        assert _words._casefold(text) == text.casefold(), hex(lo)
+    # Each code point on its own too, after an expanding one (the buffer grows mid-text).
+    text = "ß" * 3 + "".join(map(chr, range(0x80, 0x2000)))
+    assert _words._casefold(text) == text.casefold()
 
 
 @compiled
