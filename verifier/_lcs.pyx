@@ -1080,6 +1080,23 @@ cdef int _lcs_reaches(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize
         return 1
     if need > m or need > n:
         return 0
+    return 1 if _bp_lcs(p, m, t, n, need) >= need else 0
+
+
+cdef Py_ssize_t _lcs_length(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b,
+                            Py_ssize_t nb) except -1:
+    """LCS(a, b), bit-parallel (the shorter text as the pattern)."""
+    if na == 0 or nb == 0:
+        return 0
+    if nb <= na:
+        return _bp_lcs(b, nb, a, na, -1)
+    return _bp_lcs(a, na, b, nb, -1)
+
+
+cdef Py_ssize_t _bp_lcs(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize_t n,
+                        Py_ssize_t need) except -1:
+    """LCS(p, t) (``m``, ``n`` > 0); with ``need`` >= 0, a value on the same side of ``need``
+    as soon as that is known (``_lcs_reaches``)."""
     cdef Py_ssize_t W = (m + 63) // 64, size = 64, i, j, w, slot, rows = 0, common
     while size < 2 * m:
         size <<= 1
@@ -1120,13 +1137,11 @@ cdef int _lcs_reaches(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize
                 slot = (slot + 1) & (size - 1)
             if row[slot] >= 0:
                 bp_step(V, peq + row[slot] * W, W)
-            if (i & 63) == 63:
+            if need >= 0 and (i & 63) == 63:
                 common = bp_lcs(V, W, m)
-                if common >= need:
-                    return 1
-                if common + (n - 1 - i) < need:
-                    return 0
-        return 1 if bp_lcs(V, W, m) >= need else 0
+                if common >= need or common + (n - 1 - i) < need:
+                    return common
+        return bp_lcs(V, W, m)
     finally:
         free(keys)
         free(row)
@@ -1295,6 +1310,46 @@ cdef bint _region(Py_ssize_t na, const Curve* C, const Params* P,
     out_l[0] = best_l
     out_r[0] = best_r
     return found
+
+
+cdef bint _no_region(Py_ssize_t na, const int* ka, Py_ssize_t nka, const Params* P) except -1:
+    """True when the region search over A (``na`` code points, the skeleton at positions
+    ``ka``, increasing) finds no region whatever the alignment, so that Myers can be skipped.
+
+    A base region ``[x1, x2)`` (blocks as in ``_region``) costs its deletions plus the
+    insertions inside it, so at least its positions that are not matched, so at least its
+    positions outside A's skeleton (only skeleton positions can be matched). When even that
+    is above ``theta`` of every base region, ``_region`` finds no base region, hence no
+    region: the iteration ends with TLCS 0, whatever the alignment. Text edited densely
+    enough that few windows survive (Latin at 10 % of characters) is such a pair, where Myers
+    on skeletons tens of thousands of characters apart cost up to 0.3 s."""
+    cdef Py_ssize_t s, k, i, j, t = 0, x1, x2, cost
+    cdef Py_ssize_t* kcum
+    if P.block_size > 0:
+        s = P.block_size
+    else:
+        s = (na + P.blocks - 1) // P.blocks
+        if s < P.min_block_size:
+            s = P.min_block_size
+    k = (na + s - 1) // s
+    kcum = <Py_ssize_t*>_alloc((k + 1) * sizeof(Py_ssize_t))
+    try:
+        kcum[0] = 0
+        for i in range(1, k + 1):
+            x2 = i * s if i * s < na else na
+            while t < nka and ka[t] < x2:
+                t += 1
+            kcum[i] = t  # skeleton positions below block i's end
+        for i in range(1, k + 1):
+            x1 = (i - 1) * s
+            for j in range(i, k + 1):
+                x2 = j * s if j * s < na else na
+                cost = (x2 - x1) - (kcum[j] - kcum[i - 1])
+                if <double>cost <= P.theta * <double>(x2 - x1):
+                    return False
+        return True
+    finally:
+        free(kcum)
 
 
 cdef struct Once:
@@ -1543,6 +1598,15 @@ def verify(str a, str b, config):
                 # |TLCS| <= |LCS| <= the shorter skeleton: this region could not count.
                 if nka < P.min_iteration_tlcs or nkb < P.min_iteration_tlcs:
                     break
+            if _no_region(cur_na, ka, nka, &P):
+                # What the full iteration would give without aligning: a later iteration
+                # ends the search (as a region of 0, or D > max_d, does); the first one
+                # reports the skeleton LCS, or the rejection at max_d, from its length.
+                if it == 0:
+                    lcs_first = _lcs_length(sa, nka, sb, nkb)
+                    if max_d >= 0 and nka + nkb - 2 * lcs_first > max_d:
+                        return False, bound_resemble, bound_contain, 0, 0, [], [], "edit_distance"
+                break
             if _tlcs_once_capped(W, cur_na, cur_nb, ka, sa, nka, kb, sb, nkb, &P, max_d, &r):
                 if it == 0:
                     return False, bound_resemble, bound_contain, 0, 0, [], [], "edit_distance"

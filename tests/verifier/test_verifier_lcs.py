@@ -191,3 +191,64 @@ def test_long_skeletons_far_apart_verify_as_the_reference(
     config = VerifyConfig(window=4, max_d=max_d, iterative=iterative, min_iteration_tlcs=4,
                           resemble=0.01, contain=0.01, min_block_size=4)
     assert _lcs_c.verify(a, b, config) == _lcs_py.verify(a, b, config)
+
+
+def _densely_edited(seed: int, n: int, rate: float) -> tuple[str, str]:
+    import random
+
+    rng = random.Random(seed)
+    a = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz ") for _ in range(n))
+    b = "".join(rng.choice("0123456789") if rng.random() < rate else c for c in a)
+    quarter = n // 4  # and the quarters of B reversed: the skeletons do not align in full
+    return a, b[3 * quarter :] + b[2 * quarter : 3 * quarter] + b[quarter : 2 * quarter] + b[:quarter]
+
+
+@pytest.mark.skipif(_lcs_c is None, reason="verifier._lcs is not built")
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([300, 1500, 4000]), st.sampled_from([0.03, 0.06, 0.1]),
+       st.sampled_from([0, 30, 400, 20000]), st.booleans())
+def test_pages_edited_too_densely_for_any_region_verify_as_the_reference(
+    seed: int, n: int, rate: float, max_d: int, iterative: bool
+) -> None:
+    # Every block keeps under 1 - theta of its characters in the skeleton: the compiled twin
+    # skips Myers there (no alignment can give a region) and takes the LCS from the
+    # bit-parallel length; the reference aligns.
+    from verifier.config import VerifyConfig
+
+    assert _lcs_c is not None
+    a, b = _densely_edited(seed, n, rate)
+    config = VerifyConfig(max_d=max_d, iterative=iterative, resemble=0.01, contain=0.01)
+    assert _lcs_c.verify(a, b, config) == _lcs_py.verify(a, b, config)
+
+
+def _max_block_coverage(a: str, b: str, config: object) -> float:
+    """The largest share of a block of A (the longer text; blocks as the region search's)
+    that A's skeleton keeps."""
+    an, _ = _lcs_py.normalize(a)
+    bn, _ = _lcs_py.normalize(b)
+    if len(bn) > len(an) or (len(bn) == len(an) and bn < an):
+        an, bn = bn, an
+    _, kept, _, _ = _lcs_py.skeleton(an, bn, config.window)  # type: ignore[attr-defined]
+    na = len(an)
+    s = max(config.min_block_size, -(-na // config.blocks))  # type: ignore[attr-defined]
+    return max(
+        sum(1 for x in kept if lo <= x < min(lo + s, na)) / (min(lo + s, na) - lo)
+        for lo in range(0, na, s)
+    )
+
+
+def test_a_densely_edited_page_has_common_text_but_no_region() -> None:
+    # The case the test above is about: every block keeps under 1 - theta of its text in the
+    # skeleton, so no region exists, yet the skeletons share text (lcs > 0).
+    from verifier.config import VerifyConfig
+
+    config = VerifyConfig()
+    a, b = _densely_edited(3, 3000, 0.1)
+    assert _max_block_coverage(a, b, config) < 1 - config.theta
+    want = _lcs_py.verify(a, b, config)
+    assert want[3] == 0 and want[4] > 500 and want[7] is None
+    if _lcs_c is not None:
+        assert _lcs_c.verify(a, b, config) == want
+        capped = VerifyConfig(max_d=100)
+        assert _lcs_c.verify(a, b, capped) == _lcs_py.verify(a, b, capped)
+        assert _lcs_c.verify(a, b, capped)[7] == "edit_distance"
