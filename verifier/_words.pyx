@@ -151,52 +151,94 @@ cdef uint32_t _IDEO_ID[IDEO_N]
 cdef uint32_t _stamp = 0
 
 
+DEF _KEEP_SLOTS = 1 << 20  # slots of 40 bytes: a table larger than 40 MB is not kept
+
+
 cdef struct Slot:
     uint64_t h
     Py_ssize_t start   # in the concatenated casefolded texts
     Py_ssize_t n
-    Py_ssize_t id      # -1: empty
+    Py_ssize_t id
+    uint32_t stamp     # the call that filled it (another stamp: empty)
 
 
 cdef class _Table:
     """Token -> id: open addressing on a 64-bit hash, a hit confirmed by comparing code points
-    (so two different tokens never share an id)."""
+    (so two different tokens never share an id). One table serves every call (``_TABLE``):
+    a slot counts only with the current call's stamp, as the ideographs' ids do, so a call
+    neither allocates nor clears the slots (half a megabyte for two 5,000-character pages),
+    unless it needs more of them than any call before; a table grown past ``_KEEP_SLOTS`` is
+    let go after the call."""
     cdef Slot* slots
     cdef Py_ssize_t size, count
     cdef Py_UCS4* text
 
-    def __cinit__(self, Py_ssize_t expected):
-        cdef Py_ssize_t i
-        self.size = 64
-        while self.size < 2 * expected + 2:
-            self.size <<= 1
-        self.slots = <Slot*>malloc(self.size * sizeof(Slot))
-        if self.slots == NULL:
-            raise MemoryError()
-        for i in range(self.size):
-            self.slots[i].id = -1
+    def __cinit__(self):
+        self.slots = NULL
+        self.size = 0
         self.count = 0
+        self.text = NULL
 
     def __dealloc__(self):
         free(self.slots)
 
+    cdef int begin(self, Py_UCS4* text, Py_ssize_t expected) except -1:
+        """Start a call on ``text``: at least ``2 * expected + 2`` slots, all empty."""
+        cdef Py_ssize_t size = 64
+        while size < 2 * expected + 2:
+            size <<= 1
+        if size > self.size:
+            free(self.slots)
+            self.slots = NULL
+            self.size = 0
+            self.slots = <Slot*>calloc(size, sizeof(Slot))  # stamp 0: never a call's
+            if self.slots == NULL:
+                raise MemoryError()
+            self.size = size
+        self.text = text
+        self.count = 0
+        return 0
+
+    cdef void end(self) noexcept:
+        self.text = NULL
+        if self.size > _KEEP_SLOTS:
+            free(self.slots)
+            self.slots = NULL
+            self.size = 0
+
+    cdef void forget(self) noexcept:
+        """Every slot empty again (the stamps wrapped)."""
+        if self.slots != NULL:
+            memset(self.slots, 0, self.size * sizeof(Slot))
+
     cdef Py_ssize_t get(self, uint64_t h, Py_ssize_t start, Py_ssize_t n) noexcept:
         cdef Py_ssize_t slot = <Py_ssize_t>((h ^ (h >> 31)) & <uint64_t>(self.size - 1))
+        cdef Py_ssize_t j
         cdef Slot* s
+        cdef const Py_UCS4* x
+        cdef const Py_UCS4* y
         while True:
             s = &self.slots[slot]
-            if s.id < 0:
+            if s.stamp != _stamp:
                 s.h = h
                 s.start = start
                 s.n = n
                 s.id = self.count
+                s.stamp = _stamp
                 self.count += 1
                 return s.id
-            if s.h == h and s.n == n and memcmp(
-                self.text + s.start, self.text + start, n * sizeof(Py_UCS4)
-            ) == 0:
-                return s.id
+            if s.h == h and s.n == n:
+                x = self.text + s.start
+                y = self.text + start
+                j = 0
+                while j < n and x[j] == y[j]:
+                    j += 1
+                if j == n:
+                    return s.id
             slot = (slot + 1) & (self.size - 1)
+
+
+cdef _Table _TABLE = _Table()
 
 
 cdef Py_ssize_t _tokens(_Table table, Py_ssize_t lo, Py_ssize_t hi, uint32_t* out) noexcept:
@@ -242,32 +284,30 @@ def encode(str a, str b):
     equal tokens equal code points; as ``verdict.encode``."""
     cdef Py_ssize_t n, split
     cdef Py_UCS4* text = _fold_pair(a, b, &split, &n)
-    cdef _Table table
+    cdef _Table table = _TABLE
     cdef uint32_t* out = NULL
     cdef Py_ssize_t na, nb
     global _stamp
-    try:
-        table = _Table(n // 2 + 1)
-    except BaseException:
-        PyMem_Free(text)
-        raise
-    table.text = text
-    _stamp += 1
-    if _stamp == 0:  # wrapped: forget every stamp
-        memset(_IDEO_STAMP, 0, sizeof(_IDEO_STAMP))
-        _stamp = 1
+    # From here to the end of the tokens no Python code runs: the GIL is held throughout, so
+    # calls never overlap on the shared table and stamps.
     try:
         out = <uint32_t*>malloc((n + 1) * sizeof(uint32_t))
         if out == NULL:
             raise MemoryError()
+        table.begin(text, n // 2 + 1)
+        _stamp += 1
+        if _stamp == 0:  # wrapped: forget every stamp
+            memset(_IDEO_STAMP, 0, sizeof(_IDEO_STAMP))
+            table.forget()
+            _stamp = 1
         na = _tokens(table, 0, split, out)
         nb = _tokens(table, split + 1, n, out + na)
         return (PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, na),
                 PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out + na, nb))
     finally:
+        table.end()
         free(out)
-        PyMem_Free(table.text)
-        table.text = NULL
+        PyMem_Free(text)
 
 
 def shared_upper(str sa, str sb):

@@ -54,6 +54,17 @@ def test_the_compiled_case_folding_is_str_casefold_on_every_code_point() -> None
 
 
 @compiled
+def test_one_token_table_serves_calls_of_any_size_in_turn() -> None:
+    # The compiled encoder keeps its token table between calls (a slot counts only for the
+    # call that filled it) and lets a very large one go: ids never leak from call to call.
+    assert _words is not None
+    small = ("alpha beta gamma", "beta delta")
+    large = " ".join(f"w{i}" for i in range(600_000))  # more slots than the table keeps
+    for a, b in (small, (large, "w5 w7 x"), small, ("gamma", "alpha"), small):
+        assert _words.encode(a, b) == verdict.encode(a, b)
+
+
+@compiled
 def test_words_on_a_page() -> None:
     assert _words is not None
     page = "Hotel Nord, 2 nights — 北京饭店. Straße " * 50
