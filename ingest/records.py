@@ -35,6 +35,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
+from types import ModuleType
 from typing import IO, Any
 
 from ingest.errors import (
@@ -48,6 +49,12 @@ from ingest.errors import (
 )
 from ingest.extract import DEFAULT_TIMEOUT, MARKUP_FIELDS
 from ingest.settings import Settings
+
+_compiled: ModuleType | None
+try:  # the compiled checks of a text's characters (ingest/_text.pyx), when built
+    from ingest import _text as _compiled
+except ImportError:  # a pure-Python install: the checks below are used
+    _compiled = None
 
 __all__ = [
     "CONTENT_FIELDS",
@@ -311,14 +318,35 @@ def decode_record(raw: bytes | str, limits: Limits = DEFAULT_LIMITS) -> dict[str
 # --- step 3: validation -------------------------------------------------------------------------
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_HAS_CONTROL, _HAS_SURROGATE = 1, 2  # the flags of _text_flags (as ingest._text)
 
 
-def _has_surrogates(text: str) -> bool:
+def _has_surrogates_py(text: str) -> bool:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return True
     return False
+
+
+def _text_flags_py(text: str) -> int:
+    """1 when ``text`` holds a C0 control character other than tab and line ends, plus 2
+    when it holds a lone surrogate: the specification of the compiled
+    ``ingest._text.text_flags`` (one pass over the string, where these are a regular
+    expression scan and a UTF-8 encoding)."""
+    return (_HAS_CONTROL if _CONTROL.search(text) else 0) | (
+        _HAS_SURROGATE if _has_surrogates_py(text) else 0
+    )
+
+
+def _has_surrogates(text: str) -> bool:
+    if _compiled is not None:
+        return bool(_compiled.text_flags(text) & _HAS_SURROGATE)
+    return _has_surrogates_py(text)
+
+
+_text_flags = _compiled.text_flags if _compiled is not None else _text_flags_py
 
 
 def replace_surrogates(text: str) -> str:
@@ -439,20 +467,19 @@ def _metadata(obj: Mapping[str, Any], key: str, limits: Limits, doc_id: str | No
     return replace_surrogates(text)
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
-
-
 def clean_text(text: str, doc_id: str | None = None) -> str:
     """A page's extracted text as neardup stores and verifies it: C0 control characters
     (but tab and line ends) blanked, or :class:`~ingest.errors.ExtractError` when they are
     over :data:`MAX_CONTROL_SHARE` of it (binary junk); lone surrogates as U+FFFD;
     :class:`~ingest.errors.EmptyDocument` when nothing visible is left."""
-    if _CONTROL.search(text):
+    flags = _text_flags(text)
+    if flags & _HAS_CONTROL:
         controls = len(_CONTROL.findall(text))
         if controls > MAX_CONTROL_SHARE * max(len(text), 1):
             raise ExtractError(f"text is binary junk ({controls} control characters)", doc_id)
         text = _CONTROL.sub(" ", text)
-    text = replace_surrogates(text)
+    if flags & _HAS_SURROGATE:
+        text = _SURROGATE.sub("\ufffd", text)
     if not text.strip():
         raise EmptyDocument("no text", doc_id)
     return text

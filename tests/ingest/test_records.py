@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ingest import records
 from ingest.errors import DocumentError, DocumentTooLarge, InvalidField, InvalidRecord
 from ingest.pipeline import fingerprint_config, prepare_document
 from ingest.records import (
@@ -245,3 +246,22 @@ def test_docs_table_is_the_codes() -> None:
     assert m, "docs/limits.md has lost its generated table"
     assert m.group(1) == limits_table(), "docs/limits.md differs: python -m ingest.records"
     assert f"{DEFAULT_LIMITS.max_doc_bytes} bytes (8 MiB)" in m.group(1)
+
+
+# Controls (and the tab and line ends that are not), lone surrogates, and text of every width
+# a str can be stored in: ASCII, Latin-1, the BMP, beyond.
+_CHECKED = st.text(
+    st.sampled_from(list("\x00\x01\x08\t\n\x0b\x0c\r\x0e\x1f\x7f a~é©") + ["中", "\ud800", "\udfff",
+                                                                          "\U00020001", "\uffff"]),
+    max_size=40,
+)
+
+
+@pytest.mark.skipif(records._compiled is None, reason="ingest._text is not built")
+@settings(max_examples=400, deadline=None)
+@given(_CHECKED, st.sampled_from(["", "x", "é", "中", "\U00020001"]))
+def test_compiled_text_checks_are_the_reference(text: str, pad: str) -> None:
+    assert records._compiled is not None
+    for t in (text, pad * 50 + text, text + pad * 50):
+        assert records._compiled.text_flags(t) == records._text_flags_py(t), ascii(t)
+        assert records._has_surrogates(t) == records._has_surrogates_py(t)
