@@ -46,7 +46,7 @@ CMD ["--help"]
 
 FROM runtime AS smoke
 RUN neardup --version && celery --version \
- && python -c "import verifier._lcs, verifier._words, ingest._fingerprint" \
+ && python -c "import verifier._lcs, verifier._words, ingest._fingerprint, ingest._text" \
  && NEARDUP_IMPL=cython NEARDUP_FP_IMPL=cython python -c "from verifier.lcs import lcs_length; assert lcs_length('abcabba', 'cbabac') == 4"
 RUN test "$(id -u):$(id -g)" = "10001:10001" \
  && ! command -v gcc && ! command -v cc \
