@@ -487,14 +487,18 @@ cdef Py_ssize_t _keep(const Win* W, const int32_t* other_cnt, const Py_UCS4* c, 
 cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
                      const Py_UCS4* b, const uint8_t* wb, Py_ssize_t nb, int window,
                      Py_ssize_t extra, int* kept_a, Py_UCS4* sk_a, Py_ssize_t* nka, int* kept_b,
-                     Py_UCS4* sk_b, Py_ssize_t* nkb, const Params* reject) except -1:
+                     Py_UCS4* sk_b, Py_ssize_t* nkb, const Params* reject,
+                     bint finish) except -1:
     """Windows, ids and skeletons of a and b (kept positions and skeleton code points, in
     arrays sized na and nb).
 
     ``extra``: how many more ids later ``_splice`` calls may need. With ``reject``, returns 1
     (``nkb`` unset) as soon as A's skeleton alone proves that the pair cannot be similar:
     |A'| bounds |TLCS| too, and non-duplicates stop at half the work. The caller empties the
-    table (``_table_clear``) when done, also after a rejection.
+    table (``_table_clear``) when done, also after a rejection. Without ``finish``, A's
+    windows that B lacks get their ids only from ``_skel_finish``, which a caller that may
+    still reject the pair on both skeletons calls once it does not (the skeletons need no
+    more: B's windows only look up the ids B has).
     """
     cdef Table* T = &S.T
     cdef Win* A = &S.A
@@ -562,19 +566,31 @@ cdef int _skel_start(Work* W, Skel* S, const Py_UCS4* a, const uint8_t* wa, Py_s
     nka[0] = nk
     if reject != NULL and _cannot_reach(nk, na, nb, reject):
         return 1
-    for i in range(A.nw):
-        if A.id[i] < 0:
-            A.id[i] = _intern(T, A.hash[i])
     A.cnt = <int32_t*>_get(W, W_CNTA, cap * sizeof(int32_t))
     B.cnt = <int32_t*>_get(W, W_CNTB, cap * sizeof(int32_t))
     memset(A.cnt, 0, cap * sizeof(int32_t))
     memset(B.cnt, 0, cap * sizeof(int32_t))
     for i in range(A.nw):
-        A.cnt[A.id[i]] += 1
+        if A.id[i] >= 0:
+            A.cnt[A.id[i]] += 1
     for j in range(B.nw):
         B.cnt[B.id[j]] += 1
     nkb[0] = _keep(B, A.cnt, b, kept_b, sk_b)
+    if finish:
+        _skel_finish(S)
     return 0
+
+
+cdef void _skel_finish(Skel* S) noexcept:
+    """Ids (and counts) for A's windows that B lacks, in order: what ``_splice`` needs."""
+    cdef Win* A = &S.A
+    cdef Py_ssize_t i
+    cdef int32_t v
+    for i in range(A.nw):
+        if A.id[i] < 0:
+            v = _intern(&S.T, A.hash[i])
+            A.id[i] = v
+            A.cnt[v] += 1
 
 
 cdef int _splice(Skel* S, Win* X, const Py_UCS4* c, const uint8_t* wd, Py_ssize_t n,
@@ -623,7 +639,7 @@ cdef int _skeleton(Work* W, const Py_UCS4* a, const uint8_t* wa, Py_ssize_t na,
     try:
         _skel_start(W, &S, a, wa, na, b, wb, nb, window, 0,
                     kept_a, <Py_UCS4*>_get(W, W_SA, na * sizeof(Py_UCS4)), nka,
-                    kept_b, <Py_UCS4*>_get(W, W_SB, nb * sizeof(Py_UCS4)), nkb, NULL)
+                    kept_b, <Py_UCS4*>_get(W, W_SB, nb * sizeof(Py_UCS4)), nkb, NULL, True)
     finally:
         _table_clear(&S.T)
         W.slots_dirty = False
@@ -743,7 +759,7 @@ def _skeletons_after(str a, str b, int window, cuts):
         sa = <Py_UCS4*>_get(W, W_SA, na * sizeof(Py_UCS4))
         sb = <Py_UCS4*>_get(W, W_SB, nb * sizeof(Py_UCS4))
         _skel_start(W, &S, ca, wa, na, cb, wb, nb, window, 2 * window * len(cuts),
-                    ka, sa, &nka, kb, sb, &nkb, NULL)
+                    ka, sa, &nka, kb, sb, &nkb, NULL, True)
         for xl, xr, bs, be in cuts:
             if not (0 <= xl < xr <= na and 0 <= bs < be <= nb):
                 raise ValueError("cut out of range")
@@ -1563,7 +1579,7 @@ def verify(str a, str b, config):
         # Both skeletons in full: a rejection reports the bound of the shorter one (what a
         # second pass over the pair would otherwise compute again).
         _skel_start(W, &S, ca, wa, na, cb, wb, nb, P.window, extra,
-                    ka, sa, &nka, kb, sb, &nkb, NULL)
+                    ka, sa, &nka, kb, sb, &nkb, NULL, False)
         upper = nka if nka < nkb else nkb
         bound_resemble = upper / <double>(na + nb - upper)
         bound_contain = upper / <double>shorter
@@ -1581,6 +1597,7 @@ def verify(str a, str b, config):
             if max_d < 0:
                 return False, bound_resemble, bound_contain, 0, 0, [], [], "edit_distance"
 
+        _skel_finish(&S)  # the windows B lacks get ids only now: later iterations splice them
         # Positions of the current (shrinking) texts in the normalised ones.
         ma = <int*>_get(W, W_MA, na * sizeof(int))
         mb = <int*>_get(W, W_MB, nb * sizeof(int))
