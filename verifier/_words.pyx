@@ -310,19 +310,32 @@ def encode(str a, str b):
         PyMem_Free(text)
 
 
+cdef const uint32_t* _tokens_of(str s, Py_ssize_t* n) except? NULL:
+    """The code points of an encoded sequence as stored (4 bytes each: every token is beyond
+    U+FFFF), without a copy; ValueError for a string that cannot be one."""
+    n[0] = PyUnicode_GET_LENGTH(s)
+    if n[0] == 0:
+        return NULL
+    if PyUnicode_KIND(s) != PyUnicode_4BYTE_KIND:
+        raise ValueError("not an encoded token sequence (code points from U+10000)")
+    return <const uint32_t*>PyUnicode_DATA(s)
+
+
 def shared_upper(str sa, str sb):
     """The size of the shared token multiset of two encoded sequences: an upper bound of
     their LCS; as ``verdict.shared_upper``."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(sa), m = PyUnicode_GET_LENGTH(sb), i, top = 0
+    cdef Py_ssize_t n, m, i, top = 0
     cdef Py_ssize_t total = 0, c
+    cdef const uint32_t* a = _tokens_of(sa, &n)
+    cdef const uint32_t* b = _tokens_of(sb, &m)
     for i in range(n):
-        c = <Py_ssize_t>PyUnicode_READ_CHAR(sa, i) - CODE_BASE
+        c = <Py_ssize_t>a[i] - CODE_BASE
         if c < 0:
             raise ValueError("not an encoded token sequence (code points from U+10000)")
         if c + 1 > top:
             top = c + 1
     for i in range(m):
-        c = <Py_ssize_t>PyUnicode_READ_CHAR(sb, i) - CODE_BASE
+        c = <Py_ssize_t>b[i] - CODE_BASE
         if c < 0:
             raise ValueError("not an encoded token sequence (code points from U+10000)")
         if c + 1 > top:
@@ -332,9 +345,9 @@ def shared_upper(str sa, str sb):
         raise MemoryError()
     try:
         for i in range(n):
-            counts[<Py_ssize_t>PyUnicode_READ_CHAR(sa, i) - CODE_BASE] += 1
+            counts[<Py_ssize_t>a[i] - CODE_BASE] += 1
         for i in range(m):
-            c = <Py_ssize_t>PyUnicode_READ_CHAR(sb, i) - CODE_BASE
+            c = <Py_ssize_t>b[i] - CODE_BASE
             if counts[c] > 0:
                 counts[c] -= 1
                 total += 1
@@ -367,13 +380,25 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(short), m = PyUnicode_GET_LENGTH(other)
     if n < min_words or n < ngram or m < ngram or ngram < 1:
         return 0.0
-    cdef Py_UCS4* a = PyUnicode_AsUCS4Copy(short)
-    cdef Py_UCS4* b = NULL
+    # Encoded sequences are read as stored (4 bytes a code point); anything else is copied.
+    cdef Py_UCS4* copy_a = NULL
+    cdef Py_UCS4* copy_b = NULL
+    cdef const Py_UCS4* a
+    cdef const Py_UCS4* b
     cdef Py_ssize_t* table = NULL
     cdef Py_ssize_t covered = 0, end = 0, i, j, k, size = 1, slot, pos
     cdef uint64_t h, power = 1, mult = 0x100000001B3ULL
     try:
-        b = PyUnicode_AsUCS4Copy(other)
+        if PyUnicode_KIND(short) == PyUnicode_4BYTE_KIND:
+            a = <const Py_UCS4*>PyUnicode_DATA(short)
+        else:
+            copy_a = PyUnicode_AsUCS4Copy(short)
+            a = copy_a
+        if PyUnicode_KIND(other) == PyUnicode_4BYTE_KIND:
+            b = <const Py_UCS4*>PyUnicode_DATA(other)
+        else:
+            copy_b = PyUnicode_AsUCS4Copy(other)
+            b = copy_b
         while size < 2 * (m - ngram + 1):
             size <<= 1
         table = <Py_ssize_t*>malloc(size * sizeof(Py_ssize_t))
@@ -407,8 +432,8 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
                     end = pos + ngram
         return covered / <double>n
     finally:
-        PyMem_Free(a)
-        PyMem_Free(b)
+        PyMem_Free(copy_a)
+        PyMem_Free(copy_b)
         free(table)
 
 
