@@ -282,11 +282,23 @@ cdef Py_ssize_t _tokens(_Table table, Py_ssize_t lo, Py_ssize_t hi, uint32_t* ou
 def encode(str a, str b):
     """``(sa, sb)``: the case-folded tokens of ``a`` and ``b`` as code points, one per token,
     equal tokens equal code points; as ``verdict.encode``."""
+    return _encode(a, b, False)[:2]
+
+
+def encode_bound(str a, str b):
+    """``(sa, sb, upper)``: :func:`encode` and the multiset bound of the two sequences
+    (:func:`shared_upper`), counted from the ids as they are given."""
+    return _encode(a, b, True)
+
+
+cdef tuple _encode(str a, str b, bint bound):
     cdef Py_ssize_t n, split
     cdef Py_UCS4* text = _fold_pair(a, b, &split, &n)
     cdef _Table table = _TABLE
     cdef uint32_t* out = NULL
-    cdef Py_ssize_t na, nb
+    cdef int* counts = NULL
+    cdef Py_ssize_t na, nb, i, upper = 0
+    cdef uint32_t v
     global _stamp
     # From here to the end of the tokens no Python code runs: the GIL is held throughout, so
     # calls never overlap on the shared table and stamps.
@@ -302,10 +314,22 @@ def encode(str a, str b):
             _stamp = 1
         na = _tokens(table, 0, split, out)
         nb = _tokens(table, split + 1, n, out + na)
+        if bound:  # ids are 0 .. table.count - 1
+            counts = <int*>calloc(table.count + 1, sizeof(int))
+            if counts == NULL:
+                raise MemoryError()
+            for i in range(na):
+                counts[out[i] - CODE_BASE] += 1
+            for i in range(na, na + nb):
+                v = out[i] - CODE_BASE
+                if counts[v] > 0:
+                    counts[v] -= 1
+                    upper += 1
         return (PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, na),
-                PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out + na, nb))
+                PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out + na, nb), upper)
     finally:
         table.end()
+        free(counts)
         free(out)
         PyMem_Free(text)
 

@@ -76,8 +76,8 @@ except ImportError:  # not built (pure-Python install): the reference below is u
     _compiled = None
 
 __all__ = [
-    "ContentFeatures", "content_features", "decide", "encode", "lcs_reaches", "shared_upper",
-    "tokens", "word_contain",
+    "ContentFeatures", "content_features", "decide", "encode", "encode_bound", "lcs_reaches",
+    "shared_upper", "tokens", "word_contain",
 ]
 
 # One token per CJK ideograph / kana / hangul syllable; other word characters in runs.
@@ -153,6 +153,12 @@ def encode(a: str, b: str) -> tuple[str, str]:
     return sa, sb
 
 
+def encode_bound(a: str, b: str) -> tuple[str, str, int]:
+    """:func:`encode` and the :func:`shared_upper` bound of the two sequences."""
+    sa, sb = encode(a, b)
+    return sa, sb, shared_upper(sa, sb)
+
+
 def shared_upper(sa: str, sb: str) -> int:
     """The size of the shared multiset of two token sequences: an upper bound of their LCS."""
     ca, cb = Counter(sa), Counter(sb)
@@ -176,7 +182,7 @@ def content_features(
     are far apart): then the word LCS length is checked first, bit-parallel
     (:func:`lcs_reaches`), before any alignment. Neither changes the features.
     """
-    sa, sb = _encode_words(a, b)
+    sa, sb, upper = _encode_bound(a, b)
     n, m = len(sa), len(sb)
     if n == 0 or m == 0:
         return ContentFeatures(1.0 if sa == sb else 0.0, None, n, m, reason=EMPTY)
@@ -187,8 +193,7 @@ def content_features(
     # by the paper's guideline, whatever else the longer page holds: no bound may reject it.
     holds = contained >= config.min_word_contain
     t1 = config.min_word_resemble
-    # O(n) bound: the LCS cannot exceed the shared token multiset.
-    upper = _shared_upper(sa, sb)
+    # O(n) bound: the LCS cannot exceed the shared token multiset (``upper``).
     passed = shared >= t1 or holds
     if not passed and _rate(upper, n, m) < t1:
         return ContentFeatures(
@@ -290,10 +295,8 @@ def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tup
 # The word layer's implementation follows the verifier's (``NEARDUP_IMPL``): the compiled twin
 # with the compiled LCS, this module's reference with the reference.
 if _compiled is not None and _lcs.IMPLEMENTATION == "cython":
-    _encode_words, _shared_upper, _word_contain, _lcs_reaches = (
-        _compiled.encode, _compiled.shared_upper, _compiled.word_contain, _compiled.lcs_reaches
+    _encode_bound, _word_contain, _lcs_reaches = (
+        _compiled.encode_bound, _compiled.word_contain, _compiled.lcs_reaches
     )
 else:
-    _encode_words, _shared_upper, _word_contain, _lcs_reaches = (
-        encode, shared_upper, word_contain, lcs_reaches
-    )
+    _encode_bound, _word_contain, _lcs_reaches = encode_bound, word_contain, lcs_reaches

@@ -35,6 +35,9 @@ def test_encode_and_bounds_match_the_reference(a: str, b: str) -> None:
     assert _words.encode(a, b) == verdict.encode(a, b)
     sa, sb = verdict.encode(a, b)
     assert _words.shared_upper(sa, sb) == verdict.shared_upper(sa, sb)
+    assert _words.encode_bound(a, b) == verdict.encode_bound(a, b) == (
+        sa, sb, verdict.shared_upper(sa, sb)
+    )
     for ngram, floor in ((1, 1), (2, 3), (4, 1), (16, 150)):
         assert _words.word_contain(sa, sb, ngram, floor) == pytest.approx(
             verdict.word_contain(sa, sb, ngram, floor)
@@ -62,6 +65,7 @@ def test_one_token_table_serves_calls_of_any_size_in_turn() -> None:
     large = " ".join(f"w{i}" for i in range(600_000))  # more slots than the table keeps
     for a, b in (small, (large, "w5 w7 x"), small, ("gamma", "alpha"), small):
         assert _words.encode(a, b) == verdict.encode(a, b)
+        assert _words.encode_bound(a, b) == verdict.encode_bound(a, b)
 
 
 @compiled
