@@ -299,6 +299,7 @@ cdef tuple _encode(str a, str b, bint bound):
     cdef int* counts = NULL
     cdef Py_ssize_t na, nb, i, upper = 0
     cdef uint32_t v
+    cdef int c
     global _stamp
     # From here to the end of the tokens no Python code runs: the GIL is held throughout, so
     # calls never overlap on the shared table and stamps.
@@ -320,11 +321,11 @@ cdef tuple _encode(str a, str b, bint bound):
                 raise MemoryError()
             for i in range(na):
                 counts[out[i] - CODE_BASE] += 1
-            for i in range(na, na + nb):
+            for i in range(na, na + nb):  # without a branch on the counts
                 v = out[i] - CODE_BASE
-                if counts[v] > 0:
-                    counts[v] -= 1
-                    upper += 1
+                c = counts[v] > 0
+                counts[v] -= c
+                upper += c
         return (PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, na),
                 PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out + na, nb), upper)
     finally:
