@@ -1328,6 +1328,23 @@ cdef bint _region(Py_ssize_t na, const Curve* C, const Params* P,
     return found
 
 
+cdef Py_ssize_t _skeleton_lcs(Work* W, const Py_UCS4* sa, Py_ssize_t nka, const Py_UCS4* sb,
+                              Py_ssize_t nkb) except -1:
+    """LCS(sa, sb), the cheaper way: Myers under a small cap, √(nka·nkb/64), where D is below
+    it (skeletons that keep the same windows: Myers' cost grows with D), else the bit-parallel
+    length (O(nka·nkb/64) whatever D is), as ``_tlcs_once_capped`` weighs them."""
+    cdef Py_ssize_t small = <Py_ssize_t>sqrt(<double>nka * <double>nkb / 64.0), nblk, t, total = 0
+    cdef int* bi = NULL
+    cdef int* bj = NULL
+    cdef int* bn = NULL
+    nblk = _matching_blocks(W, sa, nka, sb, nkb, small, &bi, &bj, &bn)
+    if nblk < 0:
+        return _lcs_length(sa, nka, sb, nkb)
+    for t in range(nblk):
+        total += bn[t]
+    return total
+
+
 cdef bint _no_region(Py_ssize_t na, const int* ka, Py_ssize_t nka, const Params* P) except -1:
     """True when the region search over A (``na`` code points, the skeleton at positions
     ``ka``, increasing) finds no region whatever the alignment, so that Myers can be skipped.
@@ -1620,7 +1637,7 @@ def verify(str a, str b, config):
                 # ends the search (as a region of 0, or D > max_d, does); the first one
                 # reports the skeleton LCS, or the rejection at max_d, from its length.
                 if it == 0:
-                    lcs_first = _lcs_length(sa, nka, sb, nkb)
+                    lcs_first = _skeleton_lcs(W, sa, nka, sb, nkb)
                     if max_d >= 0 and nka + nkb - 2 * lcs_first > max_d:
                         return False, bound_resemble, bound_contain, 0, 0, [], [], "edit_distance"
                 break
