@@ -1347,7 +1347,8 @@ cdef Py_ssize_t _skeleton_lcs(Work* W, const Py_UCS4* sa, Py_ssize_t nka, const 
 
 cdef bint _no_region(Py_ssize_t na, const int* ka, Py_ssize_t nka, const Params* P) except -1:
     """True when the region search over A (``na`` code points, the skeleton at positions
-    ``ka``, increasing) finds no region whatever the alignment, so that Myers can be skipped.
+    ``ka``, increasing) finds no region whatever the alignment: the alignment and the region
+    search can be skipped (only the first iteration needs the LCS length, ``_skeleton_lcs``).
 
     A base region ``[x1, x2)`` (blocks as in ``_region``) costs its deletions plus the
     insertions inside it, so at least its positions that are not matched, so at least its
