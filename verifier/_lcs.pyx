@@ -1096,7 +1096,7 @@ cdef int _lcs_reaches(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize
         return 1
     if need > m or need > n:
         return 0
-    return 1 if _bp_lcs(p, m, t, n, need) >= need else 0
+    return 1 if _bp_lcs(p, m, t, n, need, False) >= need else 0
 
 
 cdef Py_ssize_t _lcs_length(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b,
@@ -1105,14 +1105,15 @@ cdef Py_ssize_t _lcs_length(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b,
     if na == 0 or nb == 0:
         return 0
     if nb <= na:
-        return _bp_lcs(b, nb, a, na, -1)
-    return _bp_lcs(a, na, b, nb, -1)
+        return _bp_lcs(b, nb, a, na, -1, True)
+    return _bp_lcs(a, na, b, nb, -1, True)
 
 
 cdef Py_ssize_t _bp_lcs(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize_t n,
-                        Py_ssize_t need) except -1:
-    """LCS(p, t) (``m``, ``n`` > 0); with ``need`` >= 0, a value on the same side of ``need``
-    as soon as that is known (``_lcs_reaches``)."""
+                        Py_ssize_t need, bint full) except -1:
+    """LCS(p, t) (``m``, ``n`` > 0); with ``need`` >= 0, a value below ``need`` as soon as the
+    LCS is known to stay below it, and, unless ``full``, one at or above it as soon as it is
+    known to reach it (``_lcs_reaches``)."""
     cdef Py_ssize_t W = (m + 63) // 64, size = 64, i, j, w, slot, rows = 0, common
     while size < 2 * m:
         size <<= 1
@@ -1155,7 +1156,7 @@ cdef Py_ssize_t _bp_lcs(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssi
                 bp_step(V, peq + row[slot] * W, W)
             if need >= 0 and (i & 63) == 63:
                 common = bp_lcs(V, W, m)
-                if common >= need or common + (n - 1 - i) < need:
+                if common + (n - 1 - i) < need or (common >= need and not full):
                     return common
         return bp_lcs(V, W, m)
     finally:
@@ -1329,26 +1330,42 @@ cdef bint _region(Py_ssize_t na, const Curve* C, const Params* P,
 
 
 cdef Py_ssize_t _skeleton_lcs(Work* W, const Py_UCS4* sa, Py_ssize_t nka, const Py_UCS4* sb,
-                              Py_ssize_t nkb) except -1:
-    """LCS(sa, sb), the cheaper way: Myers under a small cap, √(nka·nkb/64), where D is below
-    it (skeletons that keep the same windows: Myers' cost grows with D), else the bit-parallel
-    length (O(nka·nkb/64) whatever D is), as ``_tlcs_once_capped`` weighs them."""
+                              Py_ssize_t nkb, Py_ssize_t max_d) except -2:
+    """LCS(sa, sb), or -1 when D = nka + nkb - 2 LCS > ``max_d`` (``max_d`` < 0: no cap), the
+    cheaper way, as ``_tlcs_once_capped`` weighs them: Myers under a small cap,
+    √(nka·nkb/64), where D is below it (skeletons that keep the same windows: Myers' cost
+    grows with D); past it the bit-parallel length (O(nka·nkb/64) whatever D is), which stops
+    as soon as D > ``max_d`` is known (pages far apart)."""
     cdef Py_ssize_t small = <Py_ssize_t>sqrt(<double>nka * <double>nkb / 64.0), nblk, t, total = 0
+    cdef Py_ssize_t need
     cdef int* bi = NULL
     cdef int* bj = NULL
     cdef int* bn = NULL
+    if max_d >= 0 and small >= max_d:
+        small = max_d  # Myers capped at max_d decides alone
     nblk = _matching_blocks(W, sa, nka, sb, nkb, small, &bi, &bj, &bn)
-    if nblk < 0:
-        return _lcs_length(sa, nka, sb, nkb)
-    for t in range(nblk):
-        total += bn[t]
-    return total
+    if nblk >= 0:
+        for t in range(nblk):
+            total += bn[t]
+        return total
+    if max_d >= 0 and small == max_d:
+        return -1  # D > max_d
+    if nka == 0 or nkb == 0:
+        return 0
+    # D > max_d  <=>  LCS < ceil((nka + nkb - max_d) / 2): one pass, which stops early only then.
+    need = (nka + nkb - max_d + 1) // 2 if max_d >= 0 else -1
+    if nkb <= nka:
+        total = _bp_lcs(sb, nkb, sa, nka, need, True)
+    else:
+        total = _bp_lcs(sa, nka, sb, nkb, need, True)
+    return -1 if total < need else total
 
 
 cdef bint _no_region(Py_ssize_t na, const int* ka, Py_ssize_t nka, const Params* P) except -1:
     """True when the region search over A (``na`` code points, the skeleton at positions
     ``ka``, increasing) finds no region whatever the alignment: the alignment and the region
-    search can be skipped (only the first iteration needs the LCS length, ``_skeleton_lcs``).
+    search can be skipped (only the first iteration needs the LCS length, or whether D >
+    ``max_d``: ``_skeleton_lcs``).
 
     A base region ``[x1, x2)`` (blocks as in ``_region``) costs its deletions plus the
     insertions inside it, so at least its positions that are not matched, so at least its
@@ -1638,8 +1655,8 @@ def verify(str a, str b, config):
                 # ends the search (as a region of 0, or D > max_d, does); the first one
                 # reports the skeleton LCS, or the rejection at max_d, from its length.
                 if it == 0:
-                    lcs_first = _skeleton_lcs(W, sa, nka, sb, nkb)
-                    if max_d >= 0 and nka + nkb - 2 * lcs_first > max_d:
+                    lcs_first = _skeleton_lcs(W, sa, nka, sb, nkb, max_d)
+                    if lcs_first < 0:  # D > max_d
                         return False, bound_resemble, bound_contain, 0, 0, [], [], "edit_distance"
                 break
             if _tlcs_once_capped(W, cur_na, cur_nb, ka, sa, nka, kb, sb, nkb, &P, max_d, &r):
