@@ -6,10 +6,10 @@ input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{
 errors.
 
 * ``embedded`` (default): no servers. Extraction and fingerprinting run in a process pool; the
-  candidates of each document are taken from an in-memory store *before* the document is added
-  (so exactly its earlier candidates); verification runs in a process pool too, each document
-  as soon as its earlier candidates are decided (:mod:`verifier.grouping`), so the groups are
-  the sequential ones whatever the parallelism.
+  candidates of each document are taken from an in-memory index *before* the document is added
+  (its earlier candidates: each candidate pair is seen once); verification runs in a process
+  pool too. The groups are the components of the joining pairs (:mod:`verifier.grouping`),
+  whatever the parallelism.
 * ``opensearch``: through the real stack — the documents are ingested into a fresh index
   (``--index``; deleted afterwards unless ``--keep-index``), verified by Celery workers, and
   read back. Workers must be running on the queue (``neardup worker``), or pass
@@ -38,11 +38,11 @@ from ingest.settings import Settings
 from ingest.store.ranking import rank_candidates
 from verifier.compare import compare
 from verifier.config import VerifyConfig
-from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
+from verifier.grouping import GroupForest, joins
 
 __all__ = ["CandidateIndex", "DiskTexts", "add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
 
-DEFAULT_K = 20
+DEFAULT_K = 100  # the most candidates a document is verified against (verifier.decide)
 VERIFY_CHUNK = 16  # documents per verification task of the process pool
 
 
@@ -296,11 +296,14 @@ def dedup_embedded(
     earlier: dict[str, list[str]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Groups of the prepared documents, in-process: ``{id: {dup_group, dup_of, resemble,
-    contain}}`` (documents in error are absent). ``timings`` receives the seconds spent in
-    the candidate and verification phases. ``texts`` holds the documents' verified texts and
-    ``earlier`` their earlier candidates when the caller took both while reading (``neardup
-    dedup`` does, and keeps neither texts nor fingerprints in memory); by default the texts
-    are copied to disk here and the candidates computed from the fingerprints."""
+    contain}}`` (documents in error are absent). The rule of :mod:`verifier.grouping`: the
+    components of the candidate pairs that join, each pair verified unless its pages are
+    already in one group; ``dup_of`` is the joined page a document resembles most among
+    those it was verified against. ``timings`` receives the seconds spent in the candidate
+    and verification phases. ``texts`` holds the documents' verified texts and ``earlier``
+    their earlier candidates when the caller took both while reading (``neardup dedup`` does,
+    and keeps neither texts nor fingerprints in memory); by default the texts are copied to
+    disk here and the candidates computed from the fingerprints."""
     timings = {} if timings is None else timings
     if texts is None:
         with DiskTexts() as own:
@@ -319,89 +322,74 @@ def dedup_embedded(
     timings["candidates_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     compared = 0
-    seq = {d.id: d.seq for d in docs}
     texts.flush()  # before the workers fork: they read the file, not this process's buffer
     _TEXTS = texts
     _VCONFIG = VerifyConfig.profile(profile)
 
-    decisions: dict[str, Decision] = {}
-    dependents: dict[str, list[str]] = {}
-    waiting_on: dict[str, int] = {}
+    forest = GroupForest()
     for d in docs:
-        deps = earlier[d.id]
-        waiting_on[d.id] = len(deps)
-        for c in deps:
-            dependents.setdefault(c, []).append(d.id)
+        forest.add(d.id, d.seq)
+    best: dict[str, tuple[float, str, float]] = {}
 
-    def peers_of(doc_id: str) -> list[Peer]:
-        out = []
-        for c in earlier[doc_id]:
-            dc = decisions[c]
-            out.append(Peer(c, seq[c], "grouped", dc.dup_of, seq.get(dc.dup_of or "", None)))
-        return out
+    def conclude(doc_id: str, others: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
+        nonlocal compared
+        compared += len(others)
+        for c, (similar, resemble, contain) in zip(others, verdicts, strict=True):
+            if joins(_V(similar, resemble, contain)):
+                forest.union((doc_id, c))
+                if doc_id not in best or resemble > best[doc_id][0]:
+                    best[doc_id] = (resemble, c, contain)
+        next(bar, None)
 
-    ready = [d.id for d in docs if waiting_on[d.id] == 0]
     bar = progress(iter(range(len(docs))), desc="verify", total=len(docs))
     pool = None
     if processes > 1 and len(docs) > 1:
         ctx = multiprocessing.get_context("fork") if os.name == "posix" else None
         pool = cf.ProcessPoolExecutor(processes, mp_context=ctx)
-    # Bounded: cf.wait() is linear in the futures it watches, so submitting every ready
-    # document at once made the scheduling quadratic (100k documents: the parent at 100 %
-    # CPU, the pool idle). A few chunks per process keep the pool busy.
+    # Bounded: cf.wait() is linear in the futures it watches, so submitting every document at
+    # once made the scheduling quadratic. A few chunks per process keep the pool busy. A
+    # candidate already in the document's group when the document is submitted is skipped:
+    # that pair cannot change the components, so the groups are the same for any schedule.
     max_inflight = 4 * processes
     inflight: dict[cf.Future[Any], list[tuple[str, list[str]]]] = {}
-
-    def finish(doc_id: str, decision: Decision) -> None:
-        decisions[doc_id] = decision
-        next(bar, None)
-        for dep in dependents.get(doc_id, ()):
-            waiting_on[dep] -= 1
-            if waiting_on[dep] == 0:
-                ready.append(dep)
-
-    def conclude(doc_id: str, rep_ids: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
-        nonlocal compared
-        compared += len(rep_ids)
-        by_rep = {r: _V(*v) for r, v in zip(rep_ids, verdicts, strict=True)}
-        finish(doc_id, decide(seq[doc_id], doc_id, peers_of(doc_id), by_rep.__getitem__))
-
+    todo = iter(docs)
+    exhausted = False
     try:
-        while ready or inflight:
-            while ready and len(inflight) < max_inflight:
+        while not exhausted or inflight:
+            while not exhausted and len(inflight) < max(1, max_inflight):
                 chunk: list[tuple[str, list[str]]] = []
-                while ready and len(chunk) < VERIFY_CHUNK:
-                    doc_id = ready.pop()
-                    reps = [r for _, r in representatives(seq[doc_id], doc_id, peers_of(doc_id))]
-                    if not reps:
-                        finish(doc_id, Decision())
+                while len(chunk) < VERIFY_CHUNK:
+                    nxt = next(todo, None)
+                    if nxt is None:
+                        exhausted = True
+                        break
+                    root = forest.find(nxt.id)
+                    others = [c for c in earlier[nxt.id] if forest.find(c) != root]
+                    if not others:
+                        next(bar, None)
                     elif pool is None:
-                        conclude(doc_id, reps, _compare_against(doc_id, reps))
+                        conclude(nxt.id, others, _compare_against(nxt.id, others))
                     else:
-                        chunk.append((doc_id, reps))
+                        chunk.append((nxt.id, others))
                 if chunk and pool is not None:
                     inflight[pool.submit(_compare_chunk, chunk)] = chunk
+                if pool is None:
+                    break
             if inflight:
                 done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
                 for fut in done:
                     chunk = inflight.pop(fut)
-                    for (doc_id, reps), verdicts in zip(chunk, fut.result(), strict=True):
-                        conclude(doc_id, reps, verdicts)
+                    for (doc_id, others), verdicts in zip(chunk, fut.result(), strict=True):
+                        conclude(doc_id, others, verdicts)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
         _TEXTS = None
     timings["verify_s"] = time.perf_counter() - t0
     timings["comparisons"] = compared
-    if len(decisions) != len(docs):  # a cycle is impossible: candidates are strictly earlier
-        raise RuntimeError("some documents were never decided")
-    groups = assign_groups([(d.id, d.seq) for d in docs], decisions)
-    return {
-        d.id: {
-            "dup_group": groups[d.id],
-            "dup_of": decisions[d.id].dup_of,
-            "resemble": decisions[d.id].resemble,
-            "contain": decisions[d.id].contain,
-        }
-        for d in docs
-    }
+    out: dict[str, dict[str, Any]] = {}
+    for d in docs:
+        resemble, dup_of, contain = best.get(d.id, (None, None, None))
+        out[d.id] = {"dup_group": forest.find(d.id), "dup_of": dup_of, "resemble": resemble,
+                     "contain": contain}
+    return out

@@ -40,7 +40,6 @@ from ingest.store.errors import Unsupported
 from ingest.store.query import MAX_GROUPS
 from verifier.compare import compare
 from verifier.config import VerifyConfig
-from verifier.tasks import enqueue
 
 __all__ = ["Backend", "IngestItem", "document_summary", "document_with_status"]
 
@@ -101,11 +100,9 @@ class Backend:
         An opened store (``open_store("engine", ...)``); the inspector's list of groups
         and ``GET /`` need a search engine behind it (:meth:`Store.largest_groups`,
         :meth:`Store.engine_info`).
-    enqueue
-        Queues verification of document ids (default: :mod:`verifier.tasks`).
-    next_seq
-        Reserves ``n`` consecutive ingest sequence numbers and returns the first (default:
-        :func:`default_seq_source`). ``seq`` decides "earliest ingest wins" between groups.
+    submit
+        Accepts a batch of prepared pages and queues its decision, returning the batch's key
+        (default: :func:`verifier.tasks.submit` on the broker).
     compare
         ``compare(a_text, b_text) -> Verdict`` with ``a_span``/``b_span`` (default:
         :func:`verifier.compare.compare`).
@@ -123,8 +120,7 @@ class Backend:
         self,
         store: Store,
         *,
-        enqueue: Callable[[Sequence[str]], None] | None = None,
-        next_seq: Callable[[int], int] | None = None,
+        submit: Callable[[list[dict[str, Any]]], str] | None = None,
         compare: Callable[[str, str], Any] | None = None,
         broker_url: str | None = None,
         profile: str = "web",
@@ -136,8 +132,8 @@ class Backend:
         self.fp_config = fingerprint_config(profile)
         self.profile = profile
         self.broker_url = broker_url or Settings.broker_url
-        self._enqueue = enqueue
-        self._next_seq = next_seq or default_seq_source()
+        self._submit = submit
+        self._registry: Any = None
         self._compare = compare
         self._installed = False
         self._install_lock = threading.Lock()
@@ -159,11 +155,6 @@ class Backend:
 
     # -- ingest ------------------------------------------------------------------------------
 
-    def enqueue(self, ids: Sequence[str]) -> None:
-        if self._enqueue is None:
-            self._enqueue = default_enqueue(self.index, self.profile)
-        self._enqueue(ids)
-
     def ingest(self, items: Sequence[IngestItem], refresh: bool = False) -> None:
         """Prepare, index and queue ``items``, setting each item's outcome in place."""
 
@@ -171,12 +162,11 @@ class Backend:
             return
         self.ensure_installed()
         prepared: list[tuple[IngestItem, StoredDocument]] = []
-        first_seq = self._next_seq(len(items))
         for offset, item in enumerate(items):
             try:
                 page = validate_page(item.raw, self.limits)
                 item.id = page.id
-                doc = prepare_document(page, first_seq + offset, self.fp_config, self.limits)
+                doc = prepare_document(page, 0, self.fp_config, self.limits)
             except DocumentError as exc:
                 item.id = item.id or exc.doc_id
                 item.fail(ItemError.of(exc))
@@ -190,14 +180,12 @@ class Backend:
             return
 
         existing = self.store.mget({doc.id for _, doc in prepared}, with_fingerprints=False)
-        current: dict[str, StoredDocument] = dict(existing)
-        new: dict[str, StoredDocument] = {}  # first version of each id not yet stored
-        requeue: set[str] = set()
+        new: dict[str, StoredDocument] = {}  # first version of each id not yet indexed
         for item, doc in prepared:
-            before = current.get(doc.id)
+            before = existing.get(doc.id) or new.get(doc.id)
             if before is None:
                 item.status, item.result = 201, "created"
-                current[doc.id] = new[doc.id] = doc
+                new[doc.id] = doc
             elif item.action == "create":
                 item.fail(_conflict(doc.id, "document already exists"))
             elif not _same_content(before, doc):
@@ -210,51 +198,49 @@ class Backend:
                 )
             else:
                 item.status, item.result = 200, "noop"
-                if doc.id not in new and before.status == "pending":
-                    requeue.add(doc.id)
-
-        written: set[str] = set()
-        raced: set[str] = set()
-        failed: dict[str, str] = {}
-        if new:
-            for res in self.store.put(list(new.values()), overwrite=False):
-                if res.ok and res.result != "noop":
-                    written.add(res.id)
-                elif res.ok:  # created by a concurrent request between mget and put
-                    raced.add(res.id)
-                else:
-                    failed[res.id] = res.error or "indexing failed"
-        to_queue = sorted(written | requeue)
-        if written or refresh:
-            # the workers' candidate queries must see these pages before they are verified
-            self.store.refresh()
         queue_error: str | None = None
-        if to_queue:
+        key: str | None = None
+        if new:
             try:
-                self.enqueue(to_queue)
-            except Exception as exc:  # broker down: the pages are indexed, not queued
-                log.warning("could not queue %d documents: %r", len(to_queue), exc)
+                key = self.submit([_payload(d) for d in new.values()])
+            except Exception as exc:  # broker down: nothing accepted
+                log.warning("could not accept %d documents: %r", len(new), exc)
                 # the broker's address stays in the log: answers go to any client
                 queue_error = f"the broker is unreachable ({type(exc).__name__})"
         for item, doc in prepared:
-            if item.error is not None:
+            if item.error is not None or doc.id not in new:
                 continue
-            if doc.id in failed:
-                item.fail(ItemError(400, "index_failed", failed[doc.id]))
-            elif doc.id in raced:
-                item.fail(_conflict(doc.id, "document already exists"))
-            elif doc.id in to_queue:
-                if queue_error is None:
-                    item.queued = True
-                else:
-                    item.fail(
-                        ItemError(
-                            503,
-                            "queue_unavailable",
-                            "indexed but not queued for verification (send it again to "
-                            f"queue it): {queue_error}",
-                        )
-                    )
+            if queue_error is None:
+                item.queued = True
+            else:
+                item.fail(ItemError(503, "queue_unavailable",
+                                    f"not accepted (send it again): {queue_error}"))
+        if refresh and key is not None:
+            self.wait_searchable([key])
+
+    def submit(self, pages: list[dict[str, Any]]) -> str:
+        """Accept prepared pages as one batch and queue its decision; returns its key."""
+        if self._submit is None:
+            self._submit = default_submit(self.index, self.profile, self.broker_url)
+        return self._submit(pages)
+
+    def wait_searchable(self, keys: Sequence[str] | None = None, budget: float = 120.0) -> None:
+        """Wait (at most ``budget`` seconds) until the batches ``keys`` — every accepted batch
+        of the index when None — are indexed and searchable."""
+        registry = self.registry()
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < budget:
+            left = registry.live_of(keys) if keys is not None else set(registry.live())
+            if not left:
+                return
+            time.sleep(0.05)
+
+    def registry(self) -> Any:
+        if self._registry is None:
+            from verifier.registry import Registry
+
+            self._registry = Registry.from_url(self.broker_url, self.index)
+        return self._registry
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -396,7 +382,12 @@ class Backend:
         return info
 
     def refresh(self) -> None:
-        """Make recent writes searchable (a client's ``_refresh``)."""
+        """Make recent writes searchable (a client's ``_refresh``): wait until the accepted
+        pages are decided and indexed (at most two minutes), then refresh."""
+        try:
+            self.wait_searchable()
+        except Exception as exc:  # the broker is down: refresh what is indexed
+            log.warning("could not wait for the accepted pages: %r", exc)
         self.store.refresh()
 
     def engine_health(self) -> dict[str, Any]:
@@ -475,33 +466,23 @@ def default_compare(profile: str = "web") -> Callable[[str, str], Any]:
     return lambda a, b: compare(a, b, config)
 
 
-def default_enqueue(index: str, profile: str = "web") -> Callable[[Sequence[str]], None]:
-    """:func:`verifier.tasks.enqueue` for the pages ``index`` (the workers' queue)."""
+def default_submit(index: str, profile: str, broker_url: str) -> Callable[[list[dict[str, Any]]], str]:
+    """:func:`verifier.tasks.submit` for the pages ``index`` (the workers' queue)."""
+    from verifier.registry import Registry
+    from verifier.tasks import submit
 
-    def enqueue_ids(ids: Sequence[str]) -> None:
-        enqueue(list(ids), index=index, profile=profile)
+    registry = Registry.from_url(broker_url, index)
 
-    return enqueue_ids
+    def submit_pages(pages: list[dict[str, Any]]) -> str:
+        return submit(registry, pages, profile)
 
-
-def default_seq_source() -> Callable[[int], int]:
-    """Ingest sequence numbers: increasing across processes and restarts.
-
-    Microseconds since the epoch, kept strictly increasing within the process, so pages sent
-    later get larger ``seq`` whichever server or ``neardup ingest`` run sends them.
-    """
-    lock = threading.Lock()
-    last = [0]
-
-    def next_seq(n: int) -> int:
-        with lock:
-            first = max(time.time_ns() // 1000, last[0] + 1)
-            last[0] = first + max(n, 1) - 1
-            return first
-
-    return next_seq
+    return submit_pages
 
 
+def _payload(doc: StoredDocument) -> dict[str, Any]:
+    from ingest.commands.ingest import _now, page_payload
+
+    return page_payload(doc, _now())
 def broker_reachable(url: str, timeout: float = 2.0) -> str:
     """``"ok"`` when the broker accepts a connection within ``timeout`` seconds, else why not."""
     try:

@@ -213,6 +213,22 @@ class Store(ABC):
                 out.append(exc)
         return out
 
+    def fingerprint_holders(
+        self, terms: Mapping[str, Sequence[str]], exclude_ids: Sequence[str]
+    ) -> list[tuple[str, int, str, list[str], str | None]]:
+        """Every stored document holding any of ``terms[fp_config]`` (of that config), but not
+        ``exclude_ids``: ``(id, seq, fp_config, fingerprints, dup_group)``. Near-real-time."""
+        raise NotImplementedError
+
+    def existing(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are stored (real time)."""
+        return set(self.mget(ids, with_fingerprints=False))
+
+    def set_groups(self, groups: Mapping[str, str]) -> None:
+        """Set ``dup_group`` of stored documents (one request where the backend can); a
+        document that is not stored is skipped."""
+        raise NotImplementedError
+
     @abstractmethod
     def group_members(self, group_id: str) -> list[StoredDocument]:
         """Every document whose ``dup_group`` is ``group_id``, ordered by ``seq`` then ``id``

@@ -26,7 +26,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -47,6 +47,7 @@ from ingest.store.base import (
 from ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
 from ingest.store.query import (
     build_batch_candidate_query,
+    build_holders_query,
     build_candidate_query,
     build_collapse_search,
     build_earlier_candidate_query,
@@ -687,6 +688,58 @@ class EngineStore(Store):
         if transient:  # the written items are idempotent: the caller sends the lot again
             raise StoreUnavailable(f"{len(transient)} group writes refused: {transient[0]}")
         return out
+
+    @_translated
+    def fingerprint_holders(
+        self, terms: Mapping[str, Sequence[str]], exclude_ids: Sequence[str]
+    ) -> list[tuple[str, int, str, list[str], str | None]]:
+        out: list[tuple[str, int, str, list[str], str | None]] = []
+        for config, wanted in terms.items():
+            if not wanted:
+                continue
+            body = build_holders_query(wanted, config, exclude_ids, _PAGE)
+            while True:
+                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+                for h in hits:
+                    f = h.get("fields", {})
+                    group = f.get("dup_group")
+                    out.append((h["_id"], int(f["seq"][0]), config,
+                                [str(x) for x in f.get("fingerprints", ())],
+                                str(group[0]) if group else None))
+                if len(hits) < _PAGE:
+                    break
+                body["search_after"] = hits[-1]["sort"]
+        return out
+
+    @_translated
+    def existing(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        try:
+            res = self.client.mget(index=self.index, body={"ids": list(ids)}, _source="false")
+        except self.dialect.not_found:
+            return set()
+        return {hit["_id"] for hit in res["docs"] if hit.get("found")}
+
+    @_translated
+    def set_groups(self, groups: Mapping[str, str]) -> None:
+        if not groups:
+            return
+        body: list[dict[str, Any]] = []
+        for doc_id, root in groups.items():
+            body += [{"update": {"_index": self.index, "_id": doc_id, "retry_on_conflict": 5}},
+                     {"doc": {"dup_group": root}}]
+        items = self.client.bulk(body=body)["items"]
+        transient = []
+        for item in items:
+            info = item.get("update", next(iter(item.values())))
+            status = int(info.get("status", 500))
+            if status in TRANSIENT_STATUS:
+                transient.append(_bulk_error(info))
+            elif status >= 300 and status != 404:
+                log.warning("could not set the group of %s: %s", info.get("_id"), _bulk_error(info))
+        if transient:
+            raise StoreUnavailable(f"{len(transient)} group writes refused: {transient[0]}")
 
     @_translated
     def group_members(self, group_id: str) -> list[StoredDocument]:

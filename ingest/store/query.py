@@ -185,6 +185,28 @@ def build_batch_candidate_query(
     }
 
 
+def build_holders_query(
+    terms: Iterable[str], fp_config: str, exclude_ids: Sequence[str], size: int
+) -> dict[str, Any]:
+    """Every document holding any of ``terms`` (of ``fp_config``), with its ``seq``,
+    fingerprints and ``dup_group`` (doc values), unscored, in pages sorted by ``seq``/``id``
+    (``search_after``): the candidates of a whole batch from one search, ranked client-side."""
+    return {
+        "size": size,
+        "query": {"bool": {
+            "filter": [
+                {"terms": {"fingerprints": sorted(terms)}},
+                {"term": {"fp_config": fp_config}},
+            ],
+            "must_not": [{"ids": {"values": list(exclude_ids)}}],
+        }},
+        "_source": False,
+        "docvalue_fields": ["seq", "fingerprints", "dup_group"],
+        "sort": [{"seq": "asc"}, {"id": "asc"}],
+        "track_total_hits": False,
+    }
+
+
 def build_status_query(status: str, seq_range: tuple[int, int]) -> dict[str, Any]:
     """The documents with ``status`` and ``lo <= seq <= hi``."""
     lo, hi = seq_range

@@ -1,0 +1,286 @@
+"""The pages accepted but not yet searchable, and the group forest: Redis, beside the broker.
+
+A page is indexed once, already carrying its ``dup_group`` (docs/workers.md, "Deciding before
+indexing"). Between acceptance and that write it lives here, in Redis (the broker's server,
+persisted with its append-only file):
+
+* ``seq`` — the sequencer: every accepted batch takes a block of numbers (``INCRBY``). A
+  group's id is its earliest member by ``(seq, id)``.
+* ``batch:<key>`` — an accepted batch's pages, as prepared by ingest (text, fingerprints,
+  metadata), compressed JSON; ``live`` — a sorted set of the batch keys not yet searchable
+  (score: the batch's first seq). Accepting a batch writes both in one script, so a batch is
+  visible to every worker from the moment it is accepted until the index shows it.
+* ``written`` — batch keys whose pages are indexed, with the time; a batch leaves ``live`` (and
+  its payload is deleted) only once a refresh that started after that time has finished, so a
+  worker that no longer finds it here finds it in the index.
+* ``parent`` / ``pseq`` — the group forest (union-find): parent pointers and the ``seq`` of the
+  pages that ever took part in a union; a page absent from it is its own root. Unions run as
+  one Lua script, atomically, so concurrent workers never race on a merge. The root of a
+  component is its earliest ``(seq, id)``.
+
+Keys are prefixed ``neardup:<index>:``, so indices never mix.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ingest.records import dumps
+
+__all__ = ["Batch", "Registry", "batch_payload"]
+
+_ACCEPT = """
+local base = redis.call('INCRBY', KEYS[1], tonumber(ARGV[2]))
+local first = base - tonumber(ARGV[2]) + 1
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[3], first, ARGV[3])
+return first
+"""
+
+# KEYS: parent, pseq. ARGV[1]: JSON {"seq": {id: seq}, "edges": [[a, b], ...], "ask": [ids]}.
+# Returns JSON {"roots": {id: root} for ask, "merged": [[loser, root], ...]}.
+_UNION = """
+local P, S = KEYS[1], KEYS[2]
+local a = cjson.decode(ARGV[1])
+local given = a.seq
+local function seqof(x)
+  local s = redis.call('HGET', S, x)
+  if s then return tonumber(s) end
+  return tonumber(given[x])
+end
+local function find(x)
+  local r = x
+  local p = redis.call('HGET', P, r)
+  while p and p ~= r do r = p; p = redis.call('HGET', P, r) end
+  local y = x
+  while y ~= r do
+    local nx = redis.call('HGET', P, y)
+    redis.call('HSET', P, y, r)
+    y = nx
+  end
+  return r
+end
+local function before(x, y)
+  local sx, sy = seqof(x), seqof(y)
+  if sx ~= sy then return sx < sy end
+  return x < y
+end
+local losers = {}
+for _, e in ipairs(a.edges) do
+  local ra, rb = find(e[1]), find(e[2])
+  if ra ~= rb then
+    for _, r in ipairs({ra, rb}) do
+      if redis.call('HSETNX', P, r, r) == 1 then redis.call('HSET', S, r, given[r]) end
+    end
+    local win, lose = ra, rb
+    if before(rb, ra) then win, lose = rb, ra end
+    redis.call('HSET', P, lose, win)
+    table.insert(losers, lose)
+  end
+end
+local roots = {}
+for _, x in ipairs(a.ask) do roots[x] = find(x) end
+local merged = {}
+for _, l in ipairs(losers) do table.insert(merged, {l, find(l)}) end
+return cjson.encode({roots = roots, merged = merged})
+"""
+
+_ROOTS = """
+local P = KEYS[1]
+local out = {}
+for i, x in ipairs(ARGV) do
+  local r = x
+  local p = redis.call('HGET', P, r)
+  while p and p ~= r do r = p; p = redis.call('HGET', P, r) end
+  out[i] = r
+end
+return out
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """An accepted batch: its key, first seq and pages (``id``, ``body``, ``content``,
+    ``fingerprints``, ``fp_config``, ``url``, ``site``, ``title``, ``ingested_at``)."""
+
+    key: str
+    first_seq: int
+    pages: list[dict[str, Any]]
+    accepted_at: float
+    mode: str = "index"  # "index": write whole pages; "update": tag pages in place (backfill)
+
+    def seq_of(self, i: int) -> int:
+        return self.first_seq + i
+
+
+def batch_payload(pages: Sequence[Mapping[str, Any]], mode: str = "index") -> bytes:
+    """The stored form of a batch: compressed JSON."""
+    return zlib.compress(
+        dumps({"pages": list(pages), "accepted_at": time.time(), "mode": mode}).encode(), 1
+    )
+
+
+class Registry:
+    """The Redis side of one index (see the module doc)."""
+
+    def __init__(self, client: Any, index: str) -> None:
+        self.client = client
+        self.index = index
+        p = f"neardup:{index}:"
+        self.k_seq, self.k_live, self.k_written = p + "seq", p + "live", p + "written"
+        self.k_parent, self.k_pseq = p + "parent", p + "pseq"
+        self.k_refreshed, self.k_refresh_lock = p + "refreshed", p + "refresh-lock"
+        self._batch_prefix = p + "batch:"
+        self._accept = client.register_script(_ACCEPT)
+        self._union = client.register_script(_UNION)
+        self._roots = client.register_script(_ROOTS)
+
+    @classmethod
+    def from_url(cls, url: str, index: str) -> Registry:
+        import redis
+
+        return cls(redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=10,
+                                        health_check_interval=30), index)
+
+    def batch_key(self, key: str) -> str:
+        return self._batch_prefix + key
+
+    # -- accepting ------------------------------------------------------------------------------
+
+    def accept(self, pages: Sequence[Mapping[str, Any]], mode: str = "index") -> tuple[str, int]:
+        """Store a batch and make it visible to the workers; returns ``(key, first seq)``."""
+        key = uuid.uuid4().hex
+        first = self._accept(
+            keys=[self.k_seq, self.batch_key(key), self.k_live],
+            args=[batch_payload(pages, mode), len(pages), key],
+        )
+        return key, int(first)
+
+    def load(self, keys: Sequence[str]) -> dict[str, Batch]:
+        """The batches of ``keys`` that are still stored (one ``MGET``)."""
+        if not keys:
+            return {}
+        pipe = self.client.pipeline(transaction=False)
+        pipe.mget([self.batch_key(k) for k in keys])
+        pipe.zmscore(self.k_live, list(keys))
+        blobs, firsts = pipe.execute()
+        out = {}
+        for key, blob, first in zip(keys, blobs, firsts, strict=True):
+            if blob is None or first is None:
+                continue
+            data = json.loads(zlib.decompress(blob))
+            out[key] = Batch(key, int(first), data["pages"], float(data["accepted_at"]),
+                             str(data.get("mode", "index")))
+        return out
+
+    def live(self) -> list[str]:
+        """The keys of the batches not yet searchable, oldest first."""
+        return [k.decode() if isinstance(k, bytes) else str(k)
+                for k in self.client.zrange(self.k_live, 0, -1)]
+
+    def live_of(self, keys: Iterable[str]) -> set[str]:
+        """Which of ``keys`` are still live."""
+        keys = list(keys)
+        if not keys:
+            return set()
+        scores = self.client.zmscore(self.k_live, keys)
+        return {k for k, s in zip(keys, scores, strict=True) if s is not None}
+
+    def written_of(self, keys: Iterable[str]) -> set[str]:
+        keys = list(keys)
+        if not keys:
+            return set()
+        scores = self.client.zmscore(self.k_written, keys)
+        return {k for k, s in zip(keys, scores, strict=True) if s is not None}
+
+    # -- the group forest --------------------------------------------------------------------
+
+    def union(
+        self, seq: Mapping[str, int], edges: Sequence[tuple[str, str]], ask: Sequence[str]
+    ) -> tuple[dict[str, str], list[tuple[str, str]]]:
+        """Join the components of ``edges`` (atomically); returns the roots of ``ask`` and the
+        roots merged away as ``(loser, its root now)``. ``seq`` holds the seq of every id
+        named (used for ids the forest does not know yet)."""
+        raw = self._union(
+            keys=[self.k_parent, self.k_pseq],
+            args=[dumps({"seq": dict(seq), "edges": [list(e) for e in edges],
+                         "ask": list(ask) or ["\x00"]})],
+        )
+        data = json.loads(raw)
+        roots = data["roots"] if isinstance(data["roots"], dict) else {}
+        merged = [(str(a), str(b)) for a, b in (data["merged"] or [])] \
+            if isinstance(data["merged"], list) else []
+        return {str(k): str(v) for k, v in roots.items() if k in set(ask)}, merged
+
+    def roots(self, ids: Sequence[str]) -> dict[str, str]:
+        """The current root of each id (itself when the forest does not know it)."""
+        if not ids:
+            return {}
+        out = self._roots(keys=[self.k_parent], args=list(ids))
+        return {i: (r.decode() if isinstance(r, bytes) else str(r))
+                for i, r in zip(ids, out, strict=True)}
+
+    # -- from written to searchable -------------------------------------------------------------
+
+    def mark_written(self, key: str) -> None:
+        self.client.zadd(self.k_written, {key: time.time()})
+
+    def refresh_and_prune(self, refresh: Any, min_interval: float = 0.5) -> int:
+        """Make written batches searchable and drop them from ``live``: when a batch is
+        written and no refresh started after it, one caller (a lock) runs ``refresh()``;
+        every batch written before the start of the last finished refresh is removed.
+        Returns the number of batches removed."""
+        newest = self.client.zrange(self.k_written, -1, -1, withscores=True)
+        if not newest:
+            return 0
+        last = float(self.client.get(self.k_refreshed) or 0.0)
+        if newest[0][1] >= last and time.time() - last >= min_interval:
+            if self.client.set(self.k_refresh_lock, "1", nx=True, px=30_000):
+                try:
+                    started = time.time()
+                    refresh()
+                    self._set_max(self.k_refreshed, started)
+                finally:
+                    self.client.delete(self.k_refresh_lock)
+        return self.prune()
+
+    def _set_max(self, key: str, value: float) -> None:
+        self.client.eval(
+            "local v = tonumber(redis.call('GET', KEYS[1]) or '0') "
+            "if tonumber(ARGV[1]) > v then redis.call('SET', KEYS[1], ARGV[1]) end return 1",
+            1, key, repr(value),
+        )
+
+    def prune(self) -> int:
+        last = float(self.client.get(self.k_refreshed) or 0.0)
+        done = self.client.zrangebyscore(self.k_written, "-inf", f"({last!r}")
+        if not done:
+            return 0
+        keys = [k.decode() if isinstance(k, bytes) else str(k) for k in done]
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zrem(self.k_live, *keys)
+        pipe.delete(*[self.batch_key(k) for k in keys])
+        pipe.zrem(self.k_written, *keys)
+        pipe.execute()
+        return len(keys)
+
+    def drop_batch(self, key: str) -> None:
+        """Forget a batch (its pages were dead-lettered)."""
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zrem(self.k_live, key)
+        pipe.delete(self.batch_key(key))
+        pipe.zrem(self.k_written, key)
+        pipe.execute()
+
+    def clear(self) -> None:
+        """Forget everything of this index (a dropped index)."""
+        keys = [self.k_seq, self.k_live, self.k_written, self.k_parent, self.k_pseq,
+                self.k_refreshed, self.k_refresh_lock]
+        keys += [k for k in self.client.scan_iter(self._batch_prefix + "*", count=1000)]
+        self.client.delete(*keys)
