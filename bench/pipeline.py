@@ -267,6 +267,7 @@ def _cleanup_broker(env: dict[str, str]) -> None:
 
     r = redis.Redis.from_url(env["CELERY_BROKER_URL"])
     keys = [k for k in r.scan_iter(f"{env['NEARDUP_QUEUE']}*")]
+    keys += [k for k in r.scan_iter(f"neardup:{env['NEARDUP_INDEX']}:*")]
     if keys:
         r.delete(*keys)
 

@@ -68,10 +68,11 @@ class _Live:
 @dataclass(slots=True)
 class LiveIndex:
     """A worker's view of the live batches: their pages and an inverted index of their
-    fingerprints, kept in step with ``live`` (batches come and go; a payload never changes)."""
+    fingerprints, kept in step with ``live`` (batches come and go; a payload never changes).
+    A fingerprint held by one page maps to that page, a shared one to the list of them."""
 
     pages: dict[str, list[_Live]] = field(default_factory=dict)  # batch key -> pages
-    postings: dict[tuple[str, str], list[_Live]] = field(default_factory=dict)
+    postings: dict[str, Any] = field(default_factory=dict)  # fingerprint -> _Live | [_Live]
 
     def sync(self, registry: Registry, keys: Sequence[str], loaded: Mapping[str, Batch]) -> None:
         """Drop the batches no longer live, load and index the new ones."""
@@ -85,25 +86,36 @@ class LiveIndex:
             if key not in self.pages and key in fresh:
                 self._add(fresh[key])
 
+    def holders(self, fp: str) -> Sequence[_Live]:
+        hit = self.postings.get(fp)
+        return () if hit is None else (hit,) if isinstance(hit, _Live) else hit
+
     def _add(self, batch: Batch) -> None:
         entries = []
+        postings = self.postings
         for i, page in enumerate(batch.pages):
             e = _Live(str(page["id"]), batch.seq_of(i), batch.key, page)
             entries.append(e)
-            config = str(page.get("fp_config"))
             for fp in set(page.get("fingerprints") or ()):
-                self.postings.setdefault((config, fp), []).append(e)
+                hit = postings.get(fp)
+                if hit is None:
+                    postings[fp] = e
+                elif isinstance(hit, _Live):
+                    postings[fp] = [hit, e]
+                else:
+                    hit.append(e)
         self.pages[batch.key] = entries
 
     def _drop(self, key: str) -> None:
+        postings = self.postings
         for e in self.pages.pop(key, ()):
-            config = str(e.page.get("fp_config"))
             for fp in set(e.page.get("fingerprints") or ()):
-                lst = self.postings.get((config, fp))
-                if lst is not None:
-                    lst[:] = [x for x in lst if x is not e]
-                    if not lst:
-                        del self.postings[(config, fp)]
+                hit = postings.get(fp)
+                if hit is e:
+                    del postings[fp]
+                elif isinstance(hit, list):
+                    rest = [x for x in hit if x is not e]
+                    postings[fp] = rest[0] if len(rest) == 1 else rest
 
 
 _LIVE: dict[tuple[int, str], LiveIndex] = {}
@@ -165,8 +177,8 @@ def decide_batch(
         terms_of[d.id] = terms
         counts = shared[d.id]
         for t in terms:
-            for other in live.postings.get((d.fp_config, t), ()):
-                if other.id != d.id:
+            for other in live.holders(t):
+                if other.id != d.id and other.page.get("fp_config") == d.fp_config:
                     counts[other.id] = counts.get(other.id, 0) + 1
                     if other.id not in seq_of or other.seq < seq_of[other.id]:
                         seq_of[other.id] = other.seq
@@ -263,6 +275,7 @@ def decide_batch(
         out.append(d)
     t0 = time.perf_counter()
     written: dict[str, str] = {}
+    registry.note_roots(str(d.dup_group) for d in out)
     for doc, result in zip(out, store.put(out, overwrite=True), strict=True):
         if result.ok:
             written[doc.id] = str(doc.dup_group)
@@ -275,8 +288,9 @@ def decide_batch(
     rewritten = rewrite_merged(store, registry, merged)
     written.update(rewritten)
     settle(store, registry, written)
-    registry.mark_written(key)
-    registry.refresh_and_prune(store.refresh)
+    t0 = time.perf_counter()
+    registry.refresh_and_prune(store.refresh, registry.mark_written(key))
+    timings.add("searchable", time.perf_counter() - t0)
     grouped = sum(1 for d in out if d.status == GROUPED and d.id in written)
     return {"grouped": grouped, "errors": len(out) - grouped, "compared": compared,
             "joined": len(edges), "merged": len(merged), "rewritten": len(rewritten)}
@@ -291,19 +305,21 @@ def _now() -> str:
 def rewrite_merged(
     store: Store, registry: Registry, merged: Sequence[tuple[str, str]]
 ) -> dict[str, str]:
-    """Point the indexed members of groups merged away at their new root. A refresh first,
-    so every member written before the merge is found (one written later reads the new root
-    when it settles)."""
-    if not merged:
+    """Point the indexed members of groups merged away at their new root. Only group ids that
+    pages were indexed with can have members (a page of this batch that joined an older group
+    was not written yet); for those, one refresh, so every member written before the merge is
+    found (one written later reads the new root when it settles), and one search."""
+    losers = registry.written_roots(sorted({loser for loser, _ in merged}))
+    if not losers:
         return {}
     store.refresh()
-    now_roots = registry.roots([loser for loser, _ in merged])
+    now_roots = registry.roots(losers)
     out: dict[str, str] = {}
-    for loser, _ in merged:
-        target = now_roots[loser]
-        members = [m for m in store.group_members(loser) if m.dup_group != target]
-        _write_groups(store, {m.id: target for m in members}, members)
-        out.update((m.id, target) for m in members)
+    for member_id, group in store.members_of(losers):
+        target = now_roots[group]
+        if target != group:
+            out[member_id] = target
+    _write_groups(store, out, None)
     return out
 
 

@@ -7,7 +7,7 @@ persisted with its append-only file):
 * ``seq`` — the sequencer: every accepted batch takes a block of numbers (``INCRBY``). A
   group's id is its earliest member by ``(seq, id)``.
 * ``batch:<key>`` — an accepted batch's pages, as prepared by ingest (text, fingerprints,
-  metadata), compressed JSON; ``live`` — a sorted set of the batch keys not yet searchable
+  metadata), JSON; ``live`` — a sorted set of the batch keys not yet searchable
   (score: the batch's first seq). Accepting a batch writes both in one script, so a batch is
   visible to every worker from the moment it is accepted until the index shows it.
 * ``written`` — batch keys whose pages are indexed, with the time; a batch leaves ``live`` (and
@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import time
 import uuid
-import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -120,10 +119,9 @@ class Batch:
 
 
 def batch_payload(pages: Sequence[Mapping[str, Any]], mode: str = "index") -> bytes:
-    """The stored form of a batch: compressed JSON."""
-    return zlib.compress(
-        dumps({"pages": list(pages), "accepted_at": time.time(), "mode": mode}).encode(), 1
-    )
+    """The stored form of a batch: JSON (uncompressed: a worker reads every batch once, and
+    decompressing cost more than the bytes)."""
+    return dumps({"pages": list(pages), "accepted_at": time.time(), "mode": mode}).encode()
 
 
 class Registry:
@@ -135,6 +133,7 @@ class Registry:
         p = f"neardup:{index}:"
         self.k_seq, self.k_live, self.k_written = p + "seq", p + "live", p + "written"
         self.k_parent, self.k_pseq = p + "parent", p + "pseq"
+        self.k_roots_written = p + "roots-written"
         self.k_refreshed, self.k_refresh_lock = p + "refreshed", p + "refresh-lock"
         self._batch_prefix = p + "batch:"
         self._accept = client.register_script(_ACCEPT)
@@ -174,7 +173,7 @@ class Registry:
         for key, blob, first in zip(keys, blobs, firsts, strict=True):
             if blob is None or first is None:
                 continue
-            data = json.loads(zlib.decompress(blob))
+            data = json.loads(blob)
             out[key] = Batch(key, int(first), data["pages"], float(data["accepted_at"]),
                              str(data.get("mode", "index")))
         return out
@@ -228,19 +227,35 @@ class Registry:
 
     # -- from written to searchable -------------------------------------------------------------
 
-    def mark_written(self, key: str) -> None:
-        self.client.zadd(self.k_written, {key: time.time()})
+    def mark_written(self, key: str) -> float:
+        """Record that the batch's pages are indexed; returns the time recorded."""
+        now = time.time()
+        self.client.zadd(self.k_written, {key: now})
+        return now
 
-    def refresh_and_prune(self, refresh: Any, min_interval: float = 0.5) -> int:
-        """Make written batches searchable and drop them from ``live``: when a batch is
-        written and no refresh started after it, one caller (a lock) runs ``refresh()``;
-        every batch written before the start of the last finished refresh is removed.
+    def note_roots(self, roots: Iterable[str]) -> None:
+        """Remember group ids that pages were indexed with: when one of them is merged away,
+        its members in the index must be rewritten."""
+        roots = sorted(set(roots))
+        if roots:
+            self.client.sadd(self.k_roots_written, *roots)
+
+    def written_roots(self, ids: Sequence[str]) -> list[str]:
+        """Which of ``ids`` pages were indexed with as their group id."""
+        if not ids:
+            return []
+        flags = self.client.smismember(self.k_roots_written, list(ids))
+        return [i for i, f in zip(ids, flags, strict=True) if f]
+
+    def refresh_and_prune(self, refresh: Any, written_at: float, budget: float = 120.0) -> int:
+        """Make the batch written at ``written_at`` searchable and drop the searchable batches
+        from ``live``: unless a refresh has started since ``written_at``, run one (one caller
+        at a time, a lock; a caller that finds the lock taken waits for that refresh and looks
+        again). Every batch written before the start of the last finished refresh is removed.
         Returns the number of batches removed."""
-        newest = self.client.zrange(self.k_written, -1, -1, withscores=True)
-        if not newest:
-            return 0
-        last = float(self.client.get(self.k_refreshed) or 0.0)
-        if newest[0][1] >= last and time.time() - last >= min_interval:
+        deadline = time.monotonic() + budget
+        delay = 0.005
+        while float(self.client.get(self.k_refreshed) or 0.0) <= written_at:
             if self.client.set(self.k_refresh_lock, "1", nx=True, px=30_000):
                 try:
                     started = time.time()
@@ -248,6 +263,11 @@ class Registry:
                     self._set_max(self.k_refreshed, started)
                 finally:
                     self.client.delete(self.k_refresh_lock)
+            elif time.monotonic() > deadline:
+                break
+            else:
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
         return self.prune()
 
     def _set_max(self, key: str, value: float) -> None:
@@ -281,6 +301,7 @@ class Registry:
     def clear(self) -> None:
         """Forget everything of this index (a dropped index)."""
         keys = [self.k_seq, self.k_live, self.k_written, self.k_parent, self.k_pseq,
+                self.k_roots_written,
                 self.k_refreshed, self.k_refresh_lock]
         keys += [k for k in self.client.scan_iter(self._batch_prefix + "*", count=1000)]
         self.client.delete(*keys)

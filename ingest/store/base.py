@@ -220,6 +220,11 @@ class Store(ABC):
         ``exclude_ids``: ``(id, seq, fp_config, fingerprints, dup_group)``. Near-real-time."""
         raise NotImplementedError
 
+    def members_of(self, group_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """``(id, dup_group)`` of every stored document whose group is one of ``group_ids``
+        (near-real-time)."""
+        return [(d.id, g) for g in group_ids for d in self.group_members(g)]
+
     def existing(self, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are stored (real time)."""
         return set(self.mget(ids, with_fingerprints=False))

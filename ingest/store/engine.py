@@ -712,6 +712,26 @@ class EngineStore(Store):
         return out
 
     @_translated
+    def members_of(self, group_ids: Sequence[str]) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for lo in range(0, len(group_ids), 1000):
+            body: dict[str, Any] = {
+                "size": _PAGE,
+                "query": {"terms": {"dup_group": list(group_ids[lo:lo + 1000])}},
+                "_source": False,
+                "docvalue_fields": ["dup_group"],
+                "sort": [{"seq": "asc"}, {"id": "asc"}],
+                "track_total_hits": False,
+            }
+            while True:
+                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+                out += [(h["_id"], str(h["fields"]["dup_group"][0])) for h in hits]
+                if len(hits) < _PAGE:
+                    break
+                body["search_after"] = hits[-1]["sort"]
+        return out
+
+    @_translated
     def existing(self, ids: Sequence[str]) -> set[str]:
         if not ids:
             return set()

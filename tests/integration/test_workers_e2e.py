@@ -80,7 +80,7 @@ def test_end_to_end_two_workers(
             assert not summary["timed_out"]
             # re-ingest changes nothing: nothing indexed or queued again
             again = run_ingest(path, env, "--index", index_name)
-            assert again["unchanged"] == 1000 and again["queued"] == 0
+            assert again["unchanged"] == 1000 and again["accepted"] == 0
     finally:
         cleanup_broker(env)
     stored = stored_groups(os_client, index_name)
