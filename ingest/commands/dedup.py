@@ -218,7 +218,7 @@ def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, fl
     out = []
     for r in rep_ids:
         v = compare(text, _TEXTS.get(r), _VCONFIG)
-        out.append((bool(v.similar), float(v.resemble), float(v.contain)))
+        out.append((joins(v), float(v.resemble), float(v.contain)))
     return out
 
 
@@ -278,13 +278,6 @@ def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
     return {d.id: index.add(d) for d in docs}
 
 
-class _V:
-    __slots__ = ("similar", "resemble", "contain")
-
-    def __init__(self, similar: bool, resemble: float, contain: float) -> None:
-        self.similar, self.resemble, self.contain = similar, resemble, contain
-
-
 def dedup_embedded(
     prepared: Sequence[Prepared],
     profile: str = "web",
@@ -334,8 +327,8 @@ def dedup_embedded(
     def conclude(doc_id: str, others: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
         nonlocal compared
         compared += len(others)
-        for c, (similar, resemble, contain) in zip(others, verdicts, strict=True):
-            if joins(_V(similar, resemble, contain)):
+        for c, (joined, resemble, contain) in zip(others, verdicts, strict=True):
+            if joined:
                 forest.union((doc_id, c))
                 if doc_id not in best or resemble > best[doc_id][0]:
                     best[doc_id] = (resemble, c, contain)
