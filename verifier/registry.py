@@ -32,14 +32,24 @@ from typing import Any
 
 from ingest.records import dumps
 
-__all__ = ["Batch", "Registry", "batch_payload"]
+__all__ = ["Batch", "Registry", "batch_payload", "now_iso", "page_payload"]
 
+# KEYS: seq, batch:<key>, live, pending. ARGV: payload, n, key, id1 ... idn.
 _ACCEPT = """
 local base = redis.call('INCRBY', KEYS[1], tonumber(ARGV[2]))
 local first = base - tonumber(ARGV[2]) + 1
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[3], first, ARGV[3])
+for i = 4, #ARGV do redis.call('HSET', KEYS[4], ARGV[i], ARGV[3]) end
 return first
+"""
+
+# KEYS: pending. ARGV: key, id1 ... idn — forget the ids still pointing at batch ``key``.
+_FORGET = """
+for i = 2, #ARGV do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
+end
+return 1
 """
 
 # KEYS: parent, pseq. ARGV[1]: JSON {"seq": {id: seq}, "edges": [[a, b], ...], "ask": [ids]}.
@@ -118,6 +128,21 @@ class Batch:
         return self.first_seq + i
 
 
+def page_payload(doc: Any, ingested_at: str | None = None) -> dict[str, Any]:
+    """A prepared page (:class:`~ingest.store.base.StoredDocument`) as a batch carries it."""
+    return {"id": doc.id, "body": doc.body, "content": doc.content,
+            "fingerprints": list(doc.fingerprints), "fp_config": doc.fp_config, "url": doc.url,
+            "site": doc.site, "title": doc.title,
+            "ingested_at": doc.ingested_at or ingested_at or now_iso()}
+
+
+def now_iso() -> str:
+    """The time now, as the store writes it (ISO-8601, UTC, milliseconds)."""
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
 def batch_payload(pages: Sequence[Mapping[str, Any]], mode: str = "index") -> bytes:
     """The stored form of a batch: JSON (uncompressed: a worker reads every batch once, and
     decompressing cost more than the bytes)."""
@@ -128,15 +153,17 @@ class Registry:
     """The Redis side of one index (see the module doc)."""
 
     def __init__(self, client: Any, index: str) -> None:
-        self.client = client
+        self.redis = client
         self.index = index
         p = f"neardup:{index}:"
         self.k_seq, self.k_live, self.k_written = p + "seq", p + "live", p + "written"
         self.k_parent, self.k_pseq = p + "parent", p + "pseq"
         self.k_roots_written = p + "roots-written"
+        self.k_pending = p + "pending"
         self.k_refreshed, self.k_refresh_lock = p + "refreshed", p + "refresh-lock"
         self._batch_prefix = p + "batch:"
         self._accept = client.register_script(_ACCEPT)
+        self._forget = client.register_script(_FORGET)
         self._union = client.register_script(_UNION)
         self._roots = client.register_script(_ROOTS)
 
@@ -156,8 +183,8 @@ class Registry:
         """Store a batch and make it visible to the workers; returns ``(key, first seq)``."""
         key = uuid.uuid4().hex
         first = self._accept(
-            keys=[self.k_seq, self.batch_key(key), self.k_live],
-            args=[batch_payload(pages, mode), len(pages), key],
+            keys=[self.k_seq, self.batch_key(key), self.k_live, self.k_pending],
+            args=[batch_payload(pages, mode), len(pages), key, *(str(p["id"]) for p in pages)],
         )
         return key, int(first)
 
@@ -165,7 +192,7 @@ class Registry:
         """The batches of ``keys`` that are still stored (one ``MGET``)."""
         if not keys:
             return {}
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self.redis.pipeline(transaction=False)
         pipe.mget([self.batch_key(k) for k in keys])
         pipe.zmscore(self.k_live, list(keys))
         blobs, firsts = pipe.execute()
@@ -181,21 +208,32 @@ class Registry:
     def live(self) -> list[str]:
         """The keys of the batches not yet searchable, oldest first."""
         return [k.decode() if isinstance(k, bytes) else str(k)
-                for k in self.client.zrange(self.k_live, 0, -1)]
+                for k in self.redis.zrange(self.k_live, 0, -1)]
+
+    def pending(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are accepted and not yet searchable."""
+        if not ids:
+            return set()
+        found = self.redis.hmget(self.k_pending, list(ids))
+        return {i for i, k in zip(ids, found, strict=True) if k is not None}
+
+    def live_count(self) -> int:
+        """How many batches are not yet searchable."""
+        return int(self.redis.zcard(self.k_live))
 
     def live_of(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are still live."""
         keys = list(keys)
         if not keys:
             return set()
-        scores = self.client.zmscore(self.k_live, keys)
+        scores = self.redis.zmscore(self.k_live, keys)
         return {k for k, s in zip(keys, scores, strict=True) if s is not None}
 
     def written_of(self, keys: Iterable[str]) -> set[str]:
         keys = list(keys)
         if not keys:
             return set()
-        scores = self.client.zmscore(self.k_written, keys)
+        scores = self.redis.zmscore(self.k_written, keys)
         return {k for k, s in zip(keys, scores, strict=True) if s is not None}
 
     # -- the group forest --------------------------------------------------------------------
@@ -230,7 +268,7 @@ class Registry:
     def mark_written(self, key: str) -> float:
         """Record that the batch's pages are indexed; returns the time recorded."""
         now = time.time()
-        self.client.zadd(self.k_written, {key: now})
+        self.redis.zadd(self.k_written, {key: now})
         return now
 
     def note_roots(self, roots: Iterable[str]) -> None:
@@ -238,13 +276,13 @@ class Registry:
         its members in the index must be rewritten."""
         roots = sorted(set(roots))
         if roots:
-            self.client.sadd(self.k_roots_written, *roots)
+            self.redis.sadd(self.k_roots_written, *roots)
 
     def written_roots(self, ids: Sequence[str]) -> list[str]:
         """Which of ``ids`` pages were indexed with as their group id."""
         if not ids:
             return []
-        flags = self.client.smismember(self.k_roots_written, list(ids))
+        flags = self.redis.smismember(self.k_roots_written, list(ids))
         return [i for i, f in zip(ids, flags, strict=True) if f]
 
     def refresh_and_prune(self, refresh: Any, written_at: float, budget: float = 120.0) -> int:
@@ -255,14 +293,14 @@ class Registry:
         Returns the number of batches removed."""
         deadline = time.monotonic() + budget
         delay = 0.005
-        while float(self.client.get(self.k_refreshed) or 0.0) <= written_at:
-            if self.client.set(self.k_refresh_lock, "1", nx=True, px=30_000):
+        while float(self.redis.get(self.k_refreshed) or 0.0) <= written_at:
+            if self.redis.set(self.k_refresh_lock, "1", nx=True, px=30_000):
                 try:
                     started = time.time()
                     refresh()
                     self._set_max(self.k_refreshed, started)
                 finally:
-                    self.client.delete(self.k_refresh_lock)
+                    self.redis.delete(self.k_refresh_lock)
             elif time.monotonic() > deadline:
                 break
             else:
@@ -271,28 +309,37 @@ class Registry:
         return self.prune()
 
     def _set_max(self, key: str, value: float) -> None:
-        self.client.eval(
+        self.redis.eval(
             "local v = tonumber(redis.call('GET', KEYS[1]) or '0') "
             "if tonumber(ARGV[1]) > v then redis.call('SET', KEYS[1], ARGV[1]) end return 1",
             1, key, repr(value),
         )
 
     def prune(self) -> int:
-        last = float(self.client.get(self.k_refreshed) or 0.0)
-        done = self.client.zrangebyscore(self.k_written, "-inf", f"({last!r}")
+        last = float(self.redis.get(self.k_refreshed) or 0.0)
+        done = self.redis.zrangebyscore(self.k_written, "-inf", f"({last!r}")
         if not done:
             return 0
         keys = [k.decode() if isinstance(k, bytes) else str(k) for k in done]
-        pipe = self.client.pipeline(transaction=True)
+        self._forget_pages(keys)
+        pipe = self.redis.pipeline(transaction=True)
         pipe.zrem(self.k_live, *keys)
         pipe.delete(*[self.batch_key(k) for k in keys])
         pipe.zrem(self.k_written, *keys)
         pipe.execute()
         return len(keys)
 
+    def _forget_pages(self, keys: Sequence[str]) -> None:
+        for key, blob in zip(keys, self.redis.mget([self.batch_key(k) for k in keys]),
+                             strict=True):
+            if blob is not None:
+                ids = [str(p["id"]) for p in json.loads(blob)["pages"]]
+                self._forget(keys=[self.k_pending], args=[key, *ids])
+
     def drop_batch(self, key: str) -> None:
         """Forget a batch (its pages were dead-lettered)."""
-        pipe = self.client.pipeline(transaction=True)
+        self._forget_pages([key])
+        pipe = self.redis.pipeline(transaction=True)
         pipe.zrem(self.k_live, key)
         pipe.delete(self.batch_key(key))
         pipe.zrem(self.k_written, key)
@@ -301,7 +348,7 @@ class Registry:
     def clear(self) -> None:
         """Forget everything of this index (a dropped index)."""
         keys = [self.k_seq, self.k_live, self.k_written, self.k_parent, self.k_pseq,
-                self.k_roots_written,
+                self.k_roots_written, self.k_pending,
                 self.k_refreshed, self.k_refresh_lock]
-        keys += [k for k in self.client.scan_iter(self._batch_prefix + "*", count=1000)]
-        self.client.delete(*keys)
+        keys += [k for k in self.redis.scan_iter(self._batch_prefix + "*", count=1000)]
+        self.redis.delete(*keys)

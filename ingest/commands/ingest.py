@@ -37,15 +37,18 @@ from ingest.records import Limits, dumps
 from ingest.retry import retry_call
 from ingest.settings import Settings, child_environ
 from ingest.store import open_store
+from verifier import tasks
+from verifier.celery_app import broker_url
 from verifier.decide import DEFAULT_K
+from verifier.registry import Registry, now_iso, page_payload
+from verifier.tasks import queue_consumers
 
 __all__ = ["Submitter", "WaitReport", "add_parser", "dedup_via_opensearch", "ingest_prepared",
            "wait_for_groups"]
 
 BATCH = 250  # pages per accepted batch: one decide_batch message, one bulk request
 WAIT_TIMEOUT = 300.0  # --wait gives up after this long without a page indexed
-# Accepted batches that may wait to be searchable at once (NEARDUP_MAX_LIVE_BATCHES).
-MAX_LIVE = int(os.environ.get("NEARDUP_MAX_LIVE_BATCHES", "24"))
+MAX_LIVE = Settings().max_live_batches  # accepted batches waiting to be searchable, at most
 
 
 def add_parser(sub: Any) -> None:
@@ -88,7 +91,8 @@ def add_parser(sub: Any) -> None:
         help="extraction processes (default: the cores, %(default)s)",
     )
     p.add_argument(
-        "--batch", type=int, default=BATCH, help="pages per accepted batch (default: %(default)s)"
+        "--batch", type=int, default=None,
+        help="pages per accepted batch (default: $NEARDUP_MESSAGE_BATCH or 250)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run)
@@ -108,13 +112,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     index = args.index or settings.index
     store = open_store("engine", settings, index=index)
     store.install()
-    from verifier.celery_app import broker_url
-    from verifier.registry import Registry
-    from verifier.tasks import queue_consumers
-
     registry = Registry.from_url(broker_url(), index)
     queue = args.queue or settings.queue
-    submitter = Submitter(store, registry, args.profile, args.candidates, queue)
+    submitter = Submitter(store, registry, args.profile, args.candidates, queue,
+                          max_live=settings.max_live_batches)
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
 
     progress = progress_bar(args)
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         summary = ingest_prepared(
             submitter,
             prepared,
-            batch=args.batch,
+            batch=args.batch or settings.message_batch,
             on_error=lambda p: errors_out.write(
                 dumps({"line": p.line_no, "id": p.id, "error": p.error, "type": p.error_type})
                 + "\n"
@@ -169,25 +170,12 @@ def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
         yield batch
 
 
-def page_payload(doc: Any, now: str) -> dict[str, Any]:
-    """A prepared page as an accepted batch carries it (:mod:`verifier.registry`)."""
-    return {"id": doc.id, "body": doc.body, "content": doc.content,
-            "fingerprints": list(doc.fingerprints), "fp_config": doc.fp_config, "url": doc.url,
-            "site": doc.site, "title": doc.title, "ingested_at": doc.ingested_at or now}
-
-
-def _now() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
 def wait_for_room(registry: Any, max_live: int, budget: float = 600.0) -> None:
     """Block while ``max_live`` batches or more wait to be searchable (backpressure: the
     workers' view of the live pages, Redis' memory and the time to searchable stay bounded)."""
     t0 = time.monotonic()
     delay = 0.01
-    while retry_call(lambda: registry.client.zcard(registry.k_live), budget=budget) >= max_live:
+    while retry_call(registry.live_count, budget=budget) >= max_live:
         if time.monotonic() - t0 > budget:
             return
         time.sleep(delay)
@@ -216,13 +204,11 @@ class Submitter:
         return [d for d in docs if d.id not in found], [d for d in docs if d.id in found]
 
     def submit(self, pages: list[dict[str, Any]]) -> str:
-        from verifier.tasks import submit
-
         t0 = time.perf_counter()
         wait_for_room(self.registry, self.max_live)
         t1 = time.perf_counter()
         key = retry_call(
-            lambda: submit(self.registry, pages, self.profile, self.k, self.queue, self.mode),
+            lambda: tasks.submit(self.registry, pages, self.profile, self.k, self.queue, self.mode),
             budget=600.0,
         )
         self.phases["backpressure_s"] += t1 - t0
@@ -232,9 +218,7 @@ class Submitter:
         return key
 
     def republish(self, key: str) -> None:
-        from verifier.tasks import republish
-
-        republish(self.registry, key, self.profile, self.k, self.queue)
+        tasks.republish(self.registry, key, self.profile, self.k, self.queue)
 
 
 def ingest_prepared(
@@ -246,7 +230,7 @@ def ingest_prepared(
     """Accept prepared pages in batches of ``batch`` and queue their decisions; returns
     ``{"accepted", "unchanged", "errors", "messages", "phases"}``."""
     counts = {"accepted": 0, "unchanged": 0, "errors": 0, "messages": 0}
-    now = _now()
+    now = now_iso()
     chunks = _batches(prepared, batch)
     while True:
         t0 = time.perf_counter()  # blocked on extraction + fingerprinting (a process pool)
@@ -444,9 +428,6 @@ def dedup_via_opensearch(
     store.install()
     workers: list[Any] = []
     queue = settings.queue if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"
-    from verifier.celery_app import broker_url
-    from verifier.registry import Registry
-
     registry = Registry.from_url(broker_url(), index)
     try:
         if args.start_workers:

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ingest.errors import DocumentError
 from ingest.fingerprint import BODY_HASH_PREFIX
@@ -40,6 +40,8 @@ from ingest.store.errors import Unsupported
 from ingest.store.query import MAX_GROUPS
 from verifier.compare import compare
 from verifier.config import VerifyConfig
+from verifier.registry import Registry, page_payload
+from verifier.tasks import submit
 
 __all__ = ["Backend", "IngestItem", "document_summary", "document_with_status"]
 
@@ -100,9 +102,9 @@ class Backend:
         An opened store (``open_store("engine", ...)``); the inspector's list of groups
         and ``GET /`` need a search engine behind it (:meth:`Store.largest_groups`,
         :meth:`Store.engine_info`).
-    submit
-        Accepts a batch of prepared pages and queues its decision, returning the batch's key
-        (default: :func:`verifier.tasks.submit` on the broker).
+    pipeline
+        Accepts batches of prepared pages for the workers and tells which are still undecided
+        (default: :class:`BrokerPipeline` on ``broker_url``).
     compare
         ``compare(a_text, b_text) -> Verdict`` with ``a_span``/``b_span`` (default:
         :func:`verifier.compare.compare`).
@@ -120,7 +122,7 @@ class Backend:
         self,
         store: Store,
         *,
-        submit: Callable[[list[dict[str, Any]]], str] | None = None,
+        pipeline: Pipeline | None = None,
         compare: Callable[[str, str], Any] | None = None,
         broker_url: str | None = None,
         profile: str = "web",
@@ -132,8 +134,7 @@ class Backend:
         self.fp_config = fingerprint_config(profile)
         self.profile = profile
         self.broker_url = broker_url or Settings.broker_url
-        self._submit = submit
-        self._registry: Any = None
+        self._pipeline = pipeline
         self._compare = compare
         self._installed = False
         self._install_lock = threading.Lock()
@@ -218,29 +219,20 @@ class Backend:
         if refresh and key is not None:
             self.wait_searchable([key])
 
+    @property
+    def pipeline(self) -> Pipeline:
+        if self._pipeline is None:
+            self._pipeline = BrokerPipeline(self.broker_url, self.index, self.profile)
+        return self._pipeline
+
     def submit(self, pages: list[dict[str, Any]]) -> str:
         """Accept prepared pages as one batch and queue its decision; returns its key."""
-        if self._submit is None:
-            self._submit = default_submit(self.index, self.profile, self.broker_url)
-        return self._submit(pages)
+        return self.pipeline.submit(pages)
 
     def wait_searchable(self, keys: Sequence[str] | None = None, budget: float = 120.0) -> None:
         """Wait (at most ``budget`` seconds) until the batches ``keys`` — every accepted batch
         of the index when None — are indexed and searchable."""
-        registry = self.registry()
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < budget:
-            left = registry.live_of(keys) if keys is not None else set(registry.live())
-            if not left:
-                return
-            time.sleep(0.05)
-
-    def registry(self) -> Any:
-        if self._registry is None:
-            from verifier.registry import Registry
-
-            self._registry = Registry.from_url(self.broker_url, self.index)
-        return self._registry
+        self.pipeline.wait_searchable(keys, budget)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -248,6 +240,9 @@ class Backend:
         """The page's summary with its ``state`` and the ``explanation`` of it."""
         doc = self.store.get(doc_id)
         if doc is None:
+            if doc_id in self.pipeline.pending([doc_id]):
+                return {"id": doc_id, "status": "pending", "dup_group": None,
+                        **page_status({"id": doc_id, "status": "pending"}, (), None)}
             return None
         return document_with_status(doc, self._group_sizes([doc])[doc.id])
 
@@ -466,23 +461,43 @@ def default_compare(profile: str = "web") -> Callable[[str, str], Any]:
     return lambda a, b: compare(a, b, config)
 
 
-def default_submit(index: str, profile: str, broker_url: str) -> Callable[[list[dict[str, Any]]], str]:
-    """:func:`verifier.tasks.submit` for the pages ``index`` (the workers' queue)."""
-    from verifier.registry import Registry
-    from verifier.tasks import submit
+class Pipeline(Protocol):
+    """What the HTTP service needs of the workers' side (:class:`BrokerPipeline`)."""
 
-    registry = Registry.from_url(broker_url, index)
+    def submit(self, pages: list[dict[str, Any]]) -> str: ...
 
-    def submit_pages(pages: list[dict[str, Any]]) -> str:
-        return submit(registry, pages, profile)
+    def pending(self, ids: Sequence[str]) -> set[str]: ...
 
-    return submit_pages
+    def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None: ...
+
+
+class BrokerPipeline:
+    """The pages ``index``'s batches on the broker (:mod:`verifier.registry`) and the workers'
+    queue (:func:`verifier.tasks.submit`)."""
+
+    def __init__(self, broker_url: str, index: str, profile: str = "web") -> None:
+        self.registry = Registry.from_url(broker_url, index)
+        self.profile = profile
+
+    def submit(self, pages: list[dict[str, Any]]) -> str:
+        return submit(self.registry, pages, self.profile)
+
+    def pending(self, ids: Sequence[str]) -> set[str]:
+        return self.registry.pending(ids)
+
+    def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < budget:
+            left = self.registry.live_of(keys) if keys is not None else self.registry.live_count()
+            if not left:
+                return
+            time.sleep(0.05)
 
 
 def _payload(doc: StoredDocument) -> dict[str, Any]:
-    from ingest.commands.ingest import _now, page_payload
+    return page_payload(doc)
 
-    return page_payload(doc, _now())
+
 def broker_reachable(url: str, timeout: float = 2.0) -> str:
     """``"ok"`` when the broker accepts a connection within ``timeout`` seconds, else why not."""
     try:
