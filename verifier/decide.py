@@ -276,7 +276,8 @@ def decide_batch(
     t0 = time.perf_counter()
     written: dict[str, str] = {}
     registry.note_roots(str(d.dup_group) for d in out)
-    for doc, result in zip(out, store.put(out, overwrite=True), strict=True):
+    results = store.merge_fields(out) if batch.mode == "update" else store.put(out, overwrite=True)
+    for doc, result in zip(out, results, strict=True):
         if result.ok:
             written[doc.id] = str(doc.dup_group)
         elif poison is not None:

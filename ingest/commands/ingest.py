@@ -317,6 +317,7 @@ def wait_for_groups(
     report: WaitReport | None = None,
     consumers: Callable[[str | None], list[str]] | None = None,
     max_resends: int = 2,
+    tagged: bool = False,
 ) -> dict[str, Any]:
     """Wait until every batch the submitter accepted is searchable (indexed with its groups and
     refreshed: it left the live set). A batch still live after ``stall`` seconds without
@@ -330,8 +331,15 @@ def wait_for_groups(
 
     ``report`` shows the progress; ``consumers(queue)`` (the workers consuming ``queue``) is
     asked whenever nothing has progressed for a few seconds, and ``report.no_worker`` is told
-    when there is none."""
+    when there is none. With ``tagged`` (``neardup backfill``: the pages were in the index
+    before), a page counts as done once it carries a ``dup_group``."""
     registry, store = submitter.registry, submitter.store
+
+    def done_of(chunk: list[str]) -> set[str]:
+        if not tagged:
+            return set(store.existing(chunk))
+        return {i for i, src in store.fields(chunk, ["dup_group"]).items() if src.get("dup_group")}
+
     start = time.monotonic()
     waiting = dict(submitter.batches)  # key -> pages
     total = sum(len(p) for p in waiting.values())
@@ -389,7 +397,7 @@ def wait_for_groups(
             found: set[str] = set()
             for i in range(0, len(ids), 1000):
                 chunk = ids[i:i + 1000]
-                found |= retry_call(partial(store.existing, chunk), budget=600.0)
+                found |= retry_call(partial(done_of, chunk), budget=600.0)
             for p in pages:
                 if p["id"] not in found:
                     done -= 1

@@ -225,6 +225,23 @@ class Store(ABC):
         (near-real-time)."""
         return [(d.id, g) for g in group_ids for d in self.group_members(g)]
 
+    def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
+        """Write neardup's fields onto documents that exist (a partial update: the other
+        fields of a page indexed by another pipeline stay as they are): ``neardup backfill``."""
+        raise NotImplementedError
+
+    def untagged(self, size: int = 500) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(id, _source)`` of every stored document without a ``dup_group``."""
+        raise NotImplementedError
+
+    def index_exists(self) -> bool:
+        """Whether the pages index exists."""
+        return True
+
+    def count_untagged(self) -> int:
+        """How many stored documents have no ``dup_group`` (near-real-time)."""
+        raise NotImplementedError
+
     def existing(self, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are stored (real time)."""
         return set(self.mget(ids, with_fingerprints=False))

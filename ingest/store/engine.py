@@ -732,6 +732,50 @@ class EngineStore(Store):
         return out
 
     @_translated
+    def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
+        if not docs:
+            return []
+        now = _now()
+        body: list[dict[str, Any]] = []
+        for doc in docs:
+            source = {k: v for k, v in doc.to_source().items() if v is not None}
+            source.setdefault("ingested_at", now)
+            body += [{"update": {"_index": self.index, "_id": doc.id, "retry_on_conflict": 5}},
+                     {"doc": source}]
+        items = self.client.bulk(body=body)["items"]
+        out: list[PutResult] = []
+        transient = []
+        for doc, item in zip(docs, items, strict=True):
+            info = item.get("update", next(iter(item.values())))
+            status = int(info.get("status", 500))
+            if status < 300:
+                out.append(PutResult(doc.id, True, result=info.get("result")))
+            elif status in TRANSIENT_STATUS:
+                transient.append(_bulk_error(info))
+                out.append(PutResult(doc.id, False, error=_bulk_error(info)))
+            else:
+                out.append(PutResult(doc.id, False, error=_bulk_error(info)))
+        if transient:
+            raise StoreUnavailable(f"{len(transient)} writes refused: {transient[0]}")
+        return out
+
+    def untagged(self, size: int = 500) -> Iterator[tuple[str, dict[str, Any]]]:
+        query = {"query": {"bool": {"must_not": [{"exists": {"field": "dup_group"}}]}}}
+        with translate_errors(self.dialect):
+            for hit in self.dialect.helpers.scan(self.client, index=self.index, query=query,
+                                                 size=size, scroll="5m"):
+                yield str(hit["_id"]), dict(hit.get("_source") or {})
+
+    @_translated
+    def index_exists(self) -> bool:
+        return bool(self.client.indices.exists(index=self.index))
+
+    @_translated
+    def count_untagged(self) -> int:
+        body = {"query": {"bool": {"must_not": [{"exists": {"field": "dup_group"}}]}}}
+        return int(self.client.count(index=self.index, body=body)["count"])
+
+    @_translated
     def existing(self, ids: Sequence[str]) -> set[str]:
         if not ids:
             return set()
