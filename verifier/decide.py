@@ -230,8 +230,7 @@ def decide_batch(
         parent[x] = r
         return r
 
-    edges: list[tuple[str, str]] = []
-    best: dict[str, tuple[float, str, float]] = {}
+    edges: list[tuple[str, str, float, float]] = []
     failed: dict[str, str] = {}
     compared = 0
     for d in docs:
@@ -249,17 +248,14 @@ def decide_batch(
                 break
             compared += 1
             if joins(verdict):
-                edges.append((d.id, c))
+                edges.append((d.id, c, float(verdict.resemble), float(verdict.contain)))
                 parent[find(c)] = find(d.id)
-                res = float(verdict.resemble)
-                if d.id not in best or res > best[d.id][0]:
-                    best[d.id] = (res, c, float(verdict.contain))
 
     # 3. group: the forest in Redis
     ids = [d.id for d in docs if d.id not in failed]
-    edges = [(a, b) for a, b in edges if a not in failed]
-    names = {x for e in edges for x in e} | set(ids)
-    roots, merged = registry.union({x: seq_of[x] for x in names}, edges, ids)
+    edges = [e for e in edges if e[0] not in failed]
+    names = {x for e in edges for x in e[:2]} | set(ids)
+    roots, best, merged = registry.union({x: seq_of[x] for x in names}, edges, ids)
 
     # 4. index once; rewrite merged groups; settle
     now = _now()
@@ -270,7 +266,7 @@ def decide_batch(
         else:
             d.dup_group, d.status = roots[d.id], GROUPED
             if d.id in best:
-                d.resemble, d.dup_of, d.contain = best[d.id]
+                d.dup_of, d.resemble, d.contain = best[d.id]
         d.grouped_at = now
         out.append(d)
     t0 = time.perf_counter()

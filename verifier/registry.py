@@ -26,9 +26,12 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import wraps
+from typing import Any, TypeVar
+
+import redis
 
 from ingest.records import dumps
 
@@ -52,10 +55,13 @@ end
 return 1
 """
 
-# KEYS: parent, pseq. ARGV[1]: JSON {"seq": {id: seq}, "edges": [[a, b], ...], "ask": [ids]}.
-# Returns JSON {"roots": {id: root} for ask, "merged": [[loser, root], ...]}.
+# KEYS: parent, pseq, best. ARGV[1]: JSON {"seq": {id: seq}, "edges": [[a, b, resemble,
+# contain], ...], "ask": [ids]}. Returns JSON {"roots": {id: root} for ask, "best": {id:
+# [other, resemble, contain]} for ask, "merged": [[loser, root], ...]}. ``best`` keeps, for
+# every page, the joined page it resembles most so far (either side of the pair may have been
+# the one verifying).
 _UNION = """
-local P, S = KEYS[1], KEYS[2]
+local P, S, B = KEYS[1], KEYS[2], KEYS[3]
 local a = cjson.decode(ARGV[1])
 local given = a.seq
 local function seqof(x)
@@ -80,8 +86,18 @@ local function before(x, y)
   if sx ~= sy then return sx < sy end
   return x < y
 end
+local function keep(x, y, res, con)
+  local old = redis.call('HGET', B, x)
+  if old then
+    local o = cjson.decode(old)
+    if o[2] >= res then return end
+  end
+  redis.call('HSET', B, x, cjson.encode({y, res, con}))
+end
 local losers = {}
 for _, e in ipairs(a.edges) do
+  keep(e[1], e[2], e[3], e[4])
+  keep(e[2], e[1], e[3], e[4])
   local ra, rb = find(e[1]), find(e[2])
   if ra ~= rb then
     for _, r in ipairs({ra, rb}) do
@@ -94,10 +110,15 @@ for _, e in ipairs(a.edges) do
   end
 end
 local roots = {}
-for _, x in ipairs(a.ask) do roots[x] = find(x) end
+local best = {}
+for _, x in ipairs(a.ask) do
+  roots[x] = find(x)
+  local b = redis.call('HGET', B, x)
+  if b then best[x] = cjson.decode(b) end
+end
 local merged = {}
 for _, l in ipairs(losers) do table.insert(merged, {l, find(l)}) end
-return cjson.encode({roots = roots, merged = merged})
+return cjson.encode({roots = roots, best = best, merged = merged})
 """
 
 _ROOTS = """
@@ -111,6 +132,24 @@ for i, x in ipairs(ARGV) do
 end
 return out
 """
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# A broker restarting or unreachable: the callers' transient errors (ingest.retry.TRANSIENT).
+_REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+               redis.exceptions.BusyLoadingError)
+
+
+def _transient(func: F) -> F:
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except _REDIS_DOWN as exc:
+            raise ConnectionError(f"broker unreachable: {exc}") from exc
+
+    return wrapper  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +199,7 @@ class Registry:
         self.k_parent, self.k_pseq = p + "parent", p + "pseq"
         self.k_roots_written = p + "roots-written"
         self.k_pending = p + "pending"
+        self.k_best = p + "best"
         self.k_refreshed, self.k_refresh_lock = p + "refreshed", p + "refresh-lock"
         self._batch_prefix = p + "batch:"
         self._accept = client.register_script(_ACCEPT)
@@ -169,8 +209,6 @@ class Registry:
 
     @classmethod
     def from_url(cls, url: str, index: str) -> Registry:
-        import redis
-
         return cls(redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=10,
                                         health_check_interval=30), index)
 
@@ -179,6 +217,7 @@ class Registry:
 
     # -- accepting ------------------------------------------------------------------------------
 
+    @_transient
     def accept(self, pages: Sequence[Mapping[str, Any]], mode: str = "index") -> tuple[str, int]:
         """Store a batch and make it visible to the workers; returns ``(key, first seq)``."""
         key = uuid.uuid4().hex
@@ -188,6 +227,7 @@ class Registry:
         )
         return key, int(first)
 
+    @_transient
     def load(self, keys: Sequence[str]) -> dict[str, Batch]:
         """The batches of ``keys`` that are still stored (one ``MGET``)."""
         if not keys:
@@ -205,11 +245,13 @@ class Registry:
                              str(data.get("mode", "index")))
         return out
 
+    @_transient
     def live(self) -> list[str]:
         """The keys of the batches not yet searchable, oldest first."""
         return [k.decode() if isinstance(k, bytes) else str(k)
                 for k in self.redis.zrange(self.k_live, 0, -1)]
 
+    @_transient
     def pending(self, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are accepted and not yet searchable."""
         if not ids:
@@ -217,10 +259,17 @@ class Registry:
         found = self.redis.hmget(self.k_pending, list(ids))
         return {i for i, k in zip(ids, found, strict=True) if k is not None}
 
+    @_transient
+    def pending_count(self) -> int:
+        """How many pages are accepted and not yet searchable."""
+        return int(self.redis.hlen(self.k_pending))
+
+    @_transient
     def live_count(self) -> int:
         """How many batches are not yet searchable."""
         return int(self.redis.zcard(self.k_live))
 
+    @_transient
     def live_of(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are still live."""
         keys = list(keys)
@@ -229,6 +278,7 @@ class Registry:
         scores = self.redis.zmscore(self.k_live, keys)
         return {k for k, s in zip(keys, scores, strict=True) if s is not None}
 
+    @_transient
     def written_of(self, keys: Iterable[str]) -> set[str]:
         keys = list(keys)
         if not keys:
@@ -238,23 +288,35 @@ class Registry:
 
     # -- the group forest --------------------------------------------------------------------
 
+    @_transient
     def union(
-        self, seq: Mapping[str, int], edges: Sequence[tuple[str, str]], ask: Sequence[str]
-    ) -> tuple[dict[str, str], list[tuple[str, str]]]:
-        """Join the components of ``edges`` (atomically); returns the roots of ``ask`` and the
-        roots merged away as ``(loser, its root now)``. ``seq`` holds the seq of every id
-        named (used for ids the forest does not know yet)."""
+        self, seq: Mapping[str, int], edges: Sequence[tuple[str, str, float, float]],
+        ask: Sequence[str],
+    ) -> tuple[dict[str, str], dict[str, tuple[str, float, float]], list[tuple[str, str]]]:
+        """Join the components of ``edges`` (``(a, b, resemble, contain)``, atomically);
+        returns the roots of ``ask``, the best joined page of each of ``ask`` that has one
+        (``(other, resemble, contain)``), and the roots merged away as ``(loser, its root
+        now)``. ``seq`` holds the seq of every id named (used for ids the forest does not know
+        yet)."""
         raw = self._union(
-            keys=[self.k_parent, self.k_pseq],
+            keys=[self.k_parent, self.k_pseq, self.k_best],
             args=[dumps({"seq": dict(seq), "edges": [list(e) for e in edges],
                          "ask": list(ask) or ["\x00"]})],
         )
         data = json.loads(raw)
-        roots = data["roots"] if isinstance(data["roots"], dict) else {}
-        merged = [(str(a), str(b)) for a, b in (data["merged"] or [])] \
-            if isinstance(data["merged"], list) else []
-        return {str(k): str(v) for k, v in roots.items() if k in set(ask)}, merged
+        wanted = set(ask)
 
+        def as_dict(value: Any) -> dict[str, Any]:
+            return value if isinstance(value, dict) else {}  # cjson: {} for an empty list
+
+        roots = {str(k): str(v) for k, v in as_dict(data["roots"]).items() if k in wanted}
+        best = {str(k): (str(v[0]), float(v[1]), float(v[2]))
+                for k, v in as_dict(data.get("best")).items() if k in wanted}
+        merged = [(str(a), str(b)) for a, b in data["merged"]] \
+            if isinstance(data["merged"], list) else []
+        return roots, best, merged
+
+    @_transient
     def roots(self, ids: Sequence[str]) -> dict[str, str]:
         """The current root of each id (itself when the forest does not know it)."""
         if not ids:
@@ -265,12 +327,14 @@ class Registry:
 
     # -- from written to searchable -------------------------------------------------------------
 
+    @_transient
     def mark_written(self, key: str) -> float:
         """Record that the batch's pages are indexed; returns the time recorded."""
         now = time.time()
         self.redis.zadd(self.k_written, {key: now})
         return now
 
+    @_transient
     def note_roots(self, roots: Iterable[str]) -> None:
         """Remember group ids that pages were indexed with: when one of them is merged away,
         its members in the index must be rewritten."""
@@ -278,6 +342,7 @@ class Registry:
         if roots:
             self.redis.sadd(self.k_roots_written, *roots)
 
+    @_transient
     def written_roots(self, ids: Sequence[str]) -> list[str]:
         """Which of ``ids`` pages were indexed with as their group id."""
         if not ids:
@@ -285,6 +350,7 @@ class Registry:
         flags = self.redis.smismember(self.k_roots_written, list(ids))
         return [i for i, f in zip(ids, flags, strict=True) if f]
 
+    @_transient
     def refresh_and_prune(self, refresh: Any, written_at: float, budget: float = 120.0) -> int:
         """Make the batch written at ``written_at`` searchable and drop the searchable batches
         from ``live``: unless a refresh has started since ``written_at``, run one (one caller
@@ -315,6 +381,7 @@ class Registry:
             1, key, repr(value),
         )
 
+    @_transient
     def prune(self) -> int:
         last = float(self.redis.get(self.k_refreshed) or 0.0)
         done = self.redis.zrangebyscore(self.k_written, "-inf", f"({last!r}")
@@ -336,6 +403,7 @@ class Registry:
                 ids = [str(p["id"]) for p in json.loads(blob)["pages"]]
                 self._forget(keys=[self.k_pending], args=[key, *ids])
 
+    @_transient
     def drop_batch(self, key: str) -> None:
         """Forget a batch (its pages were dead-lettered)."""
         self._forget_pages([key])
@@ -345,10 +413,11 @@ class Registry:
         pipe.zrem(self.k_written, key)
         pipe.execute()
 
+    @_transient
     def clear(self) -> None:
         """Forget everything of this index (a dropped index)."""
         keys = [self.k_seq, self.k_live, self.k_written, self.k_parent, self.k_pseq,
-                self.k_roots_written, self.k_pending,
+                self.k_roots_written, self.k_pending, self.k_best,
                 self.k_refreshed, self.k_refresh_lock]
         keys += [k for k in self.redis.scan_iter(self._batch_prefix + "*", count=1000)]
         self.redis.delete(*keys)

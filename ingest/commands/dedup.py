@@ -330,8 +330,9 @@ def dedup_embedded(
         for c, (joined, resemble, contain) in zip(others, verdicts, strict=True):
             if joined:
                 forest.union((doc_id, c))
-                if doc_id not in best or resemble > best[doc_id][0]:
-                    best[doc_id] = (resemble, c, contain)
+                for x, y in ((doc_id, c), (c, doc_id)):  # either page may be the one verifying
+                    if x not in best or resemble > best[x][0]:
+                        best[x] = (resemble, y, contain)
         next(bar, None)
 
     bar = progress(iter(range(len(docs))), desc="verify", total=len(docs))
