@@ -43,6 +43,16 @@ class FakePipeline(list[str]):
             return set()
         return set(ids) & set(self)
 
+    def pending_count(self) -> int:
+        return 0 if self.store is not None else len(set(self))
+
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+        if self.store is not None:
+            return 0, []
+        latest = {str(p["id"]): p for p in self.pages}
+        ids = sorted(latest)
+        return len(ids), [latest[i] for i in ids[offset:offset + size]]
+
     def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None:
         return None
 

@@ -260,6 +260,25 @@ class Registry:
         return {i for i, k in zip(ids, found, strict=True) if k is not None}
 
     @_transient
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+        """Pages accepted and not yet searchable, by id: ``(how many, a page of them)``."""
+        ids = sorted(k.decode() if isinstance(k, bytes) else str(k)
+                     for k in self.redis.hkeys(self.k_pending))
+        wanted = ids[offset:offset + size]
+        keys = self.redis.hmget(self.k_pending, wanted) if wanted else []
+        by_key: dict[str, set[str]] = {}
+        for doc_id, key in zip(wanted, keys, strict=True):
+            if key is not None:
+                by_key.setdefault(key.decode() if isinstance(key, bytes) else str(key),
+                                  set()).add(doc_id)
+        found: dict[str, dict[str, Any]] = {}
+        for key, batch in self.load(sorted(by_key)).items():
+            for page in batch.pages:
+                if str(page["id"]) in by_key[key]:
+                    found[str(page["id"])] = page
+        return len(ids), [found[i] for i in wanted if i in found]
+
+    @_transient
     def pending_count(self) -> int:
         """How many pages are accepted and not yet searchable."""
         return int(self.redis.hlen(self.k_pending))

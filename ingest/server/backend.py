@@ -22,6 +22,7 @@ Ingest semantics (shared by ``POST /documents`` and ``POST /_bulk``):
 from __future__ import annotations
 
 import logging
+from collections import deque
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -135,6 +136,7 @@ class Backend:
         self.profile = profile
         self.broker_url = broker_url or Settings.broker_url
         self._pipeline = pipeline
+        self._accepted: deque[str] = deque(maxlen=10_000)  # batches this service accepted
         self._compare = compare
         self._installed = False
         self._install_lock = threading.Lock()
@@ -216,8 +218,10 @@ class Backend:
             else:
                 item.fail(ItemError(503, "queue_unavailable",
                                     f"not accepted (send it again): {queue_error}"))
-        if refresh and key is not None:
-            self.wait_searchable([key])
+        if key is not None:
+            self._accepted.append(key)
+            if refresh:
+                self.wait_searchable([key])
 
     @property
     def pipeline(self) -> Pipeline:
@@ -259,6 +263,11 @@ class Backend:
     ) -> dict[str, Any]:
         """The inspector's lookup: pages by id, URL or text (:meth:`Store.find`), or every page
         in ``state``, a page of ``size`` from ``offset``, each with its state explained."""
+        if state == "pending":  # accepted, not decided: not in the index yet
+            total, pages = self.pipeline.undecided(offset, size)
+            waiting = [_undecided_doc(p) for p in pages]
+            return {"total": total, "offset": offset, "size": size,
+                    "pages": [document_with_status(d, None) for d in waiting]}
         total, docs = self.store.find(text or None, state or None, offset, size)
         sizes = self._group_sizes(docs)
         return {
@@ -275,6 +284,16 @@ class Backend:
         if found is None:
             return {"index": self.index, "exists": False, "documents": 0, "status": {},
                     "group_count": 0, "size_histogram": [], "duplicates_by_site": []}  # fmt: skip
+        try:  # pages accepted and not decided yet live beside the index, on the broker
+            undecided = self.pipeline.pending_count()
+        except Exception as exc:
+            log.warning("could not count the undecided pages: %r", exc)
+            undecided = 0
+        if undecided:
+            status = dict(found.get("status") or {})
+            status["pending"] = status.get("pending", 0) + undecided
+            found = {**found, "status": status,
+                     "documents": int(found.get("documents") or 0) + undecided}
         return {"index": self.index, "exists": True, **found}
 
     def _group(self, group_id: str) -> tuple[StoredDocument, list[StoredDocument]] | None:
@@ -380,7 +399,7 @@ class Backend:
         """Make recent writes searchable (a client's ``_refresh``): wait until the accepted
         pages are decided and indexed (at most two minutes), then refresh."""
         try:
-            self.wait_searchable()
+            self.wait_searchable(list(self._accepted))
         except Exception as exc:  # the broker is down: refresh what is indexed
             log.warning("could not wait for the accepted pages: %r", exc)
         self.store.refresh()
@@ -468,6 +487,10 @@ class Pipeline(Protocol):
 
     def pending(self, ids: Sequence[str]) -> set[str]: ...
 
+    def pending_count(self) -> int: ...
+
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]: ...
+
     def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None: ...
 
 
@@ -485,13 +508,30 @@ class BrokerPipeline:
     def pending(self, ids: Sequence[str]) -> set[str]:
         return self.registry.pending(ids)
 
+    def pending_count(self) -> int:
+        return self.registry.pending_count()
+
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+        return self.registry.undecided(offset, size)
+
     def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None:
+        if keys is not None and not keys:
+            return
         t0 = time.monotonic()
         while time.monotonic() - t0 < budget:
             left = self.registry.live_of(keys) if keys is not None else self.registry.live_count()
             if not left:
                 return
             time.sleep(0.05)
+
+
+def _undecided_doc(page: Mapping[str, Any]) -> StoredDocument:
+    return StoredDocument(
+        id=str(page["id"]), body=str(page.get("body") or ""),
+        fingerprints=list(page.get("fingerprints") or ()), fp_config=str(page.get("fp_config")),
+        seq=0, url=page.get("url"), site=page.get("site"), title=page.get("title"),
+        content=page.get("content"), status="pending", ingested_at=page.get("ingested_at"),
+    )
 
 
 def _payload(doc: StoredDocument) -> dict[str, Any]:

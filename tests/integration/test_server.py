@@ -53,6 +53,7 @@ class Stack:
     logs: Path
     opensearch_url: str = "http://127.0.0.1:9200"
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    broker_url: str = ""
 
     @property
     def auth(self) -> dict[str, str]:
@@ -207,7 +208,8 @@ def stack(
     try:
         server, url = start_server(env, logs, "server", TOKEN, "--max-body", str(MAX_BODY))
         workers.start(2)
-        yield Stack(url, name, wenv["NEARDUP_QUEUE"], TOKEN, logs, opensearch_url, [server])
+        yield Stack(url, name, wenv["NEARDUP_QUEUE"], TOKEN, logs, opensearch_url, [server],
+                    wenv["CELERY_BROKER_URL"])
     finally:
         if server is not None:
             stop(server)
