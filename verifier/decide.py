@@ -73,6 +73,7 @@ class LiveIndex:
 
     pages: dict[str, list[_Live]] = field(default_factory=dict)  # batch key -> pages
     postings: dict[str, Any] = field(default_factory=dict)  # fingerprint -> _Live | [_Live]
+    accepted_at: dict[str, float] = field(default_factory=dict)  # batch key -> time
 
     def sync(self, registry: Registry, keys: Sequence[str], loaded: Mapping[str, Batch]) -> None:
         """Drop the batches no longer live, load and index the new ones."""
@@ -105,8 +106,15 @@ class LiveIndex:
                 else:
                     hit.append(e)
         self.pages[batch.key] = entries
+        self.accepted_at[batch.key] = batch.accepted_at
+
+    def older_than(self, seconds: float) -> list[str]:
+        """Live batches accepted more than ``seconds`` ago."""
+        cut = time.time() - seconds
+        return sorted(k for k, t in self.accepted_at.items() if t < cut)
 
     def _drop(self, key: str) -> None:
+        self.accepted_at.pop(key, None)
         postings = self.postings
         for e in self.pages.pop(key, ()):
             for fp in set(e.page.get("fingerprints") or ()):

@@ -423,6 +423,18 @@ class Registry:
                 self._forget(keys=[self.k_pending], args=[key, *ids])
 
     @_transient
+    def claim_stale(self, keys: Sequence[str], every: float) -> list[str]:
+        """Of ``keys`` (live batches accepted long ago), those not yet indexed whose decision
+        nobody asked for again in the last ``every`` seconds; the caller queues them again."""
+        written = self.written_of(keys)
+        out = []
+        for key in keys:
+            if key not in written and self.redis.set(f"{self._batch_prefix}{key}:again", "1",
+                                                     nx=True, px=int(every * 1000)):
+                out.append(key)
+        return out
+
+    @_transient
     def drop_batch(self, key: str) -> None:
         """Forget a batch (its pages were dead-lettered)."""
         self._forget_pages([key])

@@ -37,7 +37,7 @@ from verifier import timings
 from verifier.celery_app import app, broker_url, settings
 from verifier.compare import compare
 from verifier.config import VerifyConfig
-from verifier.decide import DEFAULT_K, decide_batch
+from verifier.decide import DEFAULT_K, decide_batch, live_index
 from verifier.registry import Registry
 
 __all__ = [
@@ -201,10 +201,11 @@ def decide(
             _dead_letter({"id": None, "error": f"decide message with no batch key: {key!r}"[:2000],
                           "type": "parse_exception", "at": time.time()})
             return {}
+        registry = open_registry(index)
         counts: dict[str, Any] = dict(decide_batch(
-            open_task_store(index), open_registry(index), key, _compare_fn(profile), k,
-            poison=mark_error,
+            open_task_store(index), registry, key, _compare_fn(profile), k, poison=mark_error,
         ))
+        counts["requeued"] = _requeue_stale(self, registry, profile, k)
         phases["batch_s"] = time.perf_counter() - t0
         counts.update((name, round(v, 4)) for name, v in phases.items())
         return counts
@@ -220,6 +221,27 @@ def decide(
         ) from exc
     finally:
         timings.stop()
+
+
+# A live batch still not indexed this long after its acceptance lost its message (a broker that
+# restarted without its data, a publish that never happened): whichever worker notices queues
+# it again. Twice the visibility timeout: a message held by a busy or dead worker comes back
+# by itself before that.
+STALE_AFTER = 2 * settings.visibility_timeout
+
+
+def _requeue_stale(task: Task, registry: Registry, profile: str, k: int) -> int:
+    try:
+        stale = registry.claim_stale(live_index(registry).older_than(STALE_AFTER), STALE_AFTER)
+        queue = task.request.delivery_info.get("routing_key") if task.request.delivery_info \
+            else None
+        for key in stale:
+            log.warning("batch %s accepted long ago is not indexed: queued again", key)
+            republish(registry, key, profile, k, queue)
+        return len(stale)
+    except Exception:  # best effort: the next batch looks again
+        log.exception("could not look for stale batches")
+        return 0
 
 
 def submit(
