@@ -62,6 +62,12 @@ class FakeRegistry:
 
     index = "pages"
 
+    def __init__(self, pipe: FakePipeline | None = None) -> None:
+        self.pipe = pipe if pipe is not None else FakePipeline()
+
+    def accept(self, pages: list[dict[str, Any]], mode: str = "index") -> tuple[str, int]:
+        return self.pipe.submit(pages), 1
+
     def live_count(self) -> int:
         return 0
 
@@ -75,6 +81,6 @@ def fake_cli_pipeline(monkeypatch: Any, store: Any) -> FakePipeline:
 
     pipe = FakePipeline(store)
     monkeypatch.setattr(command, "open_store", lambda *a, **k: store)
-    monkeypatch.setattr(command.Registry, "from_url", lambda *a, **k: FakeRegistry())
-    monkeypatch.setattr(command.tasks, "submit", lambda registry, pages, *a, **k: pipe.submit(pages))
+    monkeypatch.setattr(command.Registry, "from_url", lambda *a, **k: FakeRegistry(pipe))
+    monkeypatch.setattr(command.tasks, "republish", lambda *a, **k: None)
     return pipe

@@ -34,7 +34,7 @@ from ingest.commands.progress import progress_bar
 from ingest.errors import ConfigError
 from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
 from ingest.records import Limits, dumps
-from ingest.retry import retry_call
+from ingest.retry import TRANSIENT, retry_call
 from ingest.settings import Settings, child_environ
 from ingest.store import open_store
 from verifier import tasks
@@ -175,7 +175,7 @@ def wait_for_room(registry: Any, max_live: int, budget: float = 600.0) -> None:
     workers' view of the live pages, Redis' memory and the time to searchable stay bounded)."""
     t0 = time.monotonic()
     delay = 0.01
-    while retry_call(registry.live_count, budget=budget) >= max_live:
+    while retry_call(registry.live_count, budget=budget, on=TRANSIENT) >= max_live:
         if time.monotonic() - t0 > budget:
             return
         time.sleep(delay)
@@ -207,10 +207,14 @@ class Submitter:
         t0 = time.perf_counter()
         wait_for_room(self.registry, self.max_live)
         t1 = time.perf_counter()
-        key = retry_call(
-            lambda: tasks.submit(self.registry, pages, self.profile, self.k, self.queue, self.mode),
-            budget=600.0,
+        # accepted once, then its message published (both wait out a broker restart: a
+        # batch accepted twice would be decided twice, which is harmless but wasted)
+        accepted: tuple[str, int] = retry_call(
+            lambda: self.registry.accept(pages, self.mode), budget=600.0, on=TRANSIENT
         )
+        key = accepted[0]
+        tasks.publish_with_retry(lambda: tasks.republish(self.registry, key, self.profile,
+                                                         self.k, self.queue), budget=600.0)
         self.phases["backpressure_s"] += t1 - t0
         self.phases["accept_s"] += time.perf_counter() - t1
         self.batches[key] = pages
