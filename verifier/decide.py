@@ -273,7 +273,7 @@ def decide_batch(
             d.dup_group, d.status, d.error = d.id, "error", failed[d.id][:2000]
         else:
             d.dup_group, d.status = roots[d.id], GROUPED
-            if d.id in best:
+            if d.id in best and d.dup_group != d.id:  # a representative is no one's duplicate
                 d.dup_of, d.resemble, d.contain = best[d.id]
         d.grouped_at = now
         out.append(d)

@@ -383,7 +383,10 @@ def dedup_embedded(
     timings["comparisons"] = compared
     out: dict[str, dict[str, Any]] = {}
     for d in docs:
-        resemble, dup_of, contain = best.get(d.id, (None, None, None))
-        out[d.id] = {"dup_group": forest.find(d.id), "dup_of": dup_of, "resemble": resemble,
+        group = forest.find(d.id)
+        # a representative (its group's earliest page) is no one's duplicate
+        resemble, dup_of, contain = best.get(d.id, (None, None, None)) if group != d.id \
+            else (None, None, None)
+        out[d.id] = {"dup_group": group, "dup_of": dup_of, "resemble": resemble,
                      "contain": contain}
     return out
