@@ -180,7 +180,7 @@ def decide_batch(
     seq_of: dict[str, int] = {d.id: d.seq for d in docs}
     live_text: dict[str, _Live] = {}
     terms_of: dict[str, list[str]] = {}
-    for e, d in zip(own, docs, strict=True):
+    for d in docs:
         terms = candidate_terms(d.fingerprints, stop)
         terms_of[d.id] = terms
         counts = shared[d.id]

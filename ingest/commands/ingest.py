@@ -396,7 +396,7 @@ def wait_for_groups(
         # every batch left the live set: is every page in the index?
         missing: list[dict[str, Any]] = []
         failed = 0
-        for key, pages in submitter.batches.items():
+        for pages in submitter.batches.values():
             ids = [p["id"] for p in pages]
             found: set[str] = set()
             for i in range(0, len(ids), 1000):

@@ -22,9 +22,9 @@ Ingest semantics (shared by ``POST /documents`` and ``POST /_bulk``):
 from __future__ import annotations
 
 import logging
-from collections import deque
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -165,7 +165,7 @@ class Backend:
             return
         self.ensure_installed()
         prepared: list[tuple[IngestItem, StoredDocument]] = []
-        for offset, item in enumerate(items):
+        for item in items:
             try:
                 page = validate_page(item.raw, self.limits)
                 item.id = page.id

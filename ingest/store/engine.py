@@ -47,12 +47,12 @@ from ingest.store.base import (
 from ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
 from ingest.store.query import (
     build_batch_candidate_query,
-    build_holders_query,
     build_candidate_query,
     build_collapse_search,
     build_earlier_candidate_query,
     build_find_query,
     build_group_sizes_query,
+    build_holders_query,
     build_index_overview_query,
     build_largest_groups_query,
     build_scored_candidate_query,

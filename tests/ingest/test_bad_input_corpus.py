@@ -13,12 +13,11 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import pytest
-from fakes import FakePipeline
 from badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers, pairs_jsonl
+from fakes import FakePipeline
 
 from ingest.server.app import ServerConfig, create_app
 from ingest.server.backend import Backend

@@ -24,7 +24,7 @@ from ingest.server.app import ServerConfig, create_app
 from ingest.server.backend import Backend
 from ingest.settings import Settings
 from ingest.store import open_store
-from ingest.store.base import Store, StoredDocument
+from ingest.store.base import Store
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
