@@ -71,6 +71,9 @@ class FakeRegistry:
     def live_count(self) -> int:
         return 0
 
+    def wait_for_room(self, max_live: int, budget: float) -> bool:
+        return True
+
     def live_of(self, keys: Any) -> set[str]:
         return set()
 

@@ -288,6 +288,19 @@ class Registry:
         """How many batches are not yet searchable."""
         return int(self.redis.zcard(self.k_live))
 
+    def wait_for_room(self, max_live: int, budget: float) -> bool:
+        """Block while ``max_live`` batches or more wait to be searchable, at most ``budget``
+        seconds (backpressure: the workers' view of the live pages, Redis' memory and the time
+        to searchable stay bounded); False when there is still no room."""
+        deadline = time.monotonic() + budget
+        delay = 0.01
+        while self.live_count() >= max_live:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.2)
+        return True
+
     @_transient
     def live_of(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are still live."""

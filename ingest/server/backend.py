@@ -128,6 +128,7 @@ class Backend:
         broker_url: str | None = None,
         profile: str = "web",
         limits: Limits = DEFAULT_LIMITS,
+        max_live: int = 24,
     ) -> None:
 
         self.store = store
@@ -136,6 +137,7 @@ class Backend:
         self.profile = profile
         self.broker_url = broker_url or Settings.broker_url
         self._pipeline = pipeline
+        self.max_live = max_live
         self._accepted: deque[str] = deque(maxlen=10_000)  # batches this service accepted
         self._compare = compare
         self._installed = False
@@ -202,10 +204,13 @@ class Backend:
             else:
                 item.status, item.result = 200, "noop"
         queue_error: str | None = None
+        backlog: str | None = None
         key: str | None = None
         if new:
             try:
                 key = self.submit([_payload(d) for d in new.values()])
+            except Backlogged as exc:
+                backlog = str(exc)
             except Exception as exc:  # broker down: nothing accepted
                 log.warning("could not accept %d documents: %r", len(new), exc)
                 # the broker's address stays in the log: answers go to any client
@@ -213,7 +218,10 @@ class Backend:
         for item, doc in prepared:
             if item.error is not None or doc.id not in new:
                 continue
-            if queue_error is None:
+            if backlog is not None:
+                item.fail(ItemError(429, "es_rejected_execution_exception",
+                                    f"not accepted, send it again later: {backlog}"))
+            elif queue_error is None:
                 item.queued = True
             else:
                 item.fail(ItemError(503, "queue_unavailable",
@@ -226,7 +234,8 @@ class Backend:
     @property
     def pipeline(self) -> Pipeline:
         if self._pipeline is None:
-            self._pipeline = BrokerPipeline(self.broker_url, self.index, self.profile)
+            self._pipeline = BrokerPipeline(self.broker_url, self.index, self.profile,
+                                            self.max_live)
         return self._pipeline
 
     def submit(self, pages: list[dict[str, Any]]) -> str:
@@ -480,6 +489,10 @@ def default_compare(profile: str = "web") -> Callable[[str, str], Any]:
     return lambda a, b: compare(a, b, config)
 
 
+class Backlogged(Exception):
+    """The workers are behind: too many accepted batches wait to be indexed (HTTP 429)."""
+
+
 class Pipeline(Protocol):
     """What the HTTP service needs of the workers' side (:class:`BrokerPipeline`)."""
 
@@ -498,11 +511,16 @@ class BrokerPipeline:
     """The pages ``index``'s batches on the broker (:mod:`verifier.registry`) and the workers'
     queue (:func:`verifier.tasks.submit`)."""
 
-    def __init__(self, broker_url: str, index: str, profile: str = "web") -> None:
+    def __init__(self, broker_url: str, index: str, profile: str = "web",
+                 max_live: int = 24, room_wait: float = 30.0) -> None:
         self.registry = Registry.from_url(broker_url, index)
         self.profile = profile
+        self.max_live, self.room_wait = max_live, room_wait
 
     def submit(self, pages: list[dict[str, Any]]) -> str:
+        # backpressure, as for neardup ingest: a request waits for room a while, then is refused
+        if not self.registry.wait_for_room(self.max_live, self.room_wait):
+            raise Backlogged(f"{self.max_live} batches are waiting for the workers")
         return submit(self.registry, pages, self.profile)
 
     def pending(self, ids: Sequence[str]) -> set[str]:
