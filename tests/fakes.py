@@ -46,6 +46,12 @@ class FakePipeline(list[str]):
     def pending_count(self) -> int:
         return 0 if self.store is not None else len(set(self))
 
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if self.store is not None:
+            return {}
+        latest = {str(p["id"]): p for p in self.pages}
+        return {i: latest[i] for i in ids if i in latest}
+
     def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
         if self.store is not None:
             return 0, []

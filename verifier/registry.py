@@ -260,14 +260,13 @@ class Registry:
         return {i for i, k in zip(ids, found, strict=True) if k is not None}
 
     @_transient
-    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
-        """Pages accepted and not yet searchable, by id: ``(how many, a page of them)``."""
-        ids = sorted(k.decode() if isinstance(k, bytes) else str(k)
-                     for k in self.redis.hkeys(self.k_pending))
-        wanted = ids[offset:offset + size]
-        keys = self.redis.hmget(self.k_pending, wanted) if wanted else []
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The pages of ``ids`` that are accepted and not yet searchable, as accepted."""
+        if not ids:
+            return {}
+        keys = self.redis.hmget(self.k_pending, list(ids))
         by_key: dict[str, set[str]] = {}
-        for doc_id, key in zip(wanted, keys, strict=True):
+        for doc_id, key in zip(ids, keys, strict=True):
             if key is not None:
                 by_key.setdefault(key.decode() if isinstance(key, bytes) else str(key),
                                   set()).add(doc_id)
@@ -276,6 +275,15 @@ class Registry:
             for page in batch.pages:
                 if str(page["id"]) in by_key[key]:
                     found[str(page["id"])] = page
+        return found
+
+    @_transient
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+        """Pages accepted and not yet searchable, by id: ``(how many, a page of them)``."""
+        ids = sorted(k.decode() if isinstance(k, bytes) else str(k)
+                     for k in self.redis.hkeys(self.k_pending))
+        wanted = ids[offset:offset + size]
+        found = self.pending_pages(wanted)
         return len(ids), [found[i] for i in wanted if i in found]
 
     @_transient

@@ -185,7 +185,13 @@ class Backend:
             return
 
         existing = self.store.mget({doc.id for _, doc in prepared}, with_fingerprints=False)
-        new: dict[str, StoredDocument] = {}  # first version of each id not yet indexed
+        unseen = sorted({doc.id for _, doc in prepared} - set(existing))
+        try:  # accepted and not decided yet: the version the workers have
+            existing.update((i, _undecided_doc(p))
+                            for i, p in self.pipeline.pending_pages(unseen).items())
+        except Exception as exc:  # the broker is down: nothing can be accepted anyway
+            log.debug("could not read the undecided pages: %r", exc)
+        new: dict[str, StoredDocument] = {}  # first version of each id not yet accepted
         for item, doc in prepared:
             before = existing.get(doc.id) or new.get(doc.id)
             if before is None:
@@ -502,6 +508,8 @@ class Pipeline(Protocol):
 
     def pending_count(self) -> int: ...
 
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
+
     def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]: ...
 
     def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None: ...
@@ -528,6 +536,9 @@ class BrokerPipeline:
 
     def pending_count(self) -> int:
         return self.registry.pending_count()
+
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        return self.registry.pending_pages(ids)
 
     def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
         return self.registry.undecided(offset, size)

@@ -97,9 +97,11 @@ def test_a_page_accepted_and_not_yet_decided_reads_as_pending(store: Any) -> Non
     doc = client.get("/documents/a").json()
     assert doc["status"] == "pending" and doc["state"] == "pending"
     assert client.get("/documents/b").status_code == 404
-    # not indexed yet: sending it again accepts it again (a lost batch heals this way)
-    assert client.post("/documents", json={"id": "a", "text": TEXT}).status_code == 201
-    assert pipeline == ["a", "a"]
+    # accepted already: the same page again changes nothing, another text conflicts
+    r = client.post("/documents", json={"id": "a", "text": TEXT})
+    assert r.status_code == 200 and r.json()["result"] == "noop"
+    assert client.post("/documents", json={"id": "a", "text": TEXT + " More."}).status_code == 409
+    assert pipeline == ["a"]
 
 
 def test_queue_outage_is_a_503_item_and_a_resend_heals_it(client: TestClient, queue: Queue) -> None:
