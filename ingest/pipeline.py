@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -145,12 +146,14 @@ def prepare_lines(
     chunksize: int = 32,
     max_doc_bytes: int | None = None,
     limits: Limits | None = None,
+    ahead: int = 1024,
 ) -> Iterator[Prepared]:
     """One :class:`Prepared` per line, in input order; ``seq = seq_base + line_no``.
 
     ``limits`` (default: :data:`ingest.records.DEFAULT_LIMITS` with ``max_doc_bytes`` when
     given) are the input rules. A repeated id is an error for the repeat: the first record
-    with a valid id claims it, even when the rest of that record is bad.
+    with a valid id claims it, even when the rest of that record is bad. With a pool, at most
+    ``ahead`` pages (or two chunks per process, if more) are read before the caller takes them.
     """
     if limits is None:
         limits = DEFAULT_LIMITS if max_doc_bytes is None else Limits(max_doc_bytes=max_doc_bytes)
@@ -180,10 +183,29 @@ def prepare_lines(
             yield it if isinstance(it, Prepared) else _prepare_one(it)
         return
     # Errors found while reading must keep their place in the output: route every item
-    # through the pool, passing ready-made results straight back.
+    # through the pool, passing ready-made results straight back. Bounded: the pool's feeder
+    # thread takes a slot per item and the caller frees one per result, so at most
+    # ``max_ahead`` pages are between the reader and the caller (``imap`` alone reads the whole
+    # input and queues every finished page when the caller is the slower side).
+    max_ahead = max(ahead, 2 * chunksize * processes)
+    slots = threading.BoundedSemaphore(max_ahead)
+    done = threading.Event()
+
+    def bounded() -> Iterator[tuple[int, int, Page, Any, Limits] | Prepared]:
+        for it in items():
+            while not slots.acquire(timeout=0.5):
+                if done.is_set():  # the caller stopped early: let the pool's feeder end
+                    return
+            yield it
+
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ctx.Pool(processes) as pool:
-        yield from pool.imap(_passthrough_or_prepare, items(), chunksize=chunksize)
+        try:
+            for result in pool.imap(_passthrough_or_prepare, bounded(), chunksize=chunksize):
+                slots.release()
+                yield result
+        finally:
+            done.set()  # before the pool's exit joins its feeder
 
 
 def _passthrough_or_prepare(it: Any) -> Prepared:

@@ -40,6 +40,12 @@ from verifier.compare import compare
 from verifier.config import VerifyConfig
 from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
 
+_CandidateTable: Any
+try:
+    from ingest._candidates import CandidateTable as _CandidateTable
+except ImportError:  # not built (pure-Python install): the dict rule is used
+    _CandidateTable = None
+
 __all__ = ["CandidateIndex", "DiskTexts", "add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
 
 DEFAULT_K = 20
@@ -107,6 +113,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if texts is not None:
         lines = _to_disk(lines, texts, index, earlier)
     prepared = list(progress(lines, desc="fingerprint"))
+    index.close()  # every candidate is taken: its memory goes before the verifiers fork
     timings["fingerprint_s"] = time.perf_counter() - t0
     if texts is not None:
         with texts:
@@ -233,16 +240,42 @@ class CandidateIndex:
 
     :meth:`add` returns the top-``k`` earlier candidates of a document — documents of the same
     fingerprint config sharing distinct fingerprints, by shared count desc, then ``seq``, then
-    ``id`` (the OpenSearch query's rule) — and then indexes it. The document's fingerprint list
-    is not kept: a fingerprint seen once holds its one id, a shared one the list of ids.
+    ``id`` (the OpenSearch query's rule) — and then indexes it. Documents must come in strictly
+    increasing ``(seq, id)`` (``ValueError`` otherwise).
+
+    The compiled table (:mod:`ingest._candidates`) keeps about 6 bytes per distinct fingerprint
+    of a document in memory and the documents' fingerprints on disk, so a million pages fit in
+    a few hundred MB; without the built extension the rule runs on Python dicts (a fingerprint
+    seen once holds its one id, a shared one the list of ids: ~100 bytes a fingerprint).
     """
 
     def __init__(self, k: int) -> None:
         self.k = k
-        self._postings: dict[str, dict[str, Any]] = {}  # fp_config -> fp -> id | [ids]
-        self.seq_of: dict[str, int] = {}
+        self._table: Any = _CandidateTable(k) if _CandidateTable is not None else _DictTable(k)
 
     def add(self, doc: Any) -> list[str]:
+        out: list[str] = self._table.add(doc)
+        return out
+
+    def close(self) -> None:
+        """Release the index (its memory and, compiled, its temporary file)."""
+        self._table.close()
+        self._table = None
+
+
+class _DictTable:
+    """:class:`CandidateIndex` on Python dicts: the rule as written, for pure-Python installs."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self._postings: dict[str, dict[str, Any]] = {}  # fp_config -> fp -> id | [ids]
+        self._seq_of: dict[str, int] = {}
+        self._last: tuple[int, str] | None = None
+
+    def add(self, doc: Any) -> list[str]:
+        if self._last is not None and (doc.seq, doc.id) <= self._last:
+            raise ValueError("documents must be added in strictly increasing (seq, id) order")
+        self._last = (doc.seq, doc.id)
         postings = self._postings.setdefault(doc.fp_config, {})
         terms = set(doc.fingerprints)
         shared: dict[str, int] = {}
@@ -252,7 +285,7 @@ class CandidateIndex:
                 continue
             for j in (hit,) if isinstance(hit, str) else hit:
                 shared[j] = shared.get(j, 0) + 1
-        out = [c.id for c in rank_candidates(shared, self.k, self.seq_of)]
+        out = [c.id for c in rank_candidates(shared, self.k, self._seq_of)]
         for t in terms:
             hit = postings.get(t)
             if hit is None:
@@ -261,8 +294,12 @@ class CandidateIndex:
                 postings[t] = [hit, doc.id]
             else:
                 hit.append(doc.id)
-        self.seq_of[doc.id] = doc.seq
+        self._seq_of[doc.id] = doc.seq
         return out
+
+    def close(self) -> None:
+        self._postings.clear()
+        self._seq_of.clear()
 
 
 def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
@@ -275,7 +312,10 @@ def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
     has none either.
     """
     index = CandidateIndex(k)
-    return {d.id: index.add(d) for d in docs}
+    try:
+        return {d.id: index.add(d) for d in docs}
+    finally:
+        index.close()
 
 
 class _V:
