@@ -283,7 +283,6 @@ cdef class CandidateTable:
         cdef Py_ssize_t bb
         cdef uint32_t* cnt
         cdef uint32_t* order
-        cdef uint32_t* pos
         if nb == 0:
             return
         if total > 0xFFFFFFFF:
@@ -302,22 +301,20 @@ cdef class CandidateTable:
             self.s_doc = <uint32_t*>_grow(self.s_doc, total * sizeof(uint32_t))
             for i in range(nb):
                 cnt[self.b_hi[i] >> self.shift] += 1
-            # order: buffer indices grouped by bucket (stable); cnt becomes the group starts
+            # order: buffer indices grouped by bucket (stable); cnt becomes the group starts,
+            # used as cursors (each ends at the next group's start), then shifted back
             src = 0
             for b in range(buckets):
                 cnt_b = cnt[b]
                 cnt[b] = src
                 src += cnt_b
             cnt[buckets] = src
-            pos = <uint32_t*>malloc(buckets * sizeof(uint32_t) + 1)
-            if pos == NULL:
-                raise MemoryError()
-            memmove(pos, cnt, buckets * sizeof(uint32_t))
             for i in range(nb):
                 b = self.b_hi[i] >> self.shift
-                order[pos[b]] = <uint32_t>i
-                pos[b] += 1
-            free(pos)
+                order[cnt[b]] = <uint32_t>i
+                cnt[b] += 1
+            memmove(cnt + 1, cnt, buckets * sizeof(uint32_t))
+            cnt[0] = 0
             # backwards: bucket b's old postings shift right by the buffered ones of buckets < b
             moved = self.n_static
             for bb in range(<Py_ssize_t>buckets - 1, -1, -1):

@@ -109,13 +109,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     # Embedded: the texts go to disk as they come (only fingerprints and group state stay in
     # memory, so a crawl of millions of pages fits); the engine path hands whole documents on.
     texts = DiskTexts() if args.backend == "embedded" else None
-    index = CandidateIndex(args.candidates)
     earlier: CandidateLists | None = None
+    index: CandidateIndex | None = None
     if texts is not None:
         earlier = CandidateLists(texts.ordinal)
+        index = CandidateIndex(args.candidates)
         lines = _to_disk(lines, texts, index, earlier)
     prepared = list(progress(lines, desc="fingerprint"))
-    index.close()  # every candidate is taken: its memory goes before the verifiers fork
+    if index is not None:
+        index.close()  # every candidate is taken: its memory goes before the verifiers fork
     timings["fingerprint_s"] = time.perf_counter() - t0
     if texts is not None:
         with texts:
