@@ -17,7 +17,9 @@ a buffer of the latest postings (full 64-bit key half, chained by hash) merged i
 array when full, in place (``realloc``, then a backward merge). A lookup gathers the documents
 whose postings match a key's bucket and tag (or its 64 bits in the buffer): a superset of the
 documents that share it. The shared count of each is then computed exactly from both sorted
-key lists, so a tag collision can add a document to the scan but never to the answer.
+key lists, so a tag collision can add a document to the scan but never to the answer; the
+documents are read in the order of their matching postings (an upper bound of the shared
+count) and the reading stops once ``k`` exact counts rank before the next bound.
 """
 
 import hashlib
@@ -91,6 +93,37 @@ cdef int _cmp_u64(const void* a, const void* b) noexcept nogil:
     return -1 if x < y else (1 if x > y else 0)
 
 
+cdef inline void _heap_push(uint64_t* heap, size_t* n, size_t k, uint64_t x) noexcept nogil:
+    """Keep the ``k`` smallest values in the max-heap ``heap[:n]``."""
+    cdef size_t i, p, c
+    cdef uint64_t t
+    if n[0] < k:
+        i = n[0]
+        n[0] += 1
+        while i > 0:
+            p = (i - 1) // 2
+            if heap[p] >= x:
+                break
+            heap[i] = heap[p]
+            i = p
+        heap[i] = x
+        return
+    if x >= heap[0]:
+        return
+    i = 0  # replace the largest, sift down
+    while True:
+        c = 2 * i + 1
+        if c >= k:
+            break
+        if c + 1 < k and heap[c + 1] > heap[c]:
+            c += 1
+        if heap[c] <= x:
+            break
+        heap[i] = heap[c]
+        i = c
+    heap[i] = x
+
+
 cdef Key _hashed(str term, bytes salt):
     cdef bytes h = hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=16,
                                    salt=salt).digest()
@@ -133,6 +166,7 @@ cdef class CandidateTable:
     # key lists on disk: document o has koff[o+1] - koff[o] keys at byte 16 * koff[o]
     cdef int64_t* koff
     cdef uint32_t* stamp
+    cdef uint32_t* where  # ordinal -> its slot in cand while stamped
     cdef size_t cap_docs
     # sorted postings
     cdef uint16_t* s_tag
@@ -150,7 +184,9 @@ cdef class CandidateTable:
     cdef Key* other
     cdef size_t cap_keys, cap_other
     cdef uint32_t* cand
+    cdef uint32_t* bound  # matching postings of cand[i]: at least its shared count
     cdef uint64_t* ranked
+    cdef uint64_t* best
     cdef size_t cap_cand
 
     def __cinit__(self, int k, int bucket_bits=22, int tag_bits=16, size_t buffer=1 << 21):
@@ -177,10 +213,11 @@ cdef class CandidateTable:
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.koff); free(self.stamp)
+        free(self.koff); free(self.stamp); free(self.where)
         free(self.s_tag); free(self.s_doc); free(self.dir)
         free(self.b_hi); free(self.b_doc); free(self.b_next); free(self.b_head)
         free(self.keys); free(self.other); free(self.cand); free(self.ranked)
+        free(self.bound); free(self.best)
 
     def close(self) -> None:
         """Close the key file (the table answers no more)."""
@@ -343,7 +380,7 @@ cdef class CandidateTable:
 
     def add(self, doc: object) -> list:
         cdef uint32_t o = <uint32_t>len(self._ids), c, stamp_o, shared
-        cdef size_t n, i, j, e, end, nc = 0, nr = 0, keep, h
+        cdef size_t n, i, j, e, end, nc = 0, nr = 0, h
         cdef uint64_t hi
         cdef uint16_t tag
         cdef Key mix
@@ -358,6 +395,7 @@ cdef class CandidateTable:
             self.cap_docs = 2 * self.cap_docs + 1024
             self.koff = <int64_t*>_grow(self.koff, (self.cap_docs + 1) * sizeof(int64_t))
             self.stamp = <uint32_t*>_grow(self.stamp, self.cap_docs * sizeof(uint32_t))
+            self.where = <uint32_t*>_grow(self.where, self.cap_docs * sizeof(uint32_t))
         # the documents with a matching posting (each once: stamped with o + 1)
         stamp_o = o + 1
         for i in range(n):
@@ -374,18 +412,28 @@ cdef class CandidateTable:
                 for e in range(self.dir[h], end):
                     if self.s_tag[e] == tag:
                         nc = self._candidate(self.s_doc[e], stamp_o, nc)
-        # exact shared counts; rank by (-shared, ordinal) = (-shared, seq, id)
+        # Rank by (-shared, ordinal) = (-shared, seq, id). A candidate's posting count bounds its
+        # shared count from above, so candidates are read in the order of that bound and the
+        # reading stops once k exact ones rank before the next bound: with many pages behind
+        # one fingerprint, about k reads, not one per page.
         for i in range(nc):
-            c = self.cand[i]
+            self.ranked[i] = ((<uint64_t>(0xFFFFFFFF - self.bound[i])) << 32) | self.cand[i]
+        if nc > 1:
+            qsort(self.ranked, nc, sizeof(uint64_t), _cmp_u64)
+        nr = 0  # self.best[:nr]: a max-heap of the best exact keys so far
+        for i in range(nc):
+            if nr == <size_t>self.k and self.best[0] < self.ranked[i]:
+                break
+            c = <uint32_t>(self.ranked[i] & 0xFFFFFFFF)
             shared = self._shared(c, n)
-            if shared:
-                self.ranked[nr] = ((<uint64_t>(0xFFFFFFFF - shared)) << 32) | c
-                nr += 1
+            if shared == 0:
+                continue
+            _heap_push(self.best, &nr, <size_t>self.k,
+                       ((<uint64_t>(0xFFFFFFFF - shared)) << 32) | c)
         if nr > 1:
-            qsort(self.ranked, nr, sizeof(uint64_t), _cmp_u64)
-        keep = nr if nr < <size_t>self.k else <size_t>self.k
+            qsort(self.best, nr, sizeof(uint64_t), _cmp_u64)
         ids = self._ids
-        out = [ids[self.ranked[i] & 0xFFFFFFFF] for i in range(keep)]
+        out = [ids[self.best[i] & 0xFFFFFFFF] for i in range(nr)]
         # index the document
         self._write_keys(n)
         self.koff[o + 1] = self.koff[o] + <int64_t>n
@@ -412,11 +460,16 @@ cdef class CandidateTable:
 
     cdef size_t _candidate(self, uint32_t c, uint32_t stamp_o, size_t nc) except? 0:
         if self.stamp[c] == stamp_o:
+            self.bound[self.where[c]] += 1
             return nc
         self.stamp[c] = stamp_o
         if nc == self.cap_cand:
             self.cap_cand = 2 * self.cap_cand + 256
             self.cand = <uint32_t*>_grow(self.cand, self.cap_cand * sizeof(uint32_t))
+            self.bound = <uint32_t*>_grow(self.bound, self.cap_cand * sizeof(uint32_t))
             self.ranked = <uint64_t*>_grow(self.ranked, self.cap_cand * sizeof(uint64_t))
+            self.best = <uint64_t*>_grow(self.best, self.cap_cand * sizeof(uint64_t))
+        self.where[c] = <uint32_t>nc
         self.cand[nc] = c
+        self.bound[nc] = 1
         return nc + 1
