@@ -11,6 +11,7 @@ collision and a wrong answer.
 from __future__ import annotations
 
 import base64
+import json
 import random
 from types import SimpleNamespace
 from typing import Any
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 from ingest.commands import dedup
 from ingest.commands.dedup import CandidateIndex, CandidateLists, _DictTable
+from ingest.pipeline import fingerprint_config, prepare_lines
 
 needs_table = pytest.mark.skipif(dedup._CandidateTable is None, reason="ingest._candidates not built")
 
@@ -140,3 +142,24 @@ def test_candidate_lists_give_back_each_list() -> None:
         lists["b"] = ["a"]  # set twice
     with pytest.raises(KeyError):
         _ = lists["d"]
+
+
+def _pages() -> list[tuple[int, bytes]]:
+    article = "".join(f"新华社北京一月{i}日电，今天是第{i}个工作日，首都各界群众{i * 7}人欢聚一堂。"
+                      for i in range(1, 30))
+    other = "".join(f"国务院新闻办公室今天举行第{i}场记者招待会，介绍{i + 1990}年经济发展情况。"
+                    for i in range(1, 30))
+    pages = [("a", article), ("b", "广告 " + article), ("c", other), ("d", other + " 责任编辑"),
+             ("e", article[:60] + other), ("f", article + " 版权所有")]
+    return [(n, json.dumps({"id": i, "text": t}, ensure_ascii=False).encode())
+            for n, (i, t) in enumerate(pages, 1)]
+
+
+def test_without_the_extension_the_dict_rule_groups_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pure-Python install (no ``ingest._candidates``) takes the dict rule: same groups."""
+    config = fingerprint_config("web")
+    compiled = dedup.dedup_embedded(list(prepare_lines(_pages(), config)), "web")
+    monkeypatch.setattr(dedup, "_CandidateTable", None)
+    assert isinstance(CandidateIndex(3)._table, _DictTable)
+    assert dedup.dedup_embedded(list(prepare_lines(_pages(), config)), "web") == compiled
+    assert compiled["f"]["dup_group"] == "a" and compiled["d"]["dup_group"] == "c"
