@@ -188,6 +188,7 @@ class Submitter:
         self.profile, self.k, self.queue, self.max_live, self.mode = profile, k, queue, max_live, mode
         self.batches: dict[str, list[dict[str, Any]]] = {}  # key -> pages
         self.accepted_at: dict[str, float] = {}
+        self.searchable_at: dict[str, float] = {}  # batches seen out of the live set
         self.phases = {"prepare_s": 0.0, "check_s": 0.0, "accept_s": 0.0, "backpressure_s": 0.0}
 
     def new_pages(self, docs: Sequence[Any]) -> tuple[list[Any], list[Any]]:
@@ -213,7 +214,20 @@ class Submitter:
         self.phases["accept_s"] += time.perf_counter() - t1
         self.batches[key] = pages
         self.accepted_at[key] = time.monotonic()
+        self.look()
         return key
+
+    def look(self) -> None:
+        """Note which accepted batches have become searchable (for the latency figures)."""
+        open_keys = [k for k in self.batches if k not in self.searchable_at]
+        try:
+            still = self.registry.live_of(open_keys)
+        except Exception:  # the broker is restarting: look again later
+            return
+        now = time.monotonic()
+        for key in open_keys:
+            if key not in still:
+                self.searchable_at[key] = now
 
     def republish(self, key: str) -> None:
         tasks.republish(self.registry, key, self.profile, self.k, self.queue)
@@ -361,7 +375,8 @@ def wait_for_groups(
             for key in finished:
                 pages = waiting.pop(key)
                 done += len(pages)
-                latencies.append((now - submitter.accepted_at.get(key, start), len(pages)))
+                seen = submitter.searchable_at.setdefault(key, now)
+                latencies.append((seen - submitter.accepted_at.get(key, start), len(pages)))
             if finished:
                 last_progress, checked_workers = now, False
             if report is not None:
