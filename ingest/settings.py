@@ -103,7 +103,7 @@ class Settings:
     )
     max_live_batches: int = _var(
         "NEARDUP_MAX_LIVE_BATCHES",
-        "accepted batches that may wait to be searchable at once (ingest waits beyond)", 24
+        "accepted batches that may wait to be searchable at once (ingest waits beyond)", 8
     )
     message_batch: int = _var(
         "NEARDUP_MESSAGE_BATCH", "pages per accepted batch (one `decide_batch` message)", 250

@@ -128,7 +128,7 @@ class Backend:
         broker_url: str | None = None,
         profile: str = "web",
         limits: Limits = DEFAULT_LIMITS,
-        max_live: int = 24,
+        max_live: int = 8,
     ) -> None:
 
         self.store = store
@@ -520,7 +520,7 @@ class BrokerPipeline:
     queue (:func:`verifier.tasks.submit`)."""
 
     def __init__(self, broker_url: str, index: str, profile: str = "web",
-                 max_live: int = 24, room_wait: float = 30.0) -> None:
+                 max_live: int = 8, room_wait: float = 30.0) -> None:
         self.registry = Registry.from_url(broker_url, index)
         self.profile = profile
         self.max_live, self.room_wait = max_live, room_wait

@@ -34,7 +34,7 @@ def test_defaults_from_an_empty_environment() -> None:
     assert s.queue == "neardup.verify"
     assert s.visibility_timeout == 300.0 and s.task_time_limit is None
     assert s.effective_task_time_limit == pytest.approx(240.0)
-    assert (s.dead_letter, s.outage_budget, s.max_live_batches) == ("neardup.dead", 900.0, 24)
+    assert (s.dead_letter, s.outage_budget, s.max_live_batches) == ("neardup.dead", 900.0, 8)
     assert (s.message_batch, s.batch_query_hits) == (250, 4000)
     assert s.max_doc_bytes == 8 * 1024 * 1024
     assert (s.impl, s.fp_impl) == ("", "")
