@@ -203,12 +203,10 @@ def decide_batch(
     for d in docs:
         for t in terms_of[d.id]:
             holders.setdefault((d.fp_config, t), []).append(d.id)
-    index_group: dict[str, str | None] = {}
-    for hit_id, hit_seq, config, fps, group in hits:
+    for hit_id, hit_seq, config, fps, _group in hits:
         if hit_id in live_text:
             continue  # the live copy is the newer one
         seq_of.setdefault(hit_id, hit_seq)
-        index_group[hit_id] = group
         for fp in set(fps):
             for doc_id in holders.get((config, fp), ()):
                 if doc_id != hit_id:
