@@ -108,11 +108,6 @@ class Settings:
     message_batch: int = _var(
         "NEARDUP_MESSAGE_BATCH", "pages per accepted batch (one `decide_batch` message)", 250
     )
-    batch_query_hits: int = _var(
-        "NEARDUP_BATCH_QUERY_HITS",
-        "most hits of a batch's one candidate search (beyond: one query per document)",
-        4000,
-    )
     # --- Pages and implementations -------------------------------------------------------------
     max_doc_bytes: int = _var(
         "NEARDUP_MAX_DOC_BYTES",
@@ -184,7 +179,7 @@ class Settings:
         for name in ("visibility_timeout", "task_time_limit", "outage_budget"):
             if getattr(self, name) is not None and not getattr(self, name) > 0:
                 raise _bad(name, getattr(self, name), "expected a positive number of seconds")
-        for name in ("max_live_batches", "message_batch", "batch_query_hits", "max_doc_bytes"):
+        for name in ("max_live_batches", "message_batch", "max_doc_bytes"):
             if getattr(self, name) < 1:
                 raise _bad(name, getattr(self, name), "expected a positive integer")
         if not 0 <= self.port <= 65535:

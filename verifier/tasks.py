@@ -80,17 +80,11 @@ def open_task_store(index: str | None) -> Store:
     with _stores_lock:
         store = _stores.get(key)
         if store is None:
-            store = open_store(
-                "engine", settings, index=index, batch_query_hits=BATCH_QUERY_HITS
-            )
+            store = open_store("engine", settings, index=index)
             store.observe_requests(lambda kind, seconds: timings.add("os" + kind, seconds))
             _stores[key] = store
         return store
 
-
-# The most matching documents one batch candidate search may return (beyond, the batch takes
-# the per-document queries; ingest.store.engine).
-BATCH_QUERY_HITS = settings.batch_query_hits
 
 
 # The input rules of every path (ingest.records): the ids a message carries, the pages read back.
