@@ -27,7 +27,8 @@ from ingest.settings import Settings
 COMMANDS: dict[str, str] = {
     "compare": "verify pairs of pages (TLCS resemble/contain rates)",
     "dedup": "group the near-duplicates of a JSONL file",
-    "ingest": "index pages into OpenSearch and queue their verification",
+    "ingest": "accept pages; workers index each one once, with its dup_group",
+    "backfill": "tag the pages of an index another pipeline filled with their dup_group",
     "worker": "run a Celery verification worker",
     "search": "collapsed search: one hit per near-duplicate group",
     "stoplist": "compute or show the fingerprint stoplist",

@@ -13,8 +13,10 @@ in order, and only validated pages (plain strings) travel to the pool.
 
 from __future__ import annotations
 
+import collections
 import multiprocessing
 import os
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -145,12 +147,14 @@ def prepare_lines(
     chunksize: int = 32,
     max_doc_bytes: int | None = None,
     limits: Limits | None = None,
+    ahead: int = 1024,
 ) -> Iterator[Prepared]:
     """One :class:`Prepared` per line, in input order; ``seq = seq_base + line_no``.
 
     ``limits`` (default: :data:`ingest.records.DEFAULT_LIMITS` with ``max_doc_bytes`` when
     given) are the input rules. A repeated id is an error for the repeat: the first record
-    with a valid id claims it, even when the rest of that record is bad.
+    with a valid id claims it, even when the rest of that record is bad. With a pool, at most
+    ``ahead`` pages (or two chunks per process, if more) are read before the caller takes them.
     """
     if limits is None:
         limits = DEFAULT_LIMITS if max_doc_bytes is None else Limits(max_doc_bytes=max_doc_bytes)
@@ -173,17 +177,58 @@ def prepare_lines(
             except DocumentError as exc:
                 yield Prepared.failed(line_no, exc, doc_id)
                 continue
-            yield (line_no, seq_base + line_no, page, config, limits)
+            # one int object for line and seq when they are equal (they are by default)
+            yield (line_no, seq_base + line_no if seq_base else line_no, page, config, limits)
 
     if processes <= 1:
         for it in items():
             yield it if isinstance(it, Prepared) else _prepare_one(it)
         return
     # Errors found while reading must keep their place in the output: route every item
-    # through the pool, passing ready-made results straight back.
+    # through the pool, passing ready-made results straight back. Bounded: the pool's feeder
+    # thread takes a slot per item and the caller frees one per result, so at most
+    # ``max_ahead`` pages are between the reader and the caller (``imap`` alone reads the whole
+    # input and queues every finished page when the caller is the slower side).
+    # A result comes back with its own copies of the id, line number and seq: the reader's
+    # (the id is also a key of ``seen``) replace them, one object each per document.
+    max_ahead = max(ahead, 2 * chunksize * processes)
+    slots = threading.BoundedSemaphore(max_ahead)
+    done = threading.Event()
+    sent: collections.deque[tuple[int, int, str | None] | None] = collections.deque()
+
+    def bounded() -> Iterator[tuple[int, int, Page, Any, Limits] | Prepared]:
+        for it in items():
+            while not slots.acquire(timeout=0.5):
+                if done.is_set():  # the caller stopped early: let the pool's feeder end
+                    return
+            sent.append(None if isinstance(it, Prepared) else (it[0], it[1], it[2].id))
+            yield it
+
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ctx.Pool(processes) as pool:
-        yield from pool.imap(_passthrough_or_prepare, items(), chunksize=chunksize)
+        try:
+            for result in pool.imap(_passthrough_or_prepare, bounded(), chunksize=chunksize):
+                mine = sent.popleft()
+                slots.release()
+                if mine is not None:
+                    _adopt(result, *mine)
+                yield result
+        finally:
+            done.set()  # before the pool's exit joins its feeder
+
+
+def _adopt(p: Prepared, line_no: int, seq: int, doc_id: str | None) -> None:
+    """Make ``p`` hold the given (equal) objects instead of its own copies."""
+    if p.line_no == line_no:
+        p.line_no = line_no
+    if doc_id is not None and p.id == doc_id:
+        p.id = doc_id
+    d = p.doc
+    if d is not None:
+        if doc_id is not None and d.id == doc_id:
+            d.id = doc_id
+        if d.seq == seq:
+            d.seq = seq
 
 
 def _passthrough_or_prepare(it: Any) -> Prepared:

@@ -101,14 +101,12 @@ class Settings:
     outage_budget: float = _var(
         "NEARDUP_OUTAGE_BUDGET", "seconds a batch keeps retrying through an outage", 900.0
     )
-    max_waits: int = _var(
-        "NEARDUP_MAX_WAITS", "times a document waits for its earlier candidates", 1500
+    max_live_batches: int = _var(
+        "NEARDUP_MAX_LIVE_BATCHES",
+        "accepted batches that may wait to be searchable at once (ingest waits beyond)", 8
     )
-    message_batch: int = _var("NEARDUP_MESSAGE_BATCH", "documents per `verify_batch` message", 128)
-    batch_query_hits: int = _var(
-        "NEARDUP_BATCH_QUERY_HITS",
-        "most hits of a batch's one candidate search (beyond: one query per document)",
-        4000,
+    message_batch: int = _var(
+        "NEARDUP_MESSAGE_BATCH", "pages per accepted batch (one `decide_batch` message)", 250
     )
     # --- Pages and implementations -------------------------------------------------------------
     max_doc_bytes: int = _var(
@@ -181,7 +179,7 @@ class Settings:
         for name in ("visibility_timeout", "task_time_limit", "outage_budget"):
             if getattr(self, name) is not None and not getattr(self, name) > 0:
                 raise _bad(name, getattr(self, name), "expected a positive number of seconds")
-        for name in ("max_waits", "message_batch", "batch_query_hits", "max_doc_bytes"):
+        for name in ("max_live_batches", "message_batch", "max_doc_bytes"):
             if getattr(self, name) < 1:
                 raise _bad(name, getattr(self, name), "expected a positive integer")
         if not 0 <= self.port <= 65535:

@@ -1,27 +1,21 @@
-"""Celery tasks: verify documents against group representatives and write ``dup_group`` back.
+"""Celery tasks: decide accepted batches and index their pages once, with ``dup_group``.
 
-Steps 2-3 of the method on the OpenSearch backend. A task carries document *ids* only and
-re-reads everything (the world may have changed since it was queued); it is idempotent — a
-document that is no longer ``pending`` is left alone — so redelivery is harmless and
-``acks_late`` is safe. The decision itself is :func:`verifier.grouping.decide`; the reads,
-the write-back with optimistic concurrency and the merges are :mod:`verifier.worker`; this
-module is the Celery side: settings, the retries, re-queueing and the dead-letter list.
+Steps 2-3 of the method on the engine backend. Ingest accepts a batch into Redis
+(:mod:`verifier.registry`) and queues a ``decide_batch`` message carrying its key; the task is
+:func:`verifier.decide.decide_batch`. It re-reads everything and is idempotent (a redelivered
+batch is decided and written again, to the same result; one already indexed and dropped from
+Redis is a no-op), so ``acks_late`` is safe.
 
 Failure policy:
 
 - Transient store/broker trouble (:class:`~ingest.store.errors.StoreUnavailable`, connection
   errors) → the whole batch is retried with exponential backoff (capped at 30 s) and jitter
-  (:func:`ingest.retry.backoff`).
-  The retries are bounded by *time*, not by count: an outage (a restarting OpenSearch node) is
-  waited out for :data:`OUTAGE_BUDGET` seconds from the batch's first failure, however many attempts
-  that takes, so healthy documents are not dead-lettered because a node took a minute to come
-  back. The batch is idempotent, so a partial first attempt is fine.
-- A document whose earlier candidates are still pending is re-queued with a short countdown.
-  That is waiting, not failing: it does not count against the retries.
-- Anything else raised while handling one document (a poison document: extraction, verifier
-  or data error) → that document is marked ``status=error`` with the message and pushed to the
-  dead-letter list (:func:`dead_letter_key`); the rest of the batch carries on. When retries
-  are exhausted, every document of the batch still pending gets the same treatment.
+  (:func:`ingest.retry.backoff`), bounded by *time*, not by count: an outage (a restarting
+  node) is waited out for :data:`OUTAGE_BUDGET` seconds from the batch's first failure.
+- A page that cannot be verified or indexed (a poison page) is indexed with ``status=error``
+  when it can be, and pushed to the dead-letter list (:func:`dead_letter_key`); the rest of
+  the batch carries on. When the retries are exhausted every page of the batch is
+  dead-lettered, and the batch is dropped from the live set (ingest's ``--wait`` reports it).
 """
 
 from __future__ import annotations
@@ -35,29 +29,27 @@ from typing import Any
 
 from celery import Task
 
-from ingest.errors import DocumentError
-from ingest.records import Limits, dumps, validate_id
+from ingest.records import Limits, dumps
 from ingest.retry import TRANSIENT, backoff, retry_call
 from ingest.store import open_store
-from ingest.store.base import Store
+from ingest.store.base import GroupUpdate, Store
 from verifier import timings
 from verifier.celery_app import app, broker_url, settings
 from verifier.compare import compare
 from verifier.config import VerifyConfig
-from verifier.grouping import PENDING
-from verifier.worker import DEFAULT_K, mark_error_in_store, verify_ids
+from verifier.decide import DEFAULT_K, decide_batch, live_index
+from verifier.registry import Registry
 
 __all__ = [
     "OUTAGE_BUDGET",
     "dead_letter_key",
-    "checked_ids",
-    "enqueue",
+    "decide",
     "mark_error",
+    "open_registry",
     "open_task_store",
     "publish_with_retry",
     "queue_consumers",
-    "verify",
-    "verify_batch",
+    "submit",
 ]
 
 log = logging.getLogger(__name__)
@@ -65,10 +57,8 @@ log.addHandler(logging.NullHandler())
 
 # Seconds a batch keeps retrying through a store/broker outage, from the outage's first failure.
 OUTAGE_BUDGET = settings.outage_budget
-# A document waits this many times (≈ an hour at the capped countdown) for earlier candidates.
-MAX_WAITS = settings.max_waits
-# Documents per verify_batch message (NEARDUP_MESSAGE_BATCH): a batch is read in three
-# requests and written in about one, so larger is cheaper, up to the visibility timeout.
+# Pages per accepted batch (NEARDUP_MESSAGE_BATCH): a batch is read in about three requests
+# and indexed in one, so larger is cheaper, up to the visibility timeout.
 MESSAGE_BATCH = settings.message_batch
 
 
@@ -90,28 +80,40 @@ def open_task_store(index: str | None) -> Store:
     with _stores_lock:
         store = _stores.get(key)
         if store is None:
-            store = open_store(
-                "engine", settings, index=index, batch_query_hits=BATCH_QUERY_HITS
-            )
+            store = open_store("engine", settings, index=index)
             store.observe_requests(lambda kind, seconds: timings.add("os" + kind, seconds))
             _stores[key] = store
         return store
 
-
-# The most matching documents one batch candidate search may return (beyond, the batch takes
-# the per-document queries; ingest.store.engine).
-BATCH_QUERY_HITS = settings.batch_query_hits
 
 
 # The input rules of every path (ingest.records): the ids a message carries, the pages read back.
 LIMITS = Limits.from_settings(settings)
 
 
+_registries: dict[tuple[int, str], Registry] = {}
+
+
+def open_registry(index: str | None) -> Registry:
+    """This process's :class:`~verifier.registry.Registry` for ``index`` (on the broker)."""
+    index = index or settings.index
+    key = (os.getpid(), index)
+    with _stores_lock:
+        reg = _registries.get(key)
+        if reg is None:
+            reg = _registries[key] = Registry.from_url(broker_url(), index)
+        return reg
+
+
 def mark_error(store: Store | None, doc_id: str, error: str) -> None:
-    """Dead-letter a poison document: ``status=error`` on the document (best effort) and a
-    JSON record on the dead-letter list."""
+    """Dead-letter a poison page: ``status=error`` on the page when it is indexed (best
+    effort) and a JSON record on the dead-letter list."""
     error = error[:2000]
-    mark_error_in_store(store, doc_id, error)
+    if store is not None:
+        try:
+            store.update_group(GroupUpdate(doc_id, doc_id, None, None, None, "error", error))
+        except Exception:
+            log.debug("could not mark %r as error", doc_id, exc_info=True)
     _dead_letter({"id": doc_id, "error": error, "at": time.time()})
 
 
@@ -123,26 +125,6 @@ def _dead_letter(record: dict[str, Any]) -> None:
         client.lpush(dead_letter_key(), dumps(record))
     except Exception:
         log.exception("could not push %r to the dead-letter list", record.get("id"))
-
-
-def checked_ids(ids: Any) -> list[str]:
-    """The ids of a message that are ids (:func:`ingest.records.validate_id`); the others are
-    dead-lettered with the reason (a message not written by neardup, or corrupted): they can
-    be neither read nor marked in the index."""
-    if isinstance(ids, str | bytes) or not isinstance(ids, list | tuple):
-        log.error("a verify message must carry a list of ids, got %s", type(ids).__name__)
-        _dead_letter({"id": None, "error": f"message without a list of ids: {ids!r}"[:2000],
-                      "type": "parse_exception", "at": time.time()})
-        return []
-    good: list[str] = []
-    for raw in ids:
-        try:
-            good.append(validate_id(raw, LIMITS))
-        except DocumentError as exc:
-            log.error("a verify message carries an invalid id: %s", exc)
-            _dead_letter({"id": None, "error": f"invalid id in a verify message: {exc.message}",
-                          "type": exc.type, "at": time.time()})
-    return good
 
 
 # --- Celery tasks --------------------------------------------------------------------------
@@ -162,124 +144,125 @@ def _compare_fn(profile: str) -> Callable[[str, str], Any]:
     return timed_compare
 
 
-class _VerifyTask(Task):  # type: ignore[misc]  # celery ships no types
-    # Transient errors are retried by verify_batch itself, bounded by OUTAGE_BUDGET;
+class _DecideTask(Task):  # type: ignore[misc]  # celery ships no types
+    # Transient errors are retried by decide itself, bounded by OUTAGE_BUDGET;
     # max_retries bounds anything else that asks for a retry.
     max_retries = None
     acks_late = True
     reject_on_worker_lost = True
 
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:  # type: ignore[no-untyped-def]
-        # Retries exhausted, or an unexpected error outside the per-document guard.
-        ids = list(args[0]) if args else list(kwargs.get("ids", []))
+        # Retries exhausted, or an unexpected error outside the per-page guard: every page of
+        # the batch is dead-lettered, and the batch leaves the live set.
+        key = args[0] if args else kwargs.get("key")
         index = kwargs.get("index") or (args[1] if len(args) > 1 else None)
+        if not isinstance(key, str):
+            _dead_letter({"id": None, "error": f"decide message without a batch key: {key!r}"[:2000],
+                          "type": "parse_exception", "at": time.time()})
+            return
         try:
-            store: Store | None = open_task_store(index)
+            registry = open_registry(index)
+            batch = registry.load([key]).get(key)
         except Exception:
-            store = None
-        for doc_id in ids:
-            try:
-                doc = store.get(doc_id) if store is not None else None
-            except Exception:
-                doc = None
-            if doc is None or doc.status == PENDING:
-                mark_error(store, doc_id, f"gave up after {self.request.retries} retries: {exc!r}")
+            log.exception("could not read batch %s to dead-letter it", key)
+            return
+        if batch is None:
+            return
+        for page in batch.pages:
+            _dead_letter({"id": page.get("id"), "error": f"gave up: {exc!r}"[:2000],
+                          "at": time.time()})
+        try:
+            registry.drop_batch(key)
+        except Exception:
+            log.exception("could not drop batch %s", key)
 
 
-@app.task(bind=True, base=_VerifyTask, name="neardup.verify_batch")  # type: ignore[untyped-decorator]
-def verify_batch(
+@app.task(bind=True, base=_DecideTask, name="neardup.decide_batch")  # type: ignore[untyped-decorator]
+def decide(
     self: Task,
-    ids: list[str],
+    key: str,
     index: str | None = None,
     profile: str = "web",
     k: int = DEFAULT_K,
-    waits: int = 0,
     outage_since: float | None = None,
-) -> dict[str, int]:
-    """Verify a batch of documents; re-queue those that must wait. Returns outcome counts
-    and the batch's timings (``<phase>_s`` seconds, ``<phase>_n`` calls)."""
+) -> dict[str, Any]:
+    """Decide the accepted batch ``key`` and index its pages. Returns outcome counts and the
+    batch's timings (``<phase>_s`` seconds, ``<phase>_n`` calls)."""
     phases = timings.start()
     t0 = time.perf_counter()
     try:
-        counts: dict[str, Any] = dict(_verify_batch(self, ids, index, profile, k, waits))
+        if not isinstance(key, str) or not key.isalnum():
+            _dead_letter({"id": None, "error": f"decide message with no batch key: {key!r}"[:2000],
+                          "type": "parse_exception", "at": time.time()})
+            return {}
+        registry = open_registry(index)
+        counts: dict[str, Any] = dict(decide_batch(
+            open_task_store(index), registry, key, _compare_fn(profile), k, poison=mark_error,
+        ))
+        counts["requeued"] = _requeue_stale(self, registry, profile, k)
         phases["batch_s"] = time.perf_counter() - t0
-        counts.update((key, round(v, 4)) for key, v in phases.items())
+        counts.update((name, round(v, 4)) for name, v in phases.items())
         return counts
     except TRANSIENT as exc:  # retry the whole (idempotent) batch until the outage budget is spent
         since = outage_since if outage_since is not None else time.time()
         if time.time() - since > OUTAGE_BUDGET:
-            raise  # → on_failure: the documents still pending are dead-lettered
-        log.warning("batch of %d: %s; retrying", len(ids), exc)
+            raise  # → on_failure: the batch's pages are dead-lettered
+        log.warning("batch %s: %s; retrying", key, exc)
         raise self.retry(
             exc=exc,
             countdown=backoff(self.request.retries, initial=1.0, cap=30.0),
-            kwargs={"index": index, "profile": profile, "k": k, "waits": waits,
-                    "outage_since": since},
+            kwargs={"index": index, "profile": profile, "k": k, "outage_since": since},
         ) from exc
     finally:
         timings.stop()
 
 
-def _verify_batch(
-    self: Task, ids: list[str], index: str | None, profile: str, k: int, waits: int
-) -> dict[str, int]:
-    ids = checked_ids(ids)
-    if not ids:
-        return {}
-    store = open_task_store(index)
-    outcomes, waiting = verify_ids(store, ids, _compare_fn(profile), k, poison=mark_error,
-                                   limits=LIMITS)
-    counts: dict[str, int] = {}
-    for outcome in outcomes.values():
-        counts[outcome] = counts.get(outcome, 0) + 1
-    if waiting:
-        if waits >= MAX_WAITS:
-            for doc_id in waiting:
-                mark_error(store, doc_id, f"earlier candidates still pending after {waits} waits")
-        else:
-            countdown = min(0.2 * 1.5 ** min(waits, 10), 5.0)
-            t0 = time.perf_counter()
-            publish_with_retry(lambda: verify_batch.apply_async(
-                (waiting,),
-                {"index": index, "profile": profile, "k": k, "waits": waits + 1},
-                countdown=countdown,
-                queue=self.request.delivery_info.get("routing_key") if self.request.delivery_info else None,
-            ))
-            timings.add("requeue", time.perf_counter() - t0)
-    return counts
+# A live batch still not indexed this long after its acceptance lost its message (a broker that
+# restarted without its data, a publish that never happened): whichever worker notices queues
+# it again. Twice the visibility timeout: a message held by a busy or dead worker comes back
+# by itself before that.
+STALE_AFTER = 2 * settings.visibility_timeout
 
 
-@app.task(bind=True, base=_VerifyTask, name="neardup.verify")  # type: ignore[untyped-decorator]
-def verify(
-    self: Task, doc_id: str, index: str | None = None, profile: str = "web", k: int = DEFAULT_K
-) -> dict[str, int]:
-    """Verify one document (see :func:`verify_batch`)."""
-    counts: dict[str, int] = verify_batch.run([doc_id], index=index, profile=profile, k=k)
-    return counts
+def _requeue_stale(task: Task, registry: Registry, profile: str, k: int) -> int:
+    try:
+        stale = registry.claim_stale(live_index(registry).older_than(STALE_AFTER), STALE_AFTER)
+        queue = task.request.delivery_info.get("routing_key") if task.request.delivery_info \
+            else None
+        for key in stale:
+            log.warning("batch %s accepted long ago is not indexed: queued again", key)
+            republish(registry, key, profile, k, queue)
+        return len(stale)
+    except Exception:  # best effort: the next batch looks again
+        log.exception("could not look for stale batches")
+        return 0
 
 
-def enqueue(
-    ids: Sequence[str],
-    index: str,
+def submit(
+    registry: Registry,
+    pages: Sequence[dict[str, Any]],
     profile: str = "web",
     k: int = DEFAULT_K,
-    batch: int | None = None,
     queue: str | None = None,
-) -> int:
-    """Queue ``verify_batch`` messages for ``ids`` (in order, ``batch`` ids each); returns the
-    number of messages. Publishing retries while the broker is unreachable. ``batch``
-    defaults to :data:`MESSAGE_BATCH`."""
-    batch = batch or MESSAGE_BATCH
-    n = 0
-    for i in range(0, len(ids), batch):
-        verify_batch.apply_async(
-            (list(ids[i : i + batch]),),
-            {"index": index, "profile": profile, "k": k},
-            queue=queue,
-            retry=True,
-        )
-        n += 1
-    return n
+    mode: str = "index",
+) -> str:
+    """Accept ``pages`` (prepared: text, fingerprints, metadata) as one batch and queue its
+    decision; returns the batch key. Publishing retries while the broker is unreachable."""
+    key, _ = registry.accept(pages, mode)
+    decide.apply_async(
+        (key,), {"index": registry.index, "profile": profile, "k": k}, queue=queue, retry=True
+    )
+    return key
+
+
+def republish(
+    registry: Registry, key: str, profile: str = "web", k: int = DEFAULT_K,
+    queue: str | None = None,
+) -> None:
+    """Queue the decision of an accepted batch again (its message may have been lost)."""
+    decide.apply_async(
+        (key,), {"index": registry.index, "profile": profile, "k": k}, queue=queue, retry=True
+    )
 
 
 def queue_consumers(queue: str | None = None, timeout: float = 1.0) -> list[str]:

@@ -6,10 +6,10 @@ input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{
 errors.
 
 * ``embedded`` (default): no servers. Extraction and fingerprinting run in a process pool; the
-  candidates of each document are taken from an in-memory store *before* the document is added
-  (so exactly its earlier candidates); verification runs in a process pool too, each document
-  as soon as its earlier candidates are decided (:mod:`verifier.grouping`), so the groups are
-  the sequential ones whatever the parallelism.
+  candidates of each document are taken from an in-memory index *before* the document is added
+  (its earlier candidates: each candidate pair is seen once); verification runs in a process
+  pool too. The groups are the components of the joining pairs (:mod:`verifier.grouping`),
+  whatever the parallelism.
 * ``opensearch``: through the real stack — the documents are ingested into a fresh index
   (``--index``; deleted afterwards unless ``--keep-index``), verified by Celery workers, and
   read back. Workers must be running on the queue (``neardup worker``), or pass
@@ -27,7 +27,8 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from ingest.commands.progress import progress_bar
@@ -38,11 +39,17 @@ from ingest.settings import Settings
 from ingest.store.ranking import rank_candidates
 from verifier.compare import compare
 from verifier.config import VerifyConfig
-from verifier.grouping import Decision, Peer, assign_groups, decide, representatives
+from verifier.grouping import GroupForest, joins
 
-__all__ = ["CandidateIndex", "DiskTexts", "add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
+_CandidateTable: Any
+try:
+    from ingest._candidates import CandidateTable as _CandidateTable
+except ImportError:  # not built (pure-Python install): the dict rule is used
+    _CandidateTable = None
 
-DEFAULT_K = 20
+__all__ = ["CandidateIndex", "CandidateLists", "DiskTexts", "add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
+
+DEFAULT_K = 100  # the most candidates a document is verified against (verifier.decide)
 VERIFY_CHUNK = 16  # documents per verification task of the process pool
 
 
@@ -102,11 +109,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     # Embedded: the texts go to disk as they come (only fingerprints and group state stay in
     # memory, so a crawl of millions of pages fits); the engine path hands whole documents on.
     texts = DiskTexts() if args.backend == "embedded" else None
-    index = CandidateIndex(args.candidates)
-    earlier: dict[str, list[str]] = {}
+    earlier: CandidateLists | None = None
+    index: CandidateIndex | None = None
     if texts is not None:
+        earlier = CandidateLists(texts.ordinal)
+        index = CandidateIndex(args.candidates)
         lines = _to_disk(lines, texts, index, earlier)
     prepared = list(progress(lines, desc="fingerprint"))
+    if index is not None:
+        index.close()  # every candidate is taken: its memory goes before the verifiers fork
     timings["fingerprint_s"] = time.perf_counter() - t0
     if texts is not None:
         with texts:
@@ -135,14 +146,19 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+_NO_FINGERPRINTS: list[str] = []  # shared by the documents read to disk (never mutated)
+
+
 def _to_disk(
     prepared: Iterable[Prepared], texts: DiskTexts, index: CandidateIndex,
-    earlier: dict[str, list[str]],
+    earlier: MutableMapping[str, list[str]],
 ) -> Iterator[Prepared]:
     """``prepared`` as it is read, each document's verified text moved to ``texts`` and its
     earlier candidates taken (``earlier``) before it is added to ``index``; the document keeps
-    only its id, seq and fingerprint config."""
+    only its id, seq and fingerprint config (one string object for the run: each came from the
+    pool as its own copy)."""
     last: tuple[int, str] | None = None
+    configs: dict[str, str] = {}
     for p in prepared:
         d = p.doc
         if d is not None:
@@ -151,8 +167,10 @@ def _to_disk(
             last = (d.seq, d.id)
             texts.put(d.id, d.verified_text)
             earlier[d.id] = index.add(d)
-            d.body, d.content, d.fingerprints = "", None, []
+            d.body, d.content, d.fingerprints = "", None, _NO_FINGERPRINTS
             d.url = d.site = d.title = None
+            d.fp_config = configs.setdefault(d.fp_config, d.fp_config)
+            d.status = "pending"
         yield p
 
 
@@ -165,33 +183,40 @@ def _n_groups(groups: dict[str, dict[str, Any]]) -> int:
 class DiskTexts:
     """The verified texts of a run in an unlinked temporary file, read back by offset.
 
-    The parent keeps one ``(offset, length)`` per document; forked verification workers inherit
-    the descriptor and read with ``os.pread`` (no shared file position), so memory does not
-    grow with the texts. UTF-8 with ``surrogatepass``: any ``str`` comes back unchanged.
+    The parent keeps an ordinal per document (:attr:`ordinal`, in the order of :meth:`put`) and
+    the file's offsets in an array; forked verification workers inherit the descriptor and read
+    with ``os.pread`` (no shared file position), so memory does not grow with the texts.
+    UTF-8 with ``surrogatepass``: any ``str`` comes back unchanged.
     """
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(prefix="neardup-dedup-")
-        self._end = 0
         self._dirty = False
-        self._where: dict[str, tuple[int, int]] = {}
+        self.ordinal: dict[str, int] = {}  # id -> ordinal, in put order
+        self._offsets = array("q", [0])  # text o is bytes [offsets[o], offsets[o + 1])
+        self._at: array[int] = array("q")  # ordinal -> its text's index in _offsets
 
     def put(self, doc_id: str, text: str) -> None:
         data = text.encode("utf-8", "surrogatepass")
         self._file.write(data)
-        self._where[doc_id] = (self._end, len(data))
-        self._end += len(data)
+        o = self.ordinal.setdefault(doc_id, len(self.ordinal))
+        if o == len(self._at):
+            self._at.append(len(self._offsets) - 1)
+        else:  # a new text for a known id
+            self._at[o] = len(self._offsets) - 1
+        self._offsets.append(self._offsets[-1] + len(data))
         self._dirty = True
 
     def get(self, doc_id: str) -> str:
         if self._dirty:
             self.flush()
-        offset, size = self._where[doc_id]
-        data = os.pread(self._file.fileno(), size, offset)
+        at = self._at[self.ordinal[doc_id]]
+        start = self._offsets[at]
+        data = os.pread(self._file.fileno(), self._offsets[at + 1] - start, start)
         return data.decode("utf-8", "surrogatepass")
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._where
+        return doc_id in self.ordinal
 
     def flush(self) -> None:
         """Write what is buffered: before forking readers, which do not share the buffer."""
@@ -208,6 +233,41 @@ class DiskTexts:
         self.close()
 
 
+class CandidateLists(MutableMapping[str, list[str]]):
+    """``{id: earlier candidate ids}`` in two flat arrays instead of a list per document.
+
+    Keyed by an existing ``ordinal`` map (:attr:`DiskTexts.ordinal`): a document's list is
+    set once, in ordinal order (as :func:`_to_disk` reads them); reading it builds a new list.
+    """
+
+    def __init__(self, ordinal: Mapping[str, int]) -> None:
+        self._ordinal = ordinal
+        self._ids: list[str] = []  # every list, one after the other
+        self._ends = array("q")  # list o is _ids[_ends[o - 1] : _ends[o]]
+
+    def __setitem__(self, doc_id: str, candidates: list[str]) -> None:
+        if self._ordinal.get(doc_id) != len(self._ends):
+            raise KeyError(f"{doc_id!r}: candidate lists are set once each, in ordinal order")
+        self._ids.extend(candidates)
+        self._ends.append(len(self._ids))
+
+    def __getitem__(self, doc_id: str) -> list[str]:
+        o = self._ordinal.get(doc_id, len(self._ends))
+        if o >= len(self._ends):
+            raise KeyError(doc_id)
+        return self._ids[self._ends[o - 1] if o else 0 : self._ends[o]]
+
+    def __delitem__(self, doc_id: str) -> None:
+        raise TypeError("candidate lists are not deleted")
+
+    def __iter__(self) -> Iterator[str]:
+        n = len(self._ends)
+        return (doc_id for doc_id, o in self._ordinal.items() if o < n)
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+
 _TEXTS: DiskTexts | None = None  # inherited by forked verification workers
 _VCONFIG: Any = None
 
@@ -218,7 +278,7 @@ def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, fl
     out = []
     for r in rep_ids:
         v = compare(text, _TEXTS.get(r), _VCONFIG)
-        out.append((bool(v.similar), float(v.resemble), float(v.contain)))
+        out.append((joins(v), float(v.resemble), float(v.contain)))
     return out
 
 
@@ -233,16 +293,42 @@ class CandidateIndex:
 
     :meth:`add` returns the top-``k`` earlier candidates of a document — documents of the same
     fingerprint config sharing distinct fingerprints, by shared count desc, then ``seq``, then
-    ``id`` (the OpenSearch query's rule) — and then indexes it. The document's fingerprint list
-    is not kept: a fingerprint seen once holds its one id, a shared one the list of ids.
+    ``id`` (the OpenSearch query's rule) — and then indexes it. Documents must come in strictly
+    increasing ``(seq, id)`` (``ValueError`` otherwise).
+
+    The compiled table (:mod:`ingest._candidates`) keeps about 6 bytes per distinct fingerprint
+    of a document in memory and the documents' fingerprints on disk, so a million pages fit in
+    a few hundred MB; without the built extension the rule runs on Python dicts (a fingerprint
+    seen once holds its one id, a shared one the list of ids: ~100 bytes a fingerprint).
     """
 
     def __init__(self, k: int) -> None:
         self.k = k
-        self._postings: dict[str, dict[str, Any]] = {}  # fp_config -> fp -> id | [ids]
-        self.seq_of: dict[str, int] = {}
+        self._table: Any = _CandidateTable(k) if _CandidateTable is not None else _DictTable(k)
 
     def add(self, doc: Any) -> list[str]:
+        out: list[str] = self._table.add(doc)
+        return out
+
+    def close(self) -> None:
+        """Release the index (its memory and, compiled, its temporary file)."""
+        self._table.close()
+        self._table = None
+
+
+class _DictTable:
+    """:class:`CandidateIndex` on Python dicts: the rule as written, for pure-Python installs."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self._postings: dict[str, dict[str, Any]] = {}  # fp_config -> fp -> id | [ids]
+        self._seq_of: dict[str, int] = {}
+        self._last: tuple[int, str] | None = None
+
+    def add(self, doc: Any) -> list[str]:
+        if self._last is not None and (doc.seq, doc.id) <= self._last:
+            raise ValueError("documents must be added in strictly increasing (seq, id) order")
+        self._last = (doc.seq, doc.id)
         postings = self._postings.setdefault(doc.fp_config, {})
         terms = set(doc.fingerprints)
         shared: dict[str, int] = {}
@@ -252,7 +338,7 @@ class CandidateIndex:
                 continue
             for j in (hit,) if isinstance(hit, str) else hit:
                 shared[j] = shared.get(j, 0) + 1
-        out = [c.id for c in rank_candidates(shared, self.k, self.seq_of)]
+        out = [c.id for c in rank_candidates(shared, self.k, self._seq_of)]
         for t in terms:
             hit = postings.get(t)
             if hit is None:
@@ -261,28 +347,28 @@ class CandidateIndex:
                 postings[t] = [hit, doc.id]
             else:
                 hit.append(doc.id)
-        self.seq_of[doc.id] = doc.seq
+        self._seq_of[doc.id] = doc.seq
         return out
+
+    def close(self) -> None:
+        self._postings.clear()
+        self._seq_of.clear()
 
 
 def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
     """The top-``k`` earlier candidates of every document, ``docs`` sorted by ``(seq, id)``.
 
     The embedded store's candidate rule (and the OpenSearch query's), :class:`CandidateIndex`:
-    asked before the document is added, so only earlier documents. A dict inverted index
+    asked before the document is added, so only earlier documents. An inverted index
     instead of the SQLite store: the same answer, without storing every body in SQLite (the
     candidate phase was over half of a 10k-document run). No stoplist: a fresh embedded store
     has none either.
     """
     index = CandidateIndex(k)
-    return {d.id: index.add(d) for d in docs}
-
-
-class _V:
-    __slots__ = ("similar", "resemble", "contain")
-
-    def __init__(self, similar: bool, resemble: float, contain: float) -> None:
-        self.similar, self.resemble, self.contain = similar, resemble, contain
+    try:
+        return {d.id: index.add(d) for d in docs}
+    finally:
+        index.close()
 
 
 def dedup_embedded(
@@ -293,14 +379,17 @@ def dedup_embedded(
     progress: Any = None,
     timings: dict[str, float] | None = None,
     texts: DiskTexts | None = None,
-    earlier: dict[str, list[str]] | None = None,
+    earlier: Mapping[str, list[str]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Groups of the prepared documents, in-process: ``{id: {dup_group, dup_of, resemble,
-    contain}}`` (documents in error are absent). ``timings`` receives the seconds spent in
-    the candidate and verification phases. ``texts`` holds the documents' verified texts and
-    ``earlier`` their earlier candidates when the caller took both while reading (``neardup
-    dedup`` does, and keeps neither texts nor fingerprints in memory); by default the texts
-    are copied to disk here and the candidates computed from the fingerprints."""
+    contain}}`` (documents in error are absent). The rule of :mod:`verifier.grouping`: the
+    components of the candidate pairs that join, each pair verified unless its pages are
+    already in one group; ``dup_of`` is the joined page a document resembles most among
+    those it was verified against. ``timings`` receives the seconds spent in the candidate
+    and verification phases. ``texts`` holds the documents' verified texts and ``earlier``
+    their earlier candidates when the caller took both while reading (``neardup dedup`` does,
+    and keeps neither texts nor fingerprints in memory); by default the texts are copied to
+    disk here and the candidates computed from the fingerprints."""
     timings = {} if timings is None else timings
     if texts is None:
         with DiskTexts() as own:
@@ -319,89 +408,78 @@ def dedup_embedded(
     timings["candidates_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     compared = 0
-    seq = {d.id: d.seq for d in docs}
     texts.flush()  # before the workers fork: they read the file, not this process's buffer
     _TEXTS = texts
     _VCONFIG = VerifyConfig.profile(profile)
 
-    decisions: dict[str, Decision] = {}
-    dependents: dict[str, list[str]] = {}
-    waiting_on: dict[str, int] = {}
+    forest = GroupForest()
     for d in docs:
-        deps = earlier[d.id]
-        waiting_on[d.id] = len(deps)
-        for c in deps:
-            dependents.setdefault(c, []).append(d.id)
+        forest.add(d.id, d.seq)
+    best: dict[str, tuple[float, str, float]] = {}
 
-    def peers_of(doc_id: str) -> list[Peer]:
-        out = []
-        for c in earlier[doc_id]:
-            dc = decisions[c]
-            out.append(Peer(c, seq[c], "grouped", dc.dup_of, seq.get(dc.dup_of or "", None)))
-        return out
+    def conclude(doc_id: str, others: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
+        nonlocal compared
+        compared += len(others)
+        for c, (joined, resemble, contain) in zip(others, verdicts, strict=True):
+            if joined:
+                forest.union((doc_id, c))
+                for x, y in ((doc_id, c), (c, doc_id)):  # either page may be the one verifying
+                    if x not in best or resemble > best[x][0]:
+                        best[x] = (resemble, y, contain)
+        next(bar, None)
 
-    ready = [d.id for d in docs if waiting_on[d.id] == 0]
     bar = progress(iter(range(len(docs))), desc="verify", total=len(docs))
     pool = None
     if processes > 1 and len(docs) > 1:
         ctx = multiprocessing.get_context("fork") if os.name == "posix" else None
         pool = cf.ProcessPoolExecutor(processes, mp_context=ctx)
-    # Bounded: cf.wait() is linear in the futures it watches, so submitting every ready
-    # document at once made the scheduling quadratic (100k documents: the parent at 100 %
-    # CPU, the pool idle). A few chunks per process keep the pool busy.
+    # Bounded: cf.wait() is linear in the futures it watches, so submitting every document at
+    # once made the scheduling quadratic. A few chunks per process keep the pool busy. A
+    # candidate already in the document's group when the document is submitted is skipped:
+    # that pair cannot change the components, so the groups are the same for any schedule.
     max_inflight = 4 * processes
     inflight: dict[cf.Future[Any], list[tuple[str, list[str]]]] = {}
-
-    def finish(doc_id: str, decision: Decision) -> None:
-        decisions[doc_id] = decision
-        next(bar, None)
-        for dep in dependents.get(doc_id, ()):
-            waiting_on[dep] -= 1
-            if waiting_on[dep] == 0:
-                ready.append(dep)
-
-    def conclude(doc_id: str, rep_ids: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
-        nonlocal compared
-        compared += len(rep_ids)
-        by_rep = {r: _V(*v) for r, v in zip(rep_ids, verdicts, strict=True)}
-        finish(doc_id, decide(seq[doc_id], doc_id, peers_of(doc_id), by_rep.__getitem__))
-
+    todo = iter(docs)
+    exhausted = False
     try:
-        while ready or inflight:
-            while ready and len(inflight) < max_inflight:
+        while not exhausted or inflight:
+            while not exhausted and len(inflight) < max(1, max_inflight):
                 chunk: list[tuple[str, list[str]]] = []
-                while ready and len(chunk) < VERIFY_CHUNK:
-                    doc_id = ready.pop()
-                    reps = [r for _, r in representatives(seq[doc_id], doc_id, peers_of(doc_id))]
-                    if not reps:
-                        finish(doc_id, Decision())
+                while len(chunk) < VERIFY_CHUNK:
+                    nxt = next(todo, None)
+                    if nxt is None:
+                        exhausted = True
+                        break
+                    root = forest.find(nxt.id)
+                    others = [c for c in earlier[nxt.id] if forest.find(c) != root]
+                    if not others:
+                        next(bar, None)
                     elif pool is None:
-                        conclude(doc_id, reps, _compare_against(doc_id, reps))
+                        conclude(nxt.id, others, _compare_against(nxt.id, others))
                     else:
-                        chunk.append((doc_id, reps))
+                        chunk.append((nxt.id, others))
                 if chunk and pool is not None:
                     inflight[pool.submit(_compare_chunk, chunk)] = chunk
+                if pool is None:
+                    break
             if inflight:
                 done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
                 for fut in done:
                     chunk = inflight.pop(fut)
-                    for (doc_id, reps), verdicts in zip(chunk, fut.result(), strict=True):
-                        conclude(doc_id, reps, verdicts)
+                    for (doc_id, others), verdicts in zip(chunk, fut.result(), strict=True):
+                        conclude(doc_id, others, verdicts)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
         _TEXTS = None
     timings["verify_s"] = time.perf_counter() - t0
     timings["comparisons"] = compared
-    if len(decisions) != len(docs):  # a cycle is impossible: candidates are strictly earlier
-        raise RuntimeError("some documents were never decided")
-    groups = assign_groups([(d.id, d.seq) for d in docs], decisions)
-    return {
-        d.id: {
-            "dup_group": groups[d.id],
-            "dup_of": decisions[d.id].dup_of,
-            "resemble": decisions[d.id].resemble,
-            "contain": decisions[d.id].contain,
-        }
-        for d in docs
-    }
+    out: dict[str, dict[str, Any]] = {}
+    for d in docs:
+        group = forest.find(d.id)
+        # a representative (its group's earliest page) is no one's duplicate
+        resemble, dup_of, contain = best.get(d.id, (None, None, None)) if group != d.id \
+            else (None, None, None)
+        out[d.id] = {"dup_group": group, "dup_of": dup_of, "resemble": resemble,
+                     "contain": contain}
+    return out

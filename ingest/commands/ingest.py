@@ -1,23 +1,22 @@
-"""``neardup ingest FILE.jsonl``: index pages with their fingerprints and queue their verification.
+"""``neardup ingest FILE.jsonl``: accept pages; workers index each one once, with its group.
 
-Documents are validated and fingerprinted (:mod:`ingest.pipeline`), indexed in batches with the
-store's bulk helper, and — once a batch is indexed and refreshed, so the workers' candidate
-queries see it — queued as ``verify_batch`` messages. Summary on stdout (JSON):
-``{"indexed", "unchanged", "errors", "queued", ...}``; per-document errors as JSONL
-``{"line", "id", "error", "type"}`` on ``--errors FILE`` (default stderr). A document that already exists is left untouched and not
-queued again (re-ingest changes nothing).
+Pages are validated and fingerprinted (:mod:`ingest.pipeline`) and accepted in batches
+(:class:`Submitter`): a page already in the index is ``unchanged``; the others are stored in
+Redis as one batch and a ``decide_batch`` message is queued. A worker finds each page's
+candidates, verifies them, and indexes the page once, carrying its ``dup_group``
+(:mod:`verifier.decide`); a page is searchable only once it is decided. Summary on stdout
+(JSON): ``{"accepted", "unchanged", "errors", "messages", ...}``; per-document errors as JSONL
+``{"line", "id", "error", "type"}`` on ``--errors FILE`` (default stderr). Re-ingesting
+changes nothing for pages already indexed; pages accepted by an earlier run that never got
+indexed (it was killed, the broker lost its data) are accepted again.
 
-``seq`` (the order that decides groups) is ``run base + line number`` where the run base is the
-current time in microseconds: later runs sort after earlier ones as long as a line takes more
-than a microsecond to ingest, which it always does.
-
-``--wait`` waits until no document of this run is ``pending``, then refreshes the index so
-that ``neardup search`` sees the groups at once. It shows the progress on stderr (a bar on a
-terminal, a line now and then otherwise), warns when no worker consumes the queue, and gives
-up (exit 1) when no page has been grouped for ``--timeout`` seconds — a run that keeps
-progressing is never cut. Documents that stay pending without progress are queued again
-(their messages may have been lost with a broker restart: tasks are idempotent, a duplicate
-costs nothing).
+``--wait`` waits until every accepted page is indexed with its group and searchable. It shows
+the progress on stderr (a bar on a terminal, a line now and then otherwise), warns when no
+worker consumes the queue, sends a batch's message again when it makes no progress for
+``--stall`` seconds (deciding twice changes nothing), accepts again a page its batch lost, and
+gives up (exit 1, ``timed_out`` and ``pending`` in the summary) when no page has been indexed
+for ``--timeout`` seconds — a run that keeps progressing is never cut. It also reports the
+p50/p99 time from acceptance to searchable (``latency_s``).
 """
 
 from __future__ import annotations
@@ -35,17 +34,21 @@ from ingest.commands.progress import progress_bar
 from ingest.errors import ConfigError
 from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
 from ingest.records import Limits, dumps
-from ingest.retry import retry_call
+from ingest.retry import TRANSIENT, retry_call
 from ingest.settings import Settings, child_environ
 from ingest.store import open_store
-from ingest.store.base import PutResult
-from ingest.store.errors import StoreUnavailable
-from verifier.tasks import enqueue, queue_consumers
+from verifier import tasks
+from verifier.celery_app import broker_url
+from verifier.decide import DEFAULT_K
+from verifier.registry import Registry, now_iso, page_payload
+from verifier.tasks import queue_consumers
 
-__all__ = ["WaitReport", "add_parser", "dedup_via_opensearch", "ingest_prepared", "wait_for_groups"]
+__all__ = ["Submitter", "WaitReport", "add_parser", "dedup_via_opensearch", "ingest_prepared",
+           "wait_for_groups"]
 
-BATCH = 500
-WAIT_TIMEOUT = 300.0  # --wait gives up after this long without a page grouped
+BATCH = 250  # pages per accepted batch: one decide_batch message, one bulk request
+WAIT_TIMEOUT = 300.0  # --wait gives up after this long without a page indexed
+MAX_LIVE = Settings().max_live_batches  # accepted batches waiting to be searchable, at most
 
 
 def add_parser(sub: Any) -> None:
@@ -64,14 +67,14 @@ def add_parser(sub: Any) -> None:
         help="verdict profile (default: %(default)s)",
     )
     p.add_argument(
-        "-k", "--candidates", type=int, default=20, help="top-k candidates (default: %(default)s)"
+        "-k", "--candidates", type=int, default=DEFAULT_K,
+        help="the most candidates a page is verified against (default: %(default)s)",
     )
-    p.add_argument("--no-queue", action="store_true", help="index only, queue nothing")
     p.add_argument("--queue", default=None, help="Celery queue (default $NEARDUP_QUEUE)")
     p.add_argument("--errors", default=None, help="per-document errors as JSONL (default stderr)")
     p.add_argument(
         "--wait", action="store_true",
-        help="wait until every document is grouped, then refresh (search sees the groups)",
+        help="wait until every page is indexed with its group and searchable",
     )
     p.add_argument(
         "--timeout", type=float, default=WAIT_TIMEOUT,
@@ -80,7 +83,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--stall", type=float, default=30.0,
-        help="--wait: re-queue documents still pending after this many seconds without progress "
+        help="--wait: queue a batch's decision again after this many seconds without progress "
         "(default: %(default)s)",
     )
     p.add_argument(
@@ -88,7 +91,8 @@ def add_parser(sub: Any) -> None:
         help="extraction processes (default: the cores, %(default)s)",
     )
     p.add_argument(
-        "--batch", type=int, default=BATCH, help="documents per bulk request (default: %(default)s)"
+        "--batch", type=int, default=None,
+        help="pages per accepted batch (default: $NEARDUP_MESSAGE_BATCH or 250)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run)
@@ -108,39 +112,34 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     index = args.index or settings.index
     store = open_store("engine", settings, index=index)
     store.install()
-    seq_base = time.time_ns() // 1000
+    registry = Registry.from_url(broker_url(), index)
+    queue = args.queue or settings.queue
+    submitter = Submitter(store, registry, args.profile, args.candidates, queue,
+                          max_live=settings.max_live_batches)
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
 
     progress = progress_bar(args)
     try:
         prepared = progress(
-            prepare_lines(read_lines(args.input, limits), config, seq_base,
+            prepare_lines(read_lines(args.input, limits), config,
                           processes=args.processes, limits=limits),
             desc="ingest",
         )
         summary = ingest_prepared(
-            store,
+            submitter,
             prepared,
-            profile=args.profile,
-            k=args.candidates,
-            queue=None if args.no_queue else (args.queue or settings.queue),
-            batch=args.batch,
+            batch=args.batch or settings.message_batch,
             on_error=lambda p: errors_out.write(
                 dumps({"line": p.line_no, "id": p.id, "error": p.error, "type": p.error_type})
                 + "\n"
             ),
         )
-        if args.wait and not args.no_queue:
+        if args.wait:
             summary.update(
                 wait_for_groups(
-                    store,
-                    summary.pop("_ids"),
-                    profile=args.profile,
-                    k=args.candidates,
-                    queue=args.queue or settings.queue,
+                    submitter,
                     idle_timeout=args.timeout,
                     stall=args.stall,
-                    seq_range=summary.pop("_seq_range"),
                     report=None if args.no_progress else WaitReport(sys.stderr),
                     consumers=queue_consumers,
                 )
@@ -148,18 +147,16 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             if summary.get("timed_out"):
                 print(
                     f"neardup ingest: gave up waiting: {summary.get('pending')} pages still "
-                    f"pending, none grouped for {args.timeout:g} s (is a worker running on "
-                    f"queue {args.queue or settings.queue!r}? start one: neardup worker)",
+                    f"undecided, none indexed for {args.timeout:g} s (is a worker running on "
+                    f"queue {queue!r}? start one: neardup worker)",
                     file=sys.stderr,
                 )
-        summary.pop("_ids", None)
-        summary.pop("_seq_range", None)
     finally:
         if errors_out is not sys.stderr:
             errors_out.close()
         store.close()
     print(json.dumps(summary))
-    return 0 if not summary.get("timed_out") else 1
+    return 0 if not summary.get("timed_out") and not summary.get("failed") else 1
 
 
 def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
@@ -173,153 +170,107 @@ def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
         yield batch
 
 
-def _put_with_retry(store: Any, docs: list[Any], deadline_s: float = 600.0) -> list[Any]:
-    """Index a batch, waiting out an unreachable node (:func:`ingest.retry.retry_call`).
-
-    Creates are idempotent, so a failed batch is simply sent again; but an attempt that failed
-    half-way may have created some documents, which the next attempt reports as ``noop`` (409)
-    although *this run* created them. Such a document carries this run's ``seq`` (unique per
-    run and line), which is how :func:`_claim_own_noops` tells it from a real re-ingest."""
-    attempts = 0
-
-    def put() -> list[Any]:
-        nonlocal attempts
-        attempts += 1
-        return list(store.put(docs, overwrite=False))
-
-    results = retry_call(put, budget=deadline_s)
-    if attempts > 1:
-        return retry_call(partial(_claim_own_noops, store, docs, results), budget=deadline_s)
-    return results
+def wait_for_room(registry: Any, max_live: int, budget: float = 600.0) -> None:
+    """Backpressure (:meth:`verifier.registry.Registry.wait_for_room`), through a broker
+    restart; after ``budget`` seconds the batch is accepted all the same."""
+    retry_call(lambda: registry.wait_for_room(max_live, budget), budget=budget, on=TRANSIENT)
 
 
-def _claim_own_noops(store: Any, docs: list[Any], results: list[Any]) -> list[Any]:
-    """``noop`` results for documents stored with the same ``seq`` → ``created``."""
+class Submitter:
+    """Accept prepared pages in batches and queue their decisions (``neardup ingest``, the
+    HTTP service, ``neardup backfill``): pages already indexed are ``unchanged``; the rest are
+    accepted (:meth:`verifier.registry.Registry.accept`) and a ``decide_batch`` message is
+    queued. Remembers what it accepted, so :func:`wait_for_groups` can send a batch again."""
 
-    noop = [d.id for d, r in zip(docs, results, strict=True) if r.ok and r.result == "noop"]
-    if not noop:
-        return results
-    stored = store.fields(noop, ["seq"])
-    out = []
-    for d, r in zip(docs, results, strict=True):
-        if r.ok and r.result == "noop" and stored.get(d.id, {}).get("seq") == d.seq:
-            r = PutResult(d.id, True, result="created")
-        out.append(r)
-    return out
+    def __init__(self, store: Any, registry: Any, profile: str = "web", k: int = DEFAULT_K,
+                 queue: str | None = None, max_live: int = MAX_LIVE, mode: str = "index") -> None:
+        self.store, self.registry = store, registry
+        self.profile, self.k, self.queue, self.max_live, self.mode = profile, k, queue, max_live, mode
+        self.batches: dict[str, list[dict[str, Any]]] = {}  # key -> pages
+        self.accepted_at: dict[str, float] = {}
+        self.searchable_at: dict[str, float] = {}  # batches seen out of the live set
+        self.phases = {"prepare_s": 0.0, "check_s": 0.0, "accept_s": 0.0, "backpressure_s": 0.0}
+
+    def new_pages(self, docs: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+        """``(new, unchanged)``: the pages not yet indexed, and the others."""
+        t0 = time.perf_counter()
+        found = retry_call(lambda: self.store.existing([d.id for d in docs]), budget=600.0)
+        self.phases["check_s"] += time.perf_counter() - t0
+        return [d for d in docs if d.id not in found], [d for d in docs if d.id in found]
+
+    def submit(self, pages: list[dict[str, Any]]) -> str:
+        t0 = time.perf_counter()
+        wait_for_room(self.registry, self.max_live)
+        t1 = time.perf_counter()
+        # accepted once, then its message published (both wait out a broker restart: a
+        # batch accepted twice would be decided twice, which is harmless but wasted)
+        accepted: tuple[str, int] = retry_call(
+            lambda: self.registry.accept(pages, self.mode), budget=600.0, on=TRANSIENT
+        )
+        key = accepted[0]
+        tasks.publish_with_retry(lambda: tasks.republish(self.registry, key, self.profile,
+                                                         self.k, self.queue), budget=600.0)
+        self.phases["backpressure_s"] += t1 - t0
+        self.phases["accept_s"] += time.perf_counter() - t1
+        self.batches[key] = pages
+        self.accepted_at[key] = time.monotonic()
+        self.look()
+        return key
+
+    def look(self) -> None:
+        """Note which accepted batches have become searchable (for the latency figures)."""
+        open_keys = [k for k in self.batches if k not in self.searchable_at]
+        try:
+            still = self.registry.live_of(open_keys)
+        except Exception:  # the broker is restarting: look again later
+            return
+        now = time.monotonic()
+        for key in open_keys:
+            if key not in still:
+                self.searchable_at[key] = now
+
+    def republish(self, key: str) -> None:
+        tasks.republish(self.registry, key, self.profile, self.k, self.queue)
 
 
 def ingest_prepared(
-    store: Any,
+    submitter: Submitter,
     prepared: Iterable[Prepared],
-    profile: str = "web",
-    k: int = 20,
-    queue: str | None = None,
     batch: int = BATCH,
     on_error: Callable[[Prepared], Any] | None = None,
 ) -> dict[str, Any]:
-    """Index prepared documents and (with ``queue``) queue their verification.
-
-    A batch is queued once a refresh has made it searchable (the workers' candidate queries
-    must see it). The refresh and the publishing run in a background thread, in batch order,
-    while the next batch is being indexed."""
-    from concurrent.futures import Future, ThreadPoolExecutor
-
-
-    counts = {"indexed": 0, "unchanged": 0, "errors": 0, "queued": 0, "messages": 0}
-    phases = {"prepare_s": 0.0, "index_s": 0.0, "refresh_s": 0.0, "enqueue_s": 0.0}
-    ids: list[str] = []
-    seqs: list[int] = []
-
-    def publish(fresh: list[str]) -> int:
-        t0 = time.perf_counter()
-        retry_call(store.refresh, budget=600.0)  # the workers' candidate queries must see it
-        t1 = time.perf_counter()
-        n = enqueue(fresh, store.index, profile, k, queue=queue)
-        phases["refresh_s"] += t1 - t0
-        phases["enqueue_s"] += time.perf_counter() - t1
-        return n
-
-    published: list[Future[int]] = []
+    """Accept prepared pages in batches of ``batch`` and queue their decisions; returns
+    ``{"accepted", "unchanged", "errors", "messages", "phases"}``."""
+    counts = {"accepted": 0, "unchanged": 0, "errors": 0, "messages": 0}
+    now = now_iso()
     chunks = _batches(prepared, batch)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="publish") as publisher:
-        while True:
-            t0 = time.perf_counter()  # blocked on extraction + fingerprinting (a process pool)
-            chunk = next(chunks, None)
-            phases["prepare_s"] += time.perf_counter() - t0
-            if chunk is None:
-                break
-            docs = []
-            line_of: dict[str, int] = {}
-            for p in chunk:
-                if p.doc is None:
-                    counts["errors"] += 1
-                    if on_error:
-                        on_error(p)
-                else:
-                    docs.append(p.doc)
-                    line_of[p.doc.id] = p.line_no
-            if not docs:
-                continue
-            t0 = time.perf_counter()
-            results = _put_with_retry(store, docs)
-            phases["index_s"] += time.perf_counter() - t0
-            fresh = []
-            for doc, r in zip(docs, results, strict=True):
-                if not r.ok:
-                    counts["errors"] += 1
-                    if on_error:
-                        on_error(Prepared(line_of[doc.id], doc.id, error=f"{doc.id}: {r.error}",
-                                          error_type="index_failed"))
-                elif r.result == "noop":
-                    counts["unchanged"] += 1
-                else:
-                    counts["indexed"] += 1
-                    fresh.append(doc.id)
-                    seqs.append(doc.seq)
-            ids.extend(fresh)
-            if queue is not None and fresh:
-                while published and published[0].done():  # surface a failure early
-                    counts["messages"] += published.pop(0).result()
-                published.append(publisher.submit(publish, fresh))
-                counts["queued"] += len(fresh)
-        for f in published:
-            counts["messages"] += f.result()
-    counts["phases"] = {key: round(v, 3) for key, v in phases.items()}  # type: ignore[assignment]
-    counts["_ids"] = ids  # type: ignore[assignment]
-    counts["_seq_range"] = (min(seqs), max(seqs)) if seqs else None  # type: ignore[assignment]
+    while True:
+        t0 = time.perf_counter()  # blocked on extraction + fingerprinting (a process pool)
+        chunk = next(chunks, None)
+        submitter.phases["prepare_s"] += time.perf_counter() - t0
+        if chunk is None:
+            break
+        docs = []
+        for p in chunk:
+            if p.doc is None:
+                counts["errors"] += 1
+                if on_error:
+                    on_error(p)
+            else:
+                docs.append(p.doc)
+        if not docs:
+            continue
+        fresh, same = submitter.new_pages(docs)
+        counts["unchanged"] += len(same)
+        if fresh:
+            submitter.submit([page_payload(d, now) for d in fresh])
+            counts["accepted"] += len(fresh)
+            counts["messages"] += 1
+    counts["phases"] = {key: round(v, 3) for key, v in submitter.phases.items()}  # type: ignore[assignment]
     return counts
 
 
-def _pending(store: Any, ids: Sequence[str]) -> list[str]:
-    pending: list[str] = []
-    for i in range(0, len(ids), 1000):
-        chunk = ids[i : i + 1000]
-        found = _mget_status(store, chunk)
-        pending.extend(d for d in chunk if found.get(d, "pending") == "pending")
-    return pending
-
-
-NEAR_END = 1000  # pending documents below which wait_for_groups reads statuses in real time
 WORKER_CHECK_AFTER = 3.0  # seconds without progress before wait_for_groups looks for workers
-
-
-def _search_pending(
-    store: Any, seq_range: tuple[int, int], ids: set[str], limit: int | None = None
-) -> list[str]:
-    """Ids among ``ids`` that the last refresh shows pending (a superset of those pending
-    now), in ``seq`` order, at most ``limit`` (``seq`` ranges of runs could overlap: other
-    documents are skipped)."""
-    found: list[str] = []
-    for doc_id in store.ids_with_status("pending", seq_range):
-        if limit is not None and len(found) >= limit:
-            break
-        if doc_id in ids:
-            found.append(doc_id)
-    return found
-
-
-def _mget_status(store: Any, ids: Sequence[str]) -> dict[str, str]:
-    return {i: src.get("status") for i, src in store.fields(ids, ["status"]).items()}
 
 
 class WaitReport:
@@ -364,95 +315,126 @@ class WaitReport:
             print(message, file=self.out, flush=True)
 
 
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+
+
 def wait_for_groups(
-    store: Any,
-    ids: Sequence[str],
-    profile: str = "web",
-    k: int = 20,
-    queue: str | None = None,
+    submitter: Submitter,
     timeout: float = 3600,
     stall: float = 30.0,
-    poll: float = 0.25,
-    seq_range: tuple[int, int] | None = None,
+    poll: float = 0.1,
     idle_timeout: float | None = None,
     report: WaitReport | None = None,
     consumers: Callable[[str | None], list[str]] | None = None,
+    max_resends: int = 2,
+    tagged: bool = False,
 ) -> dict[str, Any]:
-    """Wait until none of ``ids`` is pending; re-queue the pending ones after ``stall``
-    seconds without progress; refresh the index once they are all decided, so a search sees
-    their groups. Returns ``{"waited_s", "requeued", "timed_out"}`` (+ ``pending`` when it
-    timed out: after ``timeout`` seconds in all, or ``idle_timeout`` seconds without a page
-    decided).
-
-    With ``seq_range`` (the ``seq`` of the first and last of ``ids``, all searchable), the
-    progress is a ``count`` of the pending documents in that range (near-real-time: a count of
-    the last refresh, never below the real one, since a status only moves away from pending)
-    until a few are left; then their statuses are read in real time. Reading every status of a
-    large run twice a second would cost the node more than the workers' own reads.
+    """Wait until every batch the submitter accepted is searchable (indexed with its groups and
+    refreshed: it left the live set). A batch still live after ``stall`` seconds without
+    progress has its message sent again (it may have been lost with the broker's data:
+    deciding twice changes nothing). When all have left, the index is asked for every page;
+    a page missing (its batch was lost with Redis' data, or dead-lettered) is accepted again,
+    at most ``max_resends`` times. Returns ``{"waited_s", "indexed", "requeued", "resent",
+    "timed_out", "latency_s"}`` (+ ``pending`` when it timed out: after ``timeout`` seconds in
+    all, or ``idle_timeout`` seconds without progress); ``latency_s`` gives the p50/p99 time
+    from a page's acceptance until it was seen searchable.
 
     ``report`` shows the progress; ``consumers(queue)`` (the workers consuming ``queue``) is
     asked whenever nothing has progressed for a few seconds, and ``report.no_worker`` is told
-    when there is none (once until something progresses again)."""
+    when there is none. With ``tagged`` (``neardup backfill``: the pages were in the index
+    before), a page counts as done once it carries a ``dup_group``."""
+    registry, store = submitter.registry, submitter.store
+
+    def done_of(chunk: list[str]) -> set[str]:
+        if not tagged:
+            return set(store.existing(chunk))
+        return {i for i, src in store.fields(chunk, ["dup_group"]).items() if src.get("dup_group")}
 
     start = time.monotonic()
-    last_change, last_left, requeued = start, None, 0
+    waiting = dict(submitter.batches)  # key -> pages
+    total = sum(len(p) for p in waiting.values())
+    done = 0
+    latencies: list[tuple[float, int]] = []
     last_progress = start
+    last_requeue = start
     checked_workers = False
-    pending = list(ids)
-    counting = seq_range is not None and len(pending) > NEAR_END
-    left = len(pending)
+    requeued = resent = 0
+    resends: dict[str, int] = {}
     if report is not None:
-        report.start(len(ids), queue)
-    while left:
-        try:
-            if counting:
-                assert seq_range is not None
-                left = store.count_status("pending", seq_range)
-                if left <= NEAR_END:  # from now on, exact realtime reads of these few
-                    counting = False
-                    pending = _search_pending(store, seq_range, set(pending), NEAR_END)
-                    left = len(pending)
-            else:
-                pending = _pending(store, pending)
-                left = len(pending)
-        except StoreUnavailable:
-            pass
-        now = time.monotonic()
-        if left != last_left:
-            if last_left is not None:
-                last_progress, checked_workers = now, False
-            last_left, last_change = left, now
-        if report is not None:
-            report.progress(len(ids) - left, now - start)
-        if not left:
-            break
-        if now - start > timeout or (idle_timeout is not None and now - last_progress > idle_timeout):
-            return {"waited_s": round(now - start, 2), "requeued": requeued, "timed_out": True,
-                    "pending": left}
-        if (consumers is not None and not checked_workers
-                and now - last_progress >= min(stall, WORKER_CHECK_AFTER)):
-            checked_workers = True
-            if not consumers(queue) and report is not None:
-                report.no_worker(queue, left)
-        if now - last_change > stall and queue is not None:
+        report.start(total, submitter.queue)
+    while True:
+        while waiting:
             try:
-                if counting:
-                    assert seq_range is not None
-                    pending = _search_pending(store, seq_range, set(pending))
-                pending = _pending(store, pending)
-                if not pending:
-                    break
-                enqueue(pending, store.index, profile, k, queue=queue)
-                requeued += len(pending)
-            except Exception:  # the broker may be down right now: try again after the next stall
-                pass
-            last_change = now
-        time.sleep(poll)
-    retry_call(store.refresh, budget=600.0)  # the groups written back become searchable now
+                still = registry.live_of(list(waiting))
+            except Exception:  # the broker is restarting: look again
+                still = set(waiting)
+            now = time.monotonic()
+            finished = [key for key in waiting if key not in still]
+            for key in finished:
+                pages = waiting.pop(key)
+                done += len(pages)
+                seen = submitter.searchable_at.setdefault(key, now)
+                latencies.append((seen - submitter.accepted_at.get(key, start), len(pages)))
+            if finished:
+                last_progress, checked_workers = now, False
+            if report is not None:
+                report.progress(min(done, total), now - start)
+            if not waiting:
+                break
+            if now - start > timeout or (idle_timeout is not None
+                                         and now - last_progress > idle_timeout):
+                return {"waited_s": round(now - start, 2), "indexed": done, "requeued": requeued,
+                        "resent": resent, "timed_out": True,
+                        "pending": sum(len(p) for p in waiting.values())}
+            if (consumers is not None and not checked_workers
+                    and now - last_progress >= min(stall, WORKER_CHECK_AFTER)):
+                checked_workers = True
+                if not consumers(submitter.queue) and report is not None:
+                    report.no_worker(submitter.queue, sum(len(p) for p in waiting.values()))
+            if now - max(last_progress, last_requeue) > stall:
+                try:
+                    for key in waiting:
+                        submitter.republish(key)
+                        requeued += len(waiting[key])
+                except Exception:  # the broker may be down right now: again after the next stall
+                    pass
+                last_requeue = now
+            time.sleep(poll)
+        # every batch left the live set: is every page in the index?
+        missing: list[dict[str, Any]] = []
+        failed = 0
+        for pages in submitter.batches.values():
+            ids = [p["id"] for p in pages]
+            found: set[str] = set()
+            for i in range(0, len(ids), 1000):
+                chunk = ids[i:i + 1000]
+                found |= retry_call(partial(done_of, chunk), budget=600.0)
+            for p in pages:
+                if p["id"] not in found:
+                    done -= 1
+                    if resends.get(p["id"], 0) < max_resends:
+                        missing.append(p)
+                    else:
+                        failed += 1
+        if not missing:
+            break
+        for p in missing:
+            resends[p["id"]] = resends.get(p["id"], 0) + 1
+        resent += len(missing)
+        submitter.batches = {}
+        for i in range(0, len(missing), BATCH):
+            pages = missing[i:i + BATCH]
+            waiting[submitter.submit(pages)] = pages
     waited = time.monotonic() - start
     if report is not None:
-        report.progress(len(ids), waited, final=True)
-    return {"waited_s": round(waited, 2), "requeued": requeued, "timed_out": False}
+        report.progress(total, waited, final=True)
+    flat = [lat for lat, n in latencies for _ in range(n)]
+    return {"waited_s": round(waited, 2), "indexed": done, "requeued": requeued, "resent": resent,
+            "failed": failed, "timed_out": False,
+            "latency_s": {"p50": round(_percentile(flat, 0.5), 3),
+                          "p99": round(_percentile(flat, 0.99), 3)}}
 
 
 def dedup_via_opensearch(
@@ -467,17 +449,14 @@ def dedup_via_opensearch(
     store.install()
     workers: list[Any] = []
     queue = settings.queue if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"
+    registry = Registry.from_url(broker_url(), index)
     try:
         if args.start_workers:
             workers = start_workers(args.start_workers, queue)
-        summary = ingest_prepared(
-            store, prepared, profile=args.profile, k=args.candidates, queue=queue
-        )
-        ids = summary["_ids"]
-        waited = wait_for_groups(
-            store, ids, profile=args.profile, k=args.candidates, queue=queue, timeout=args.timeout,
-            seq_range=summary["_seq_range"],
-        )
+        submitter = Submitter(store, registry, args.profile, args.candidates, queue)
+        ingest_prepared(submitter, prepared)
+        ids = [p["id"] for pages in submitter.batches.values() for p in pages]
+        waited = wait_for_groups(submitter, timeout=args.timeout)
         if waited["timed_out"]:
             raise SystemExit(f"neardup dedup: workers did not finish within {args.timeout}s")
         docs: dict[str, Any] = {}
@@ -496,6 +475,7 @@ def dedup_via_opensearch(
             w.wait(30)
         if not args.keep_index and not args.index:
             store.drop()
+            registry.clear()
         store.close()
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from ingest.settings import Settings
 from ingest.store import open_store
 from ingest.store.base import Store
+from verifier.registry import Registry
 
 __all__ = ["add_parser", "explain_empty", "format_hits", "search"]
 
@@ -98,14 +99,23 @@ def format_hits(hits: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def explain_empty(query: str, index: str, url: str, overview: Mapping[str, Any] | None) -> str:
-    """Why a search found nothing, from the index's :meth:`~Store.overview` (None: no index).
+def explain_empty(
+    query: str, index: str, url: str, overview: Mapping[str, Any] | None, undecided: int = 0
+) -> str:
+    """Why a search found nothing, from the index's :meth:`~Store.overview` (None: no index)
+    and the number of pages accepted for it and not yet decided (``undecided``: they are
+    indexed, with their groups, once a worker decides them).
 
     >>> explain_empty("q", "pages", "http://h:9200", None).splitlines()[0]
     "no hits: index 'pages' does not exist on http://h:9200"
-    >>> explain_empty("q", "pages", "u", {"documents": 3, "status": {"pending": 3}})
-    "no hits: 3 of the 3 pages in 'pages' are still pending (not grouped yet, so not searchable): is a worker running? (neardup worker; neardup ingest --wait waits for them)"
+    >>> explain_empty("q", "pages", "u", {"documents": 0, "status": {}}, undecided=3)
+    "no hits: 3 pages accepted for 'pages' are not decided yet (a page is searchable once a worker has indexed it with its group): is a worker running? (neardup worker; neardup ingest --wait waits for them)"
     """
+    waiting = (
+        f"{_pages(undecided)} accepted for {index!r} {'is' if undecided == 1 else 'are'} not "
+        "decided yet (a page is searchable once a worker has indexed it with its group): is a "
+        "worker running? (neardup worker; neardup ingest --wait waits for them)"
+    )
     if overview is None:
         return (
             f"no hits: index {index!r} does not exist on {url}\n"
@@ -114,6 +124,8 @@ def explain_empty(query: str, index: str, url: str, overview: Mapping[str, Any] 
         )
     total = int(overview.get("documents") or 0)
     if total == 0:
+        if undecided:
+            return f"no hits: {waiting}"
         return f"no hits: index {index!r} on {url} holds no pages yet"
     pending = int((overview.get("status") or {}).get("pending", 0))
     if pending:
@@ -122,7 +134,18 @@ def explain_empty(query: str, index: str, url: str, overview: Mapping[str, Any] 
             "grouped yet, so not searchable): is a worker running? (neardup worker; "
             "neardup ingest --wait waits for them)"
         )
+    if undecided:
+        return (f"no hits: no page of the {_pages(total)} in {index!r} matches {query!r}; "
+                f"{waiting}")
     return f"no hits: no grouped page of the {_pages(total)} in {index!r} matches {query!r}"
+
+
+def _undecided(settings: Settings, index: str) -> int:
+    """Pages accepted for ``index`` and not yet decided (0 when the broker cannot be asked)."""
+    try:
+        return Registry.from_url(settings.broker_url, index).pending_count()
+    except Exception:  # no broker: say what the index says
+        return 0
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -139,7 +162,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(format_hits(hits))
         else:
             index = args.index or settings.index
-            print(explain_empty(args.query, index, settings.opensearch_url, store.overview()))
+            print(explain_empty(args.query, index, settings.opensearch_url, store.overview(),
+                                _undecided(settings, index)))
     finally:
         store.close()
     return 0

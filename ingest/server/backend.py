@@ -24,9 +24,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ingest.errors import DocumentError
 from ingest.fingerprint import BODY_HASH_PREFIX
@@ -40,7 +41,8 @@ from ingest.store.errors import Unsupported
 from ingest.store.query import MAX_GROUPS
 from verifier.compare import compare
 from verifier.config import VerifyConfig
-from verifier.tasks import enqueue
+from verifier.registry import Registry, page_payload
+from verifier.tasks import submit
 
 __all__ = ["Backend", "IngestItem", "document_summary", "document_with_status"]
 
@@ -101,11 +103,9 @@ class Backend:
         An opened store (``open_store("engine", ...)``); the inspector's list of groups
         and ``GET /`` need a search engine behind it (:meth:`Store.largest_groups`,
         :meth:`Store.engine_info`).
-    enqueue
-        Queues verification of document ids (default: :mod:`verifier.tasks`).
-    next_seq
-        Reserves ``n`` consecutive ingest sequence numbers and returns the first (default:
-        :func:`default_seq_source`). ``seq`` decides "earliest ingest wins" between groups.
+    pipeline
+        Accepts batches of prepared pages for the workers and tells which are still undecided
+        (default: :class:`BrokerPipeline` on ``broker_url``).
     compare
         ``compare(a_text, b_text) -> Verdict`` with ``a_span``/``b_span`` (default:
         :func:`verifier.compare.compare`).
@@ -123,12 +123,12 @@ class Backend:
         self,
         store: Store,
         *,
-        enqueue: Callable[[Sequence[str]], None] | None = None,
-        next_seq: Callable[[int], int] | None = None,
+        pipeline: Pipeline | None = None,
         compare: Callable[[str, str], Any] | None = None,
         broker_url: str | None = None,
         profile: str = "web",
         limits: Limits = DEFAULT_LIMITS,
+        max_live: int = 8,
     ) -> None:
 
         self.store = store
@@ -136,8 +136,9 @@ class Backend:
         self.fp_config = fingerprint_config(profile)
         self.profile = profile
         self.broker_url = broker_url or Settings.broker_url
-        self._enqueue = enqueue
-        self._next_seq = next_seq or default_seq_source()
+        self._pipeline = pipeline
+        self.max_live = max_live
+        self._accepted: deque[str] = deque(maxlen=10_000)  # batches this service accepted
         self._compare = compare
         self._installed = False
         self._install_lock = threading.Lock()
@@ -159,11 +160,6 @@ class Backend:
 
     # -- ingest ------------------------------------------------------------------------------
 
-    def enqueue(self, ids: Sequence[str]) -> None:
-        if self._enqueue is None:
-            self._enqueue = default_enqueue(self.index, self.profile)
-        self._enqueue(ids)
-
     def ingest(self, items: Sequence[IngestItem], refresh: bool = False) -> None:
         """Prepare, index and queue ``items``, setting each item's outcome in place."""
 
@@ -171,12 +167,11 @@ class Backend:
             return
         self.ensure_installed()
         prepared: list[tuple[IngestItem, StoredDocument]] = []
-        first_seq = self._next_seq(len(items))
-        for offset, item in enumerate(items):
+        for item in items:
             try:
                 page = validate_page(item.raw, self.limits)
                 item.id = page.id
-                doc = prepare_document(page, first_seq + offset, self.fp_config, self.limits)
+                doc = prepare_document(page, 0, self.fp_config, self.limits)
             except DocumentError as exc:
                 item.id = item.id or exc.doc_id
                 item.fail(ItemError.of(exc))
@@ -190,14 +185,18 @@ class Backend:
             return
 
         existing = self.store.mget({doc.id for _, doc in prepared}, with_fingerprints=False)
-        current: dict[str, StoredDocument] = dict(existing)
-        new: dict[str, StoredDocument] = {}  # first version of each id not yet stored
-        requeue: set[str] = set()
+        unseen = sorted({doc.id for _, doc in prepared} - set(existing))
+        try:  # accepted and not decided yet: the version the workers have
+            existing.update((i, _undecided_doc(p))
+                            for i, p in self.pipeline.pending_pages(unseen).items())
+        except Exception as exc:  # the broker is down: nothing can be accepted anyway
+            log.debug("could not read the undecided pages: %r", exc)
+        new: dict[str, StoredDocument] = {}  # first version of each id not yet accepted
         for item, doc in prepared:
-            before = current.get(doc.id)
+            before = existing.get(doc.id) or new.get(doc.id)
             if before is None:
                 item.status, item.result = 201, "created"
-                current[doc.id] = new[doc.id] = doc
+                new[doc.id] = doc
             elif item.action == "create":
                 item.fail(_conflict(doc.id, "document already exists"))
             elif not _same_content(before, doc):
@@ -210,51 +209,49 @@ class Backend:
                 )
             else:
                 item.status, item.result = 200, "noop"
-                if doc.id not in new and before.status == "pending":
-                    requeue.add(doc.id)
-
-        written: set[str] = set()
-        raced: set[str] = set()
-        failed: dict[str, str] = {}
-        if new:
-            for res in self.store.put(list(new.values()), overwrite=False):
-                if res.ok and res.result != "noop":
-                    written.add(res.id)
-                elif res.ok:  # created by a concurrent request between mget and put
-                    raced.add(res.id)
-                else:
-                    failed[res.id] = res.error or "indexing failed"
-        to_queue = sorted(written | requeue)
-        if written or refresh:
-            # the workers' candidate queries must see these pages before they are verified
-            self.store.refresh()
         queue_error: str | None = None
-        if to_queue:
+        backlog: str | None = None
+        key: str | None = None
+        if new:
             try:
-                self.enqueue(to_queue)
-            except Exception as exc:  # broker down: the pages are indexed, not queued
-                log.warning("could not queue %d documents: %r", len(to_queue), exc)
+                key = self.submit([_payload(d) for d in new.values()])
+            except Backlogged as exc:
+                backlog = str(exc)
+            except Exception as exc:  # broker down: nothing accepted
+                log.warning("could not accept %d documents: %r", len(new), exc)
                 # the broker's address stays in the log: answers go to any client
                 queue_error = f"the broker is unreachable ({type(exc).__name__})"
         for item, doc in prepared:
-            if item.error is not None:
+            if item.error is not None or doc.id not in new:
                 continue
-            if doc.id in failed:
-                item.fail(ItemError(400, "index_failed", failed[doc.id]))
-            elif doc.id in raced:
-                item.fail(_conflict(doc.id, "document already exists"))
-            elif doc.id in to_queue:
-                if queue_error is None:
-                    item.queued = True
-                else:
-                    item.fail(
-                        ItemError(
-                            503,
-                            "queue_unavailable",
-                            "indexed but not queued for verification (send it again to "
-                            f"queue it): {queue_error}",
-                        )
-                    )
+            if backlog is not None:
+                item.fail(ItemError(429, "es_rejected_execution_exception",
+                                    f"not accepted, send it again later: {backlog}"))
+            elif queue_error is None:
+                item.queued = True
+            else:
+                item.fail(ItemError(503, "queue_unavailable",
+                                    f"not accepted (send it again): {queue_error}"))
+        if key is not None:
+            self._accepted.append(key)
+            if refresh:
+                self.wait_searchable([key])
+
+    @property
+    def pipeline(self) -> Pipeline:
+        if self._pipeline is None:
+            self._pipeline = BrokerPipeline(self.broker_url, self.index, self.profile,
+                                            self.max_live)
+        return self._pipeline
+
+    def submit(self, pages: list[dict[str, Any]]) -> str:
+        """Accept prepared pages as one batch and queue its decision; returns its key."""
+        return self.pipeline.submit(pages)
+
+    def wait_searchable(self, keys: Sequence[str] | None = None, budget: float = 120.0) -> None:
+        """Wait (at most ``budget`` seconds) until the batches ``keys`` — every accepted batch
+        of the index when None — are indexed and searchable."""
+        self.pipeline.wait_searchable(keys, budget)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -262,6 +259,9 @@ class Backend:
         """The page's summary with its ``state`` and the ``explanation`` of it."""
         doc = self.store.get(doc_id)
         if doc is None:
+            if doc_id in self.pipeline.pending([doc_id]):
+                return {"id": doc_id, "status": "pending", "dup_group": None,
+                        **page_status({"id": doc_id, "status": "pending"}, (), None)}
             return None
         return document_with_status(doc, self._group_sizes([doc])[doc.id])
 
@@ -278,6 +278,11 @@ class Backend:
     ) -> dict[str, Any]:
         """The inspector's lookup: pages by id, URL or text (:meth:`Store.find`), or every page
         in ``state``, a page of ``size`` from ``offset``, each with its state explained."""
+        if state == "pending":  # accepted, not decided: not in the index yet
+            total, pages = self.pipeline.undecided(offset, size)
+            waiting = [_undecided_doc(p) for p in pages]
+            return {"total": total, "offset": offset, "size": size,
+                    "pages": [document_with_status(d, None) for d in waiting]}
         total, docs = self.store.find(text or None, state or None, offset, size)
         sizes = self._group_sizes(docs)
         return {
@@ -294,6 +299,16 @@ class Backend:
         if found is None:
             return {"index": self.index, "exists": False, "documents": 0, "status": {},
                     "group_count": 0, "size_histogram": [], "duplicates_by_site": []}  # fmt: skip
+        try:  # pages accepted and not decided yet live beside the index, on the broker
+            undecided = self.pipeline.pending_count()
+        except Exception as exc:
+            log.warning("could not count the undecided pages: %r", exc)
+            undecided = 0
+        if undecided:
+            status = dict(found.get("status") or {})
+            status["pending"] = status.get("pending", 0) + undecided
+            found = {**found, "status": status,
+                     "documents": int(found.get("documents") or 0) + undecided}
         return {"index": self.index, "exists": True, **found}
 
     def _group(self, group_id: str) -> tuple[StoredDocument, list[StoredDocument]] | None:
@@ -396,7 +411,12 @@ class Backend:
         return info
 
     def refresh(self) -> None:
-        """Make recent writes searchable (a client's ``_refresh``)."""
+        """Make recent writes searchable (a client's ``_refresh``): wait until the accepted
+        pages are decided and indexed (at most two minutes), then refresh."""
+        try:
+            self.wait_searchable(list(self._accepted))
+        except Exception as exc:  # the broker is down: refresh what is indexed
+            log.warning("could not wait for the accepted pages: %r", exc)
         self.store.refresh()
 
     def engine_health(self) -> dict[str, Any]:
@@ -475,31 +495,76 @@ def default_compare(profile: str = "web") -> Callable[[str, str], Any]:
     return lambda a, b: compare(a, b, config)
 
 
-def default_enqueue(index: str, profile: str = "web") -> Callable[[Sequence[str]], None]:
-    """:func:`verifier.tasks.enqueue` for the pages ``index`` (the workers' queue)."""
-
-    def enqueue_ids(ids: Sequence[str]) -> None:
-        enqueue(list(ids), index=index, profile=profile)
-
-    return enqueue_ids
+class Backlogged(Exception):
+    """The workers are behind: too many accepted batches wait to be indexed (HTTP 429)."""
 
 
-def default_seq_source() -> Callable[[int], int]:
-    """Ingest sequence numbers: increasing across processes and restarts.
+class Pipeline(Protocol):
+    """What the HTTP service needs of the workers' side (:class:`BrokerPipeline`)."""
 
-    Microseconds since the epoch, kept strictly increasing within the process, so pages sent
-    later get larger ``seq`` whichever server or ``neardup ingest`` run sends them.
-    """
-    lock = threading.Lock()
-    last = [0]
+    def submit(self, pages: list[dict[str, Any]]) -> str: ...
 
-    def next_seq(n: int) -> int:
-        with lock:
-            first = max(time.time_ns() // 1000, last[0] + 1)
-            last[0] = first + max(n, 1) - 1
-            return first
+    def pending(self, ids: Sequence[str]) -> set[str]: ...
 
-    return next_seq
+    def pending_count(self) -> int: ...
+
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
+
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]: ...
+
+    def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None: ...
+
+
+class BrokerPipeline:
+    """The pages ``index``'s batches on the broker (:mod:`verifier.registry`) and the workers'
+    queue (:func:`verifier.tasks.submit`)."""
+
+    def __init__(self, broker_url: str, index: str, profile: str = "web",
+                 max_live: int = 8, room_wait: float = 30.0) -> None:
+        self.registry = Registry.from_url(broker_url, index)
+        self.profile = profile
+        self.max_live, self.room_wait = max_live, room_wait
+
+    def submit(self, pages: list[dict[str, Any]]) -> str:
+        # backpressure, as for neardup ingest: a request waits for room a while, then is refused
+        if not self.registry.wait_for_room(self.max_live, self.room_wait):
+            raise Backlogged(f"{self.max_live} batches are waiting for the workers")
+        return submit(self.registry, pages, self.profile)
+
+    def pending(self, ids: Sequence[str]) -> set[str]:
+        return self.registry.pending(ids)
+
+    def pending_count(self) -> int:
+        return self.registry.pending_count()
+
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        return self.registry.pending_pages(ids)
+
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+        return self.registry.undecided(offset, size)
+
+    def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None:
+        if keys is not None and not keys:
+            return
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < budget:
+            left = self.registry.live_of(keys) if keys is not None else self.registry.live_count()
+            if not left:
+                return
+            time.sleep(0.05)
+
+
+def _undecided_doc(page: Mapping[str, Any]) -> StoredDocument:
+    return StoredDocument(
+        id=str(page["id"]), body=str(page.get("body") or ""),
+        fingerprints=list(page.get("fingerprints") or ()), fp_config=str(page.get("fp_config")),
+        seq=0, url=page.get("url"), site=page.get("site"), title=page.get("title"),
+        content=page.get("content"), status="pending", ingested_at=page.get("ingested_at"),
+    )
+
+
+def _payload(doc: StoredDocument) -> dict[str, Any]:
+    return page_payload(doc)
 
 
 def broker_reachable(url: str, timeout: float = 2.0) -> str:

@@ -169,7 +169,7 @@ def page_status(
     >>> page_status({"id": "a", "status": "grouped", "dup_group": "a"}, ["b:h"], 1)["state"]
     'too-short'
     >>> page_status({"id": "a", "status": "grouped", "dup_group": "a"}, ["x"], 1)["explanation"]
-    'grouped alone: no earlier page among its candidates (pages sharing fingerprints) is a near-duplicate of it'
+    'grouped alone: no page among its candidates (pages sharing fingerprints) is a near-duplicate of it'
     """
     status = doc.get("status")
     short = too_short(fingerprints)
@@ -192,7 +192,7 @@ def page_status(
                 "explanation": f"near-duplicate in group {group} of {size} pages{via}"}  # fmt: skip
     if size > 1:
         return {"state": "representative",
-                "explanation": f"representative of a group of {size} pages (the earliest)"}
+                "explanation": f"representative of a group of {size} pages (its earliest)"}
     return {"state": "singleton",
-            "explanation": "grouped alone: no earlier page among its candidates (pages sharing "
+            "explanation": "grouped alone: no page among its candidates (pages sharing "
                            "fingerprints) is a near-duplicate of it"}  # fmt: skip

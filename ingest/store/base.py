@@ -213,6 +213,44 @@ class Store(ABC):
                 out.append(exc)
         return out
 
+    def fingerprint_holders(
+        self, terms: Mapping[str, Sequence[str]], exclude_ids: Sequence[str]
+    ) -> list[tuple[str, int, str, list[str], str | None]]:
+        """Every stored document holding any of ``terms[fp_config]`` (of that config), but not
+        ``exclude_ids``: ``(id, seq, fp_config, fingerprints, dup_group)``. Near-real-time."""
+        raise NotImplementedError
+
+    def members_of(self, group_ids: Sequence[str]) -> list[tuple[str, str]]:
+        """``(id, dup_group)`` of every stored document whose group is one of ``group_ids``
+        (near-real-time)."""
+        return [(d.id, g) for g in group_ids for d in self.group_members(g)]
+
+    def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
+        """Write neardup's fields onto documents that exist (a partial update: the other
+        fields of a page indexed by another pipeline stay as they are): ``neardup backfill``."""
+        raise NotImplementedError
+
+    def untagged(self, size: int = 500) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(id, _source)`` of every stored document without a ``dup_group``."""
+        raise NotImplementedError
+
+    def index_exists(self) -> bool:
+        """Whether the pages index exists."""
+        return True
+
+    def count_untagged(self) -> int:
+        """How many stored documents have no ``dup_group`` (near-real-time)."""
+        raise NotImplementedError
+
+    def existing(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are stored (real time)."""
+        return set(self.mget(ids, with_fingerprints=False))
+
+    def set_groups(self, groups: Mapping[str, str]) -> None:
+        """Set ``dup_group`` of stored documents (one request where the backend can); a
+        document that is not stored is skipped."""
+        raise NotImplementedError
+
     @abstractmethod
     def group_members(self, group_id: str) -> list[StoredDocument]:
         """Every document whose ``dup_group`` is ``group_id``, ordered by ``seq`` then ``id``
@@ -244,44 +282,11 @@ class Store(ABC):
 
     # -- the workers' reads ------------------------------------------------------------------
 
-    def earlier_candidates(self, doc: StoredDocument, k: int) -> list[str]:
-        """Ids of the top-``k`` candidates of ``doc`` among the documents before it in
-        ``(seq, id)`` (the rule of :mod:`ingest.store.ranking`).
-
-        Restricting the ranking to earlier documents makes the set independent of what was
-        indexed later. This default fetches the top ``4k`` :meth:`candidates` and filters them,
-        which is exact unless more than ``3k`` later documents outrank the earlier ones; a
-        backend that can filter on ``seq`` in the query overrides it.
-        """
-        key = (doc.seq, doc.id)
-        found = self.candidates(doc, 4 * k)
-        docs = self.mget([c.id for c in found], with_fingerprints=False)
-        ranked = [(c.id, docs[c.id].seq) for c in found if c.id in docs]
-        return [i for i, seq in ranked if (seq, i) < key][:k]
-
-    def earlier_candidates_many(
-        self, docs: Sequence[StoredDocument], k: int
-    ) -> dict[str, list[str]]:
-        """:meth:`earlier_candidates` of several documents, in as few requests as the backend
-        can. A document whose query failed is absent from the result (the caller asks again,
-        one by one)."""
-        return {d.id: self.earlier_candidates(d, k) for d in docs}
-
     def fields(self, ids: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
         """``{id: {field: value}}`` of the documents found, restricted to ``fields`` (realtime,
         like :meth:`mget`, without transferring the bodies where the backend can)."""
         found = self.mget(ids, with_fingerprints="fingerprints" in fields)
         return {i: {f: d.to_source().get(f) for f in fields} for i, d in found.items()}
-
-    @abstractmethod
-    def count_status(self, status: str, seq_range: tuple[int, int]) -> int:
-        """How many documents with ``lo <= seq <= hi`` have ``status`` (near-real-time on
-        OpenSearch: a count of the last refresh)."""
-
-    @abstractmethod
-    def ids_with_status(self, status: str, seq_range: tuple[int, int]) -> Iterator[str]:
-        """Ids of the documents with ``lo <= seq <= hi`` and ``status``, in ``(seq, id)``
-        order, read page by page as the caller iterates (near-real-time on OpenSearch)."""
 
     # -- search and inspection (what only a search engine does) -----------------------------
 

@@ -129,24 +129,6 @@ class EmbeddedStore(Store):
             self._db.execute("COMMIT")
             self._stoplist_cache = None
 
-    def count_status(self, status: str, seq_range: tuple[int, int]) -> int:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT COUNT(*) FROM docs WHERE seq BETWEEN ? AND ? "
-                "AND json_extract(source, '$.status') = ?",
-                (*seq_range, status),
-            ).fetchone()
-        return int(row[0])
-
-    def ids_with_status(self, status: str, seq_range: tuple[int, int]) -> Iterator[str]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id FROM docs WHERE seq BETWEEN ? AND ? "
-                "AND json_extract(source, '$.status') = ? ORDER BY seq, id",
-                (*seq_range, status),
-            ).fetchall()
-        return (doc_id for (doc_id,) in rows)
-
     # -- documents ---------------------------------------------------------------------------
 
     def put(self, docs: Iterable[StoredDocument], overwrite: bool = True) -> Iterator[PutResult]:

@@ -26,7 +26,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -46,23 +46,18 @@ from ingest.store.base import (
 )
 from ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
 from ingest.store.query import (
-    build_batch_candidate_query,
     build_candidate_query,
     build_collapse_search,
-    build_earlier_candidate_query,
     build_find_query,
     build_group_sizes_query,
+    build_holders_query,
     build_index_overview_query,
     build_largest_groups_query,
-    build_scored_candidate_query,
-    build_status_query,
     parse_group_sizes,
     parse_index_overview,
     parse_largest_groups,
-    rank_hits,
-    rank_scored_hits,
 )
-from ingest.store.ranking import candidate_terms, rank_candidates
+from ingest.store.ranking import candidate_terms
 
 __all__ = ["Dialect", "EngineStore", "translate_errors"]
 
@@ -90,10 +85,8 @@ _FREQ_PAGE = 10000  # terms buckets per partition of the frequency aggregation
 # cardinality sketch costs memory in proportion: at 3000, 10,000 buckets tripped the request
 # circuit breaker of a 512 MB node.
 _SITES_EXACT = 100
-# earlier_candidates_many: the most matching documents one batch search may return, and terms it
-# may ask for (index.max_terms_count is 65,536); beyond either, the batch takes the per-document
-# queries.
-BATCH_QUERY_HITS = 4000
+# The most terms one candidate search asks for (index.max_terms_count is 65,536): a batch with
+# more usable fingerprints is searched in several requests.
 BATCH_QUERY_TERMS = 60_000
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -203,7 +196,6 @@ class EngineStore(Store):
         shards: int | None = None,
         replicas: int | None = None,
         mappings_dir: Path | None = None,
-        batch_query_hits: int = BATCH_QUERY_HITS,
     ) -> None:
         self.client = client
         self.index = index
@@ -217,7 +209,6 @@ class EngineStore(Store):
         self.shards = shards
         self.replicas = replicas
         self.mappings_dir = mappings_dir
-        self.batch_query_hits = batch_query_hits
         self._stoplist_cache: tuple[float, frozenset[str]] | None = None
 
     def __repr__(self) -> str:
@@ -442,142 +433,11 @@ class EngineStore(Store):
         return [Candidate(hit["_id"], int(round(hit["sort"][0]))) for hit in res["hits"]["hits"]]
 
     @_translated
-    def earlier_candidates(self, doc: StoredDocument, k: int) -> list[str]:
-        """One query with a ``range`` filter on ``seq`` (the ``(seq, id)`` cut on the hits)."""
-        terms = candidate_terms(doc.fingerprints, self.stoplist())
-        if not terms:
-            return []
-        body = build_earlier_candidate_query(terms, k, doc.id, doc.fp_config, doc.seq)
-        hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
-        return rank_hits(doc.seq, doc.id, hits, k)
-
-    @_translated
-    def earlier_candidates_many(
-        self, docs: Sequence[StoredDocument], k: int
-    ) -> dict[str, list[str]]:
-        """One unscored search per fingerprint config for the whole batch
-        (:meth:`_batch_candidates`); when the batch is too wide for it, one ``_msearch`` of
-        score-only queries, and the documents whose ties at the cut those cannot settle in a
-        second ``_msearch`` of fully sorted ones."""
-        if not docs:
-            return {}
-        found = self._batch_candidates(docs, k)
-        if found is not None:
-            return found
-        out: dict[str, list[str]] = {}
-        stop = self.stoplist()
-        asked: list[tuple[StoredDocument, list[str], int]] = []
-        searches: list[dict[str, Any]] = []
-        for d in docs:
-            terms = candidate_terms(d.fingerprints, stop)
-            if not terms:
-                out[d.id] = []
-                continue
-            body = build_scored_candidate_query(terms, k, d.id, d.fp_config, d.seq)
-            searches += [{"index": self.index}, body]
-            asked.append((d, terms, body["size"]))
-        if not searches:
-            return out
-        responses = self.client.msearch(body=searches)["responses"]
-        unsure: list[tuple[StoredDocument, list[str]]] = []
-        for (d, terms, size), res in zip(asked, responses, strict=True):
-            if "error" not in res:
-                ranked = rank_scored_hits(d.seq, d.id, res["hits"]["hits"], k, size)
-                if ranked is None:
-                    unsure.append((d, terms))
-                else:
-                    out[d.id] = ranked
-        if unsure:  # ties at the cut: the fully sorted query
-            searches = []
-            for d, terms in unsure:
-                body = build_earlier_candidate_query(terms, k, d.id, d.fp_config, d.seq)
-                searches += [{"index": self.index}, body]
-            responses = self.client.msearch(body=searches)["responses"]
-            for (d, _), res in zip(unsure, responses, strict=True):
-                if "error" not in res:
-                    out[d.id] = rank_hits(d.seq, d.id, res["hits"]["hits"], k)
-        return out
-
-    def _batch_candidates(
-        self, docs: Sequence[StoredDocument], k: int
-    ) -> dict[str, list[str]] | None:
-        """The earlier candidates of a whole batch from one search per fingerprint config:
-        every document (up to the batch's last ``seq``) holding any usable fingerprint of the
-        batch, with its fingerprints (doc values) and ``seq``; the shared counts are made here
-        and ranked by :func:`ingest.store.ranking.rank_candidates` among the documents before
-        each one. None when the batch is too wide for one search (more than
-        :attr:`batch_query_hits` matches, or too many terms). One terms filter and no scoring
-        cost the node far less than a scored query of ~50-100 clauses per document."""
-        stop = self.stoplist()
-        out: dict[str, list[str]] = {}
-        by_config: dict[str, list[tuple[StoredDocument, list[str]]]] = {}
-        for d in docs:
-            terms = candidate_terms(d.fingerprints, stop)
-            if terms:
-                by_config.setdefault(d.fp_config, []).append((d, terms))
-            else:
-                out[d.id] = []
-        for config, group in by_config.items():
-            holders: dict[str, list[str]] = {}  # usable fingerprint -> batch documents holding it
-            for d, terms in group:
-                for t in terms:
-                    holders.setdefault(t, []).append(d.id)
-            if len(holders) > BATCH_QUERY_TERMS:
-                return None
-            body = build_batch_candidate_query(
-                holders, config, max(d.seq for d, _ in group), [d.id for d, _ in group],
-                self.batch_query_hits,
-            )
-            hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
-            if len(hits) >= self.batch_query_hits:
-                return None
-            seq_of: dict[str, int] = {d.id: d.seq for d, _ in group}
-            shared: dict[str, dict[str, int]] = {d.id: {} for d, _ in group}
-            for ids_with_term in holders.values():  # candidates within the batch
-                if len(ids_with_term) > 1:
-                    for doc_id in ids_with_term:
-                        counts = shared[doc_id]
-                        for other in ids_with_term:
-                            if other != doc_id:
-                                counts[other] = counts.get(other, 0) + 1
-            for h in hits:
-                hit_id = h["_id"]
-                fields = h.get("fields", {})
-                seq_of[hit_id] = int(fields["seq"][0])
-                for fp in set(fields.get("fingerprints", ())):
-                    for doc_id in holders.get(fp, ()):
-                        counts = shared[doc_id]
-                        counts[hit_id] = counts.get(hit_id, 0) + 1
-            for d, _ in group:
-                ranked = rank_candidates(shared[d.id], k, seq_of, before=(d.seq, d.id))
-                out[d.id] = [c.id for c in ranked]
-        return out
-
-    @_translated
     def fields(self, ids: Sequence[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
         res = self.client.mget(
             index=self.index, body={"ids": list(ids)}, _source_includes=",".join(fields)
         )
         return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
-
-    @_translated
-    def count_status(self, status: str, seq_range: tuple[int, int]) -> int:
-        body = {"query": build_status_query(status, seq_range)}
-        return int(self.client.count(index=self.index, body=body)["count"])
-
-    def ids_with_status(self, status: str, seq_range: tuple[int, int]) -> Iterator[str]:
-        body: dict[str, Any] = {
-            "size": _PAGE, "query": build_status_query(status, seq_range), "_source": False,
-            "sort": [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}],
-            "track_total_hits": False,
-        }
-        while True:
-            with translate_errors(self.dialect):
-                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
-            yield from (h["_id"] for h in hits)
-            if len(hits) < _PAGE:
-                return
-            body["search_after"] = hits[-1]["sort"]
 
     # -- search and inspection ---------------------------------------------------------------
 
@@ -687,6 +547,123 @@ class EngineStore(Store):
         if transient:  # the written items are idempotent: the caller sends the lot again
             raise StoreUnavailable(f"{len(transient)} group writes refused: {transient[0]}")
         return out
+
+    @_translated
+    def fingerprint_holders(
+        self, terms: Mapping[str, Sequence[str]], exclude_ids: Sequence[str]
+    ) -> list[tuple[str, int, str, list[str], str | None]]:
+        found: dict[str, tuple[str, int, str, list[str], str | None]] = {}
+        for config, wanted in terms.items():
+            wanted = sorted(wanted)
+            for lo in range(0, len(wanted), BATCH_QUERY_TERMS):
+                body = build_holders_query(wanted[lo:lo + BATCH_QUERY_TERMS], config,
+                                           exclude_ids, _PAGE)
+                while True:
+                    hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+                    for h in hits:
+                        f = h.get("fields", {})
+                        group = f.get("dup_group")
+                        found[h["_id"]] = (h["_id"], int(f["seq"][0]), config,
+                                           [str(x) for x in f.get("fingerprints", ())],
+                                           str(group[0]) if group else None)
+                    if len(hits) < _PAGE:
+                        break
+                    body["search_after"] = hits[-1]["sort"]
+        return list(found.values())
+
+    @_translated
+    def members_of(self, group_ids: Sequence[str]) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for lo in range(0, len(group_ids), 1000):
+            body: dict[str, Any] = {
+                "size": _PAGE,
+                "query": {"terms": {"dup_group": list(group_ids[lo:lo + 1000])}},
+                "_source": False,
+                "docvalue_fields": ["dup_group"],
+                "sort": [{"seq": "asc"}, {"id": "asc"}],
+                "track_total_hits": False,
+            }
+            while True:
+                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+                out += [(h["_id"], str(h["fields"]["dup_group"][0])) for h in hits]
+                if len(hits) < _PAGE:
+                    break
+                body["search_after"] = hits[-1]["sort"]
+        return out
+
+    @_translated
+    def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
+        if not docs:
+            return []
+        now = _now()
+        body: list[dict[str, Any]] = []
+        for doc in docs:
+            source = {k: v for k, v in doc.to_source().items() if v is not None}
+            source.setdefault("ingested_at", now)
+            body += [{"update": {"_index": self.index, "_id": doc.id, "retry_on_conflict": 5}},
+                     {"doc": source}]
+        items = self.client.bulk(body=body)["items"]
+        out: list[PutResult] = []
+        transient = []
+        for doc, item in zip(docs, items, strict=True):
+            info = item.get("update", next(iter(item.values())))
+            status = int(info.get("status", 500))
+            if status < 300:
+                out.append(PutResult(doc.id, True, result=info.get("result")))
+            elif status in TRANSIENT_STATUS:
+                transient.append(_bulk_error(info))
+                out.append(PutResult(doc.id, False, error=_bulk_error(info)))
+            else:
+                out.append(PutResult(doc.id, False, error=_bulk_error(info)))
+        if transient:
+            raise StoreUnavailable(f"{len(transient)} writes refused: {transient[0]}")
+        return out
+
+    def untagged(self, size: int = 500) -> Iterator[tuple[str, dict[str, Any]]]:
+        query = {"query": {"bool": {"must_not": [{"exists": {"field": "dup_group"}}]}}}
+        with translate_errors(self.dialect):
+            for hit in self.dialect.helpers.scan(self.client, index=self.index, query=query,
+                                                 size=size, scroll="5m"):
+                yield str(hit["_id"]), dict(hit.get("_source") or {})
+
+    @_translated
+    def index_exists(self) -> bool:
+        return bool(self.client.indices.exists(index=self.index))
+
+    @_translated
+    def count_untagged(self) -> int:
+        body = {"query": {"bool": {"must_not": [{"exists": {"field": "dup_group"}}]}}}
+        return int(self.client.count(index=self.index, body=body)["count"])
+
+    @_translated
+    def existing(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        try:
+            res = self.client.mget(index=self.index, body={"ids": list(ids)}, _source="false")
+        except self.dialect.not_found:
+            return set()
+        return {hit["_id"] for hit in res["docs"] if hit.get("found")}
+
+    @_translated
+    def set_groups(self, groups: Mapping[str, str]) -> None:
+        if not groups:
+            return
+        body: list[dict[str, Any]] = []
+        for doc_id, root in groups.items():
+            body += [{"update": {"_index": self.index, "_id": doc_id, "retry_on_conflict": 5}},
+                     {"doc": {"dup_group": root}}]
+        items = self.client.bulk(body=body)["items"]
+        transient = []
+        for item in items:
+            info = item.get("update", next(iter(item.values())))
+            status = int(info.get("status", 500))
+            if status in TRANSIENT_STATUS:
+                transient.append(_bulk_error(info))
+            elif status >= 300 and status != 404:
+                log.warning("could not set the group of %s: %s", info.get("_id"), _bulk_error(info))
+        if transient:
+            raise StoreUnavailable(f"{len(transient)} group writes refused: {transient[0]}")
 
     @_translated
     def group_members(self, group_id: str) -> list[StoredDocument]:

@@ -5,9 +5,8 @@
   ``constant_score``/``term`` clause of a ``bool.should`` worth exactly 1, so a hit's ``_score``
   *is* the number of shared fingerprints (a sum of at most 112 ones is exact in float32).
   Ties are broken by ``seq`` then ``id``: the rule of :mod:`ingest.store.ranking`.
-- :func:`build_earlier_candidate_query`, :func:`build_scored_candidate_query`,
-  :func:`build_batch_candidate_query` — the verifier workers' candidates (earlier documents
-  only), ranked on the hits by :func:`rank_hits` / :func:`rank_scored_hits`.
+- :func:`build_holders_query` — the verifier workers' candidates in the index: every page
+  holding a fingerprint of a batch, with its fingerprints, ranked in the worker.
 - :func:`build_collapse_search` — ``neardup search``: one hit per ``dup_group`` with the
   other members as ``inner_hits``.
 - :func:`build_largest_groups_query` / :func:`parse_largest_groups` — the inspector's list of
@@ -25,29 +24,24 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ingest.errors import ConfigError
-from ingest.store.ranking import CANDIDATE_SORT, candidate_terms, rank_candidates
+from ingest.store.ranking import CANDIDATE_SORT, candidate_terms
 
 __all__ = [
     "CANDIDATE_SORT",
     "MAX_GROUPS",
     "MAX_CANDIDATE_TERMS",
-    "build_batch_candidate_query",
     "build_candidate_query",
     "build_collapse_search",
+    "build_holders_query",
     "FIND_FILTERS",
-    "build_earlier_candidate_query",
     "build_find_query",
     "build_group_sizes_query",
     "build_index_overview_query",
     "build_largest_groups_query",
-    "build_scored_candidate_query",
-    "build_status_query",
     "candidate_terms",
     "parse_group_sizes",
     "parse_index_overview",
     "parse_largest_groups",
-    "rank_hits",
-    "rank_scored_hits",
 ]
 
 # indices.query.bool.max_clause_count defaults to 1024; m = 7 buckets x 16 rotations = 112.
@@ -140,81 +134,32 @@ def build_collapse_search(
     }
 
 
-def build_earlier_candidate_query(
-    terms: Sequence[str], k: int, exclude_id: str, fp_config: str, max_seq: int
+
+
+
+def build_holders_query(
+    terms: Iterable[str], fp_config: str, exclude_ids: Sequence[str], size: int
 ) -> dict[str, Any]:
-    """:func:`build_candidate_query` restricted to documents with ``seq <= max_seq`` (a page's
-    earlier candidates; the ``(seq, id)`` cut is made on the hits, :func:`rank_hits`). Asks for
-    ``k + 8`` hits: documents of the same ``seq`` with a larger id are dropped client-side."""
-    body = build_candidate_query(terms, (), k + 8, exclude_id, fp_config)
-    body["query"]["bool"]["filter"].append({"range": {"seq": {"lte": max_seq}}})
-    return body
-
-
-def build_scored_candidate_query(
-    terms: Sequence[str], k: int, exclude_id: str, fp_config: str, max_seq: int
-) -> dict[str, Any]:
-    """:func:`build_earlier_candidate_query` sorted by score alone, with each hit's ``seq``:
-    the node can then skip documents that cannot enter the top (the full sort scores every
-    match). The ties are broken by :func:`rank_scored_hits`, which says when that is exact."""
-    body = build_earlier_candidate_query(terms, k, exclude_id, fp_config, max_seq)
-    body["sort"] = [{"_score": {"order": "desc"}}]
-    body["docvalue_fields"] = ["seq"]
-    return body
-
-
-def build_batch_candidate_query(
-    terms: Iterable[str], fp_config: str, max_seq: int, exclude_ids: Sequence[str], size: int
-) -> dict[str, Any]:
-    """Every document (up to ``max_seq``) holding any of ``terms``, with its fingerprints (doc
-    values) and ``seq``, unscored: the candidates of a whole batch from one search, ranked
-    client-side. The batch's own documents are left out (their fingerprints are at hand)."""
+    """Every document holding any of ``terms`` (of ``fp_config``), with its ``seq``,
+    fingerprints and ``dup_group`` (doc values), unscored, in pages sorted by ``seq``/``id``
+    (``search_after``): the candidates of a whole batch from one search, ranked client-side."""
     return {
         "size": size,
         "query": {"bool": {
             "filter": [
                 {"terms": {"fingerprints": sorted(terms)}},
                 {"term": {"fp_config": fp_config}},
-                {"range": {"seq": {"lte": max_seq}}},
             ],
             "must_not": [{"ids": {"values": list(exclude_ids)}}],
         }},
         "_source": False,
-        "docvalue_fields": ["seq", "fingerprints"],
+        "docvalue_fields": ["seq", "fingerprints", "dup_group"],
+        "sort": [{"seq": "asc"}, {"id": "asc"}],
         "track_total_hits": False,
     }
 
 
-def build_status_query(status: str, seq_range: tuple[int, int]) -> dict[str, Any]:
-    """The documents with ``status`` and ``lo <= seq <= hi``."""
-    lo, hi = seq_range
-    return {"bool": {"filter": [{"term": {"status": status}},
-                                {"range": {"seq": {"gte": lo, "lte": hi}}}]}}
 
-
-def rank_hits(seq: int, doc_id: str, hits: Sequence[Mapping[str, Any]], k: int) -> list[str]:
-    """The top-``k`` hits of :func:`build_earlier_candidate_query` that come before
-    ``(seq, doc_id)`` (the node sorted them by :data:`CANDIDATE_SORT`: ``[shared, seq, id]``)."""
-    key = (seq, doc_id)
-    ranked = [(h["_id"], int(h["sort"][1])) for h in hits]
-    return [i for i, s in ranked if (s, i) < key][:k]
-
-
-def rank_scored_hits(
-    seq: int, doc_id: str, hits: Sequence[Mapping[str, Any]], k: int, size: int
-) -> list[str] | None:
-    """The top-``k`` earlier candidates from hits of :func:`build_scored_candidate_query`,
-    ordered by the rule of :mod:`ingest.store.ranking` — or None when the hits do not prove
-    it: the node returned ``size`` hits and the ``k``-th kept one scores no more than the
-    lowest hit (a document left out could tie with it and come before it)."""
-    shared = {h["_id"]: int(round(float(h["_score"]))) for h in hits}
-    seq_of = {h["_id"]: int(h["fields"]["seq"][0]) for h in hits}
-    kept = rank_candidates(shared, k, seq_of, before=(seq, doc_id))
-    if len(hits) >= size:
-        lowest = min(shared.values())
-        if len(kept) < k or kept[-1].shared <= lowest:
-            return None
-    return [c.id for c in kept]
 
 
 # A terms aggregation's size is bounded by search.max_buckets (65,535 by default); a page of

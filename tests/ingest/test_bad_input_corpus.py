@@ -13,11 +13,11 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import pytest
 from badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers, pairs_jsonl
+from fakes import FakePipeline
 
 from ingest.server.app import ServerConfig, create_app
 from ingest.server.backend import Backend
@@ -81,19 +81,15 @@ def test_corpus_through_dedup(tmp_path: Path, processes: str) -> None:
     assert summary["errors"] == sum(c.expect != OK for c in CASES)
 
 
-class Queue(list[str]):
-    def __call__(self, ids: Any) -> None:
-        self.extend(ids)
+Queue = FakePipeline
 
 
 def test_corpus_through_post_documents() -> None:
     from ingest.records import Limits
 
     store = open_store("embedded")
-    queue = Queue()
-    counter = iter(range(1, 10**9, 1000))
-    backend = Backend(store, enqueue=queue, next_seq=lambda n: next(counter),
-                      limits=Limits(max_doc_bytes=PAGE_LIMIT))
+    queue = Queue(store)
+    backend = Backend(store, pipeline=queue, limits=Limits(max_doc_bytes=PAGE_LIMIT))
     client = TestClient(create_app(backend, ServerConfig()), raise_server_exceptions=True)
     r = client.post("/documents", content=jsonl())
     assert r.status_code == 200, r.text

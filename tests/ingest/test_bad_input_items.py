@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes import FakePipeline, fake_cli_pipeline
 
 from ingest.cli import main
 from ingest.server.app import ServerConfig, create_app
 from ingest.server.backend import Backend
 from ingest.settings import Settings
 from ingest.store import open_store
-from ingest.store.base import Store, StoredDocument
+from ingest.store.base import Store
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -75,33 +76,26 @@ def run_ingest(tmp_path: Path, body: bytes, monkeypatch: pytest.MonkeyPatch,
                settings: Settings | None = None) -> tuple[dict[str, Any], list[dict[str, Any]], Store]:
     """``neardup ingest`` itself, on an embedded store (its queue recorded): the summary, the
     error records and the store."""
-    import ingest.commands.ingest as command
-
     store = open_store("embedded", path=tmp_path / "store.db")
     store.index = "pages"  # type: ignore[attr-defined]
-    queued: list[str] = []
-    monkeypatch.setattr(command, "open_store", lambda *a, **k: store)
+    queued = fake_cli_pipeline(monkeypatch, store)
     monkeypatch.setattr(store, "close", lambda: None)
-    monkeypatch.setattr(command, "enqueue", lambda ids, *a, **k: queued.extend(ids) or 1)
     src, errors = tmp_path / "in.jsonl", tmp_path / "errors.jsonl"
     src.write_bytes(body)
     code = main(["ingest", str(src), "--errors", str(errors), "-j", "2", "--no-progress"],
                 settings=settings or Settings())
     assert code == 0
-    summary = {"queued_ids": queued}
+    summary = {"queued_ids": list(queued)}
     return summary, [json.loads(x) for x in errors.read_text().splitlines()], store
 
 
-class Queue(list[str]):
-    def __call__(self, ids: Any) -> None:
-        self.extend(ids)
+Queue = FakePipeline
 
 
 @pytest.fixture
 def backend() -> Iterator[Backend]:
     store = open_store("embedded")
-    counter = iter(range(1, 10**9, 1000))
-    yield Backend(store, enqueue=Queue(), next_seq=lambda n: next(counter))
+    yield Backend(store, pipeline=Queue(store))
     store.close()
 
 
@@ -223,7 +217,7 @@ def test_3_lone_surrogates_elsewhere_are_kept_readable(tmp_path: Path, client: T
 
 def dead_opensearch_client(token: str | None = None) -> TestClient:
     store = open_store("opensearch", Settings(), url="http://127.0.0.1:9", index="nothing-here")
-    backend = Backend(store, enqueue=Queue(), broker_url="redis://127.0.0.1:9/0")
+    backend = Backend(store, pipeline=Queue(), broker_url="redis://127.0.0.1:9/0")
     return TestClient(create_app(backend, ServerConfig(token=token)), raise_server_exceptions=False)
 
 
@@ -308,29 +302,11 @@ def test_5_one_page_limit_on_every_path(tmp_path: Path, monkeypatch: pytest.Monk
     from ingest.records import Limits
 
     store = open_store("embedded")
-    backend = Backend(store, enqueue=Queue(), next_seq=lambda n: 1, limits=Limits(4096))
+    backend = Backend(store, pipeline=Queue(store), limits=Limits(4096))
     http = TestClient(create_app(backend, ServerConfig()))
     items = http.post("/documents", content=lines(GOOD, big, big_html)).json()["items"]
     assert [i.get("error", {}).get("type") for i in items] == [None, "document_too_large",
                                                                 "document_too_large"]
-
-
-def test_5_workers_refuse_an_oversized_stored_page() -> None:
-    from ingest.records import Limits
-    from verifier.worker import verify_ids
-
-    store = open_store("embedded")
-    poisoned: dict[str, str] = {}
-
-    def poison(s: Any, doc_id: str, error: str) -> None:
-        poisoned[doc_id] = error
-
-    list(store.put([StoredDocument("big", "x" * 5000, [], "fp", 1),
-                    StoredDocument("ok", TEXT, [], "fp", 2)]))
-    outcomes, waiting = verify_ids(store, ["big", "ok"], lambda a, b: None, poison=poison,
-                                   limits=Limits(4096))
-    assert outcomes["big"] == "error" and poisoned["big"].startswith("document_too_large: ")
-    assert outcomes["ok"] != "error" and not waiting
 
 
 # --- 6. one bad line of a JSONL body ------------------------------------------------------------
@@ -343,7 +319,7 @@ def test_6_a_bad_jsonl_line_fails_alone(client: TestClient, backend: Backend) ->
     items = r.json()["items"]
     assert [(i["line"], i["status"]) for i in items] == [(1, 201), (2, 400), (3, 201)]
     assert "line 2" in items[1]["error"]["reason"]
-    assert sorted(backend._enqueue) == ["good", "two"]  # type: ignore[arg-type]
+    assert sorted(backend.pipeline) == ["good", "two"]  # type: ignore[arg-type]
 
 
 # --- 7. dedup's error records name their line ---------------------------------------------------
@@ -383,29 +359,17 @@ def test_8_one_id_rule_on_every_path(tmp_path: Path, client: TestClient,
     assert all(f["error"]["type"] == "illegal_argument_exception" for f in flat if "error" in f)
 
 
-def test_8_the_workers_take_the_same_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_8_a_worker_message_without_a_batch_key_is_dead_lettered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from verifier import tasks
 
     dead: list[dict[str, Any]] = []
     monkeypatch.setattr(tasks, "_dead_letter", dead.append)
-    assert tasks.checked_ids(["a", 7, True, None, "", "\ud800", 1.5, ["x"]]) == ["a", "7"]
-    assert [d["type"] for d in dead] == ["illegal_argument_exception"] * 6
-    assert all(d["id"] is None and "invalid id" in d["error"] for d in dead)
-    assert tasks.checked_ids("abc") == [] and dead[-1]["type"] == "parse_exception"
-
-
-def test_8_workers_mark_a_stored_page_without_text() -> None:
-    from verifier.worker import verify_ids
-
-    store = open_store("embedded")
-    # what another pipeline might have written: no body, no seq
-    list(store.put([StoredDocument.from_source({"id": "nobody", "seq": 3, "fp_config": "fp"}),
-                    StoredDocument("ok", TEXT, [], "fp", 2)]))
-    poisoned: dict[str, str] = {}
-    outcomes, _ = verify_ids(store, ["nobody", "ok"], lambda a, b: None,
-                             poison=lambda s, i, e: poisoned.__setitem__(i, e))
-    assert outcomes["nobody"] == "error" and "no text" in poisoned["nobody"]
-    assert outcomes["ok"] != "error"
+    for junk in (["a", "b"], 7, "../x", "", None):
+        assert tasks.decide.run(junk) == {}
+    assert [d["type"] for d in dead] == ["parse_exception"] * 5
+    assert all(d["id"] is None and "batch key" in d["error"] for d in dead)
 
 
 # --- 9. deep HTML ---------------------------------------------------------------------------------

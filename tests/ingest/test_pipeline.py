@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +227,37 @@ def test_processes_do_not_change_the_result() -> None:
     assert [(p.line_no, p.id, p.error, p.doc) for p in one] == [
         (p.line_no, p.id, p.error, p.doc) for p in two
     ]
+
+
+def test_the_pool_reads_no_further_ahead_than_allowed() -> None:
+    """``imap`` alone reads the whole input while the caller holds its first page; bounded,
+    the reader stops ``ahead`` pages (plus the one waiting for a slot and the freed one) in."""
+    read = 0
+
+    def lines() -> Iterator[tuple[int, bytes]]:
+        nonlocal read
+        for n in range(1, 3001):
+            read += 1
+            yield n, line(id=f"d{n}", text=f"{n} {ARTICLE}")
+
+    pages = prepare_lines(lines(), CONFIG, processes=2, chunksize=4, ahead=50)
+    first = next(pages)
+    assert first.ok and first.id == "d1"
+    seen = -1
+    deadline = time.monotonic() + 20
+    while read != seen and time.monotonic() < deadline:  # until the reader stops
+        seen = read
+        time.sleep(0.5)
+    assert read <= 50 + 2
+    rest = list(pages)  # and the rest still comes, in order
+    assert [p.id for p in rest] == [f"d{n}" for n in range(2, 3001)]
+
+
+def test_a_caller_that_stops_early_ends_the_pool() -> None:
+    pages = prepare_lines(((n, line(id=f"d{n}", text=ARTICLE)) for n in range(1, 3001)), CONFIG,
+                          processes=2, chunksize=4, ahead=20)
+    assert next(pages).ok
+    pages.close()  # the reader waits for a slot that never comes: it must still end
 
 
 def test_a_bad_first_occurrence_does_not_claim_the_id() -> None:

@@ -34,8 +34,8 @@ def test_defaults_from_an_empty_environment() -> None:
     assert s.queue == "neardup.verify"
     assert s.visibility_timeout == 300.0 and s.task_time_limit is None
     assert s.effective_task_time_limit == pytest.approx(240.0)
-    assert (s.dead_letter, s.outage_budget, s.max_waits) == ("neardup.dead", 900.0, 1500)
-    assert (s.message_batch, s.batch_query_hits) == (128, 4000)
+    assert (s.dead_letter, s.outage_budget, s.max_live_batches) == ("neardup.dead", 900.0, 8)
+    assert s.message_batch == 250
     assert s.max_doc_bytes == 8 * 1024 * 1024
     assert (s.impl, s.fp_impl) == ("", "")
     assert (s.host, s.port, s.token) == ("127.0.0.1", 8080, None)
@@ -62,9 +62,8 @@ def test_every_variable_is_parsed() -> None:
             "NEARDUP_TASK_TIME_LIMIT": "100.5",
             "NEARDUP_DEAD_LETTER": "dead",
             "NEARDUP_OUTAGE_BUDGET": "60",
-            "NEARDUP_MAX_WAITS": "3",
+            "NEARDUP_MAX_LIVE_BATCHES": "3",
             "NEARDUP_MESSAGE_BATCH": "16",
-            "NEARDUP_BATCH_QUERY_HITS": "100",
             "NEARDUP_MAX_DOC_BYTES": "1000",
             "NEARDUP_IMPL": " Python ",
             "NEARDUP_FP_IMPL": "cython",
@@ -85,8 +84,8 @@ def test_every_variable_is_parsed() -> None:
     assert s.dashboards_credentials() == ("viewer", "y")
     assert (s.broker_url, s.queue) == ("redis://redis:6379/1", "q")
     assert s.visibility_timeout == 600.0 and s.effective_task_time_limit == 100.5
-    assert (s.dead_letter, s.outage_budget, s.max_waits) == ("dead", 60.0, 3)
-    assert (s.message_batch, s.batch_query_hits, s.max_doc_bytes) == (16, 100, 1000)
+    assert (s.dead_letter, s.outage_budget, s.max_live_batches) == ("dead", 60.0, 3)
+    assert (s.message_batch, s.max_doc_bytes) == (16, 1000)
     assert (s.impl, s.fp_impl) == ("python", "cython")
     assert (s.host, s.port, s.token) == ("0.0.0.0", 9000, "t0k")
     assert (s.shared_data, s.cache, s.wordnet_dir) == (Path("/data"), Path("/cache"), Path("/wn"))
@@ -115,7 +114,7 @@ def test_dashboards_credentials_fall_back_to_opensearch() -> None:
         ("NEARDUP_VISIBILITY_TIMEOUT", "0", "positive"),
         ("NEARDUP_TASK_TIME_LIMIT", "-1", "positive"),
         ("NEARDUP_OUTAGE_BUDGET", "nan", "positive"),
-        ("NEARDUP_MAX_WAITS", "1.5", "expected an integer"),
+        ("NEARDUP_MAX_LIVE_BATCHES", "1.5", "expected an integer"),
         ("NEARDUP_MESSAGE_BATCH", "0", "positive integer"),
         ("NEARDUP_MAX_DOC_BYTES", "8MiB", "expected an integer"),
         ("NEARDUP_PORT", "http", "expected an integer"),

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from corpus import corpus  # noqa: E402
+from corpus import corpus, partition  # noqa: E402
 from test_workers_e2e import embedded_groups, run_ingest, write_jsonl  # noqa: E402
 from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
 
@@ -103,6 +103,46 @@ def test_ingest_with_workers_groups_like_dedup_and_search_collapses(
     assert hits and len(groups) == len(set(groups))
     assert any(h["inner_hits"]["members"]["hits"]["total"]["value"] > 1 for h in hits)
     store.close()
+
+
+def test_backfill_tags_an_index_filled_by_the_engines_own_bulk_helper(
+    engine: Any, engine_index: str, redis_url: str, pages: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    """``neardup backfill`` on an index another pipeline filled with the engine's own client
+    (``helpers.bulk``, dynamic mapping): tagged in place, the partition of ``neardup dedup``."""
+    import importlib
+    import json
+    import os
+    import subprocess
+    import sys
+
+    path, clean = pages
+    client = client_from_env(settings=_settings(engine))
+    helpers = importlib.import_module(type(client).__module__.split(".")[0] + ".helpers")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    ok, errors = helpers.bulk(client, ({"_index": engine_index, "_id": r["id"],
+                                        "_source": {"text": r["text"], "site": r["site"]}}
+                                       for r in records), refresh=True)
+    assert ok == len(records) and not errors
+    env = worker_env(redis_url, engine.url, engine_index)
+    try:
+        with running_workers(env, tmp_path, 2) as workers:
+            proc = subprocess.run(
+                [sys.executable, "-m", "ingest.cli", "backfill", engine_index, "--no-progress"],
+                cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+                capture_output=True, text=True, timeout=600,
+            )
+            assert proc.returncode == 0, (proc.stderr[-3000:], workers.logs())
+    finally:
+        cleanup_broker(env)
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert summary["accepted"] == len(records) and summary["indexed"] == len(records)
+    store = open_store("engine", _settings(engine), index=engine_index)
+    stored = store.mget(list(clean), with_fingerprints=False)
+    assert partition({i: d.dup_group for i, d in stored.items()}) == partition(clean)
+    store.close()
+    client.close()
 
 
 @pytest.mark.slow

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from corpus import corpus  # noqa: E402
+from corpus import corpus, partition  # noqa: E402
 from test_workers_e2e import embedded_groups, run_ingest, stored_groups, write_jsonl  # noqa: E402
 from workers import ROOT, Workers, cleanup_broker, running_workers, worker_env  # noqa: E402
 
@@ -82,7 +82,7 @@ def test_kill_9_worker_mid_batch(
 
             t = threading.Thread(target=assassin)
             t.start()
-            summary = run_ingest(path, env, "--index", index_name, "--batch", "100")
+            summary = run_ingest(path, env, "--index", index_name, "--batch", "20")
             t.join()
             assert killed.is_set(), workers.logs()
             assert summary["indexed"] == 400 and not summary["timed_out"]
@@ -213,6 +213,13 @@ def _queued(env: dict[str, str]) -> int:
         r.close()
 
 
+def _accepted(env: dict[str, str], index: str) -> int:
+    """Pages accepted for ``index`` so far (the registry's sequencer)."""
+    import redis
+
+    return int(redis.Redis.from_url(env["CELERY_BROKER_URL"]).get(f"neardup:{index}:seq") or 0)
+
+
 def _count(client: Any, index: str, query: dict[str, Any] | None = None) -> int:
     client.indices.refresh(index=index)
     body = {"query": query or {"match_all": {}}}
@@ -301,7 +308,7 @@ def test_redis_restarted_mid_run(
             workers.start(2)
         ingest.feed(lines[:half])
         ingest.feeding.join(60)
-        _wait_for(lambda: _count(os_client, index_name) >= half, 120, "the first half indexed")
+        _wait_for(lambda: _accepted(env, index_name) >= half, 120, "the first half accepted")
         if not keep_data:
             # No worker yet, so the first half's messages are waiting in the broker when it
             # goes down without its data: they are lost, and only ingest's re-queue of the
@@ -321,8 +328,8 @@ def test_redis_restarted_mid_run(
         assert summary["indexed"] == len(lines) and summary["errors"] == 0, (
             summary, workers.logs())
         assert not summary["timed_out"], (summary, workers.logs())
-        if not keep_data:
-            assert summary["requeued"] > 0, summary
+        if not keep_data:  # the lost batches were accepted again
+            assert summary["resent"] > 0, summary
         assert all(p.poll() is None for p in workers.procs), "a worker died with the broker"
         assert _dead_letters(env) == []
     finally:
@@ -332,4 +339,8 @@ def test_redis_restarted_mid_run(
     stored = stored_groups(os_client, index_name)
     assert len(stored) == len(lines)
     assert all(s["status"] == "grouped" for s in stored.values())
-    assert {i: s["dup_group"] for i, s in stored.items()} == clean
+    got = {i: s["dup_group"] for i, s in stored.items()}
+    if keep_data:
+        assert got == clean
+    else:  # pages accepted again come later in acceptance order: group ids may differ
+        assert partition(got) == partition(clean)

@@ -112,7 +112,7 @@ def test_ingest_bad_input_per_document_errors(
             summary = run_ingest(path, env, "--index", index_name, "--errors", str(errors),
                                  timeout=300)
             assert summary["indexed"] == len(expected), (summary, workers.logs())
-            assert summary["errors"] == n_bad and summary["queued"] == len(expected)
+            assert summary["errors"] == n_bad and summary["accepted"] == len(expected)
             assert not summary["timed_out"]
             reported = [json.loads(x) for x in errors.read_text().splitlines()]
             assert len(reported) == n_bad
@@ -129,7 +129,7 @@ def test_ingest_bad_input_per_document_errors(
             # a re-ingest changes nothing and reports the same errors
             again = run_ingest(path, env, "--index", index_name, "--errors", str(errors),
                                timeout=300)
-            assert again["unchanged"] == len(expected) and again["queued"] == 0
+            assert again["unchanged"] == len(expected) and again["accepted"] == 0
             assert again["errors"] == n_bad
     finally:
         cleanup_broker(env)

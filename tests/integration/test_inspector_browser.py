@@ -227,8 +227,8 @@ def inspector_pages(stack: Stack, grouped: dict[str, dict[str, Any]],  # noqa: F
                     hostile_group: str) -> dict[str, dict[str, Any]]:
     """More pages behind the inspector: a long English pair, short pages (two copies and one
     alone), 24 pairs of identical notices (more groups than a page of the list holds) and a
-    page left pending (indexed with ``neardup ingest --no-queue``). Returns every page the
-    stack holds, grouped, by id (the pending one excepted)."""
+    page left pending (accepted by ``neardup ingest`` on a queue no worker consumes). Returns
+    every page the stack holds, grouped, by id (the pending one excepted)."""
     docs = [
         {"id": "river-rep", "text": f"River news | Home | Ports\n{RIVER}\n(c) River Post", "site": "river.example"},
         {"id": "river-member", "text": f"Menu | Towns\n{RIVER_MEMBER}\nAbout the gazette", "site": "gazette.example"},
@@ -245,9 +245,10 @@ def inspector_pages(stack: Stack, grouped: dict[str, dict[str, Any]],  # noqa: F
         assert r.status_code == 200 and not r.json()["errors"], r.text
     found = stack.wait_grouped([d["id"] for d in docs] + ["xss-rep", "xss-member"])
     pending = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "ingest", "-", "--no-queue", "--no-progress"],
+        [sys.executable, "-m", "ingest.cli", "ingest", "-", "--no-progress"],
         input=json.dumps({"id": "waiting-page", "text": PENDING}) + "\n",
-        env=dict(os.environ, OPENSEARCH_URL=stack.opensearch_url, NEARDUP_INDEX=stack.index),
+        env=dict(os.environ, OPENSEARCH_URL=stack.opensearch_url, NEARDUP_INDEX=stack.index,
+                 CELERY_BROKER_URL=stack.broker_url, NEARDUP_QUEUE=f"{stack.queue}.nobody"),
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert pending.returncode == 0, pending.stderr

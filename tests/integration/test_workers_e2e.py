@@ -80,7 +80,7 @@ def test_end_to_end_two_workers(
             assert not summary["timed_out"]
             # re-ingest changes nothing: nothing indexed or queued again
             again = run_ingest(path, env, "--index", index_name)
-            assert again["unchanged"] == 1000 and again["queued"] == 0
+            assert again["unchanged"] == 1000 and again["accepted"] == 0
     finally:
         cleanup_broker(env)
     stored = stored_groups(os_client, index_name)
@@ -116,53 +116,35 @@ def test_end_to_end_two_workers(
     assert multi and all(len(h["members"]) > 1 for h in multi)
 
 
-@pytest.mark.parametrize("k", [20, 3])
-def test_batch_candidates_equal_per_document_queries(
-    os_client: Any, os_store: Any, stored_corpus: list[Any], k: int
+def test_fingerprint_holders_are_every_page_sharing_a_term(
+    os_client: Any, os_store: Any, stored_corpus: list[Any]
 ) -> None:
-    """The workers' one-search-per-batch candidates (``OpenSearchStore._batch_candidates``)
-    equal the per-document candidate queries, the score-only ones included, with a stoplist
-    and ties (a small k makes the (seq, id) tie-break decide membership)."""
-    from ingest.stoplist import StoplistConfig, refresh_stoplist
-    from ingest.store.query import build_scored_candidate_query, candidate_terms, rank_scored_hits
-    from verifier.worker import prefetch
+    """The workers' one search per batch for candidates in the index
+    (``fingerprint_holders``, paged with ``search_after``) returns exactly the pages holding
+    one of the terms, with their seq, fingerprints and group, but not the batch's own."""
+    from ingest.store import engine
 
-    assert all(r.ok for r in os_store.put(stored_corpus))
+    docs = stored_corpus
+    for i, d in enumerate(docs):
+        d.dup_group = docs[i - i % 3].id
+    assert all(r.ok for r in os_store.put(docs))
     os_store.refresh()
-    assert refresh_stoplist(os_store, StoplistConfig(max_count=8, concentrated_count=4,
-                                                     max_sites=6))
-    want = {d.id: os_store.earlier_candidates(d, k) for d in stored_corpus}
-    assert sum(map(len, want.values())) > len(stored_corpus) // 2  # not trivially empty
-    for lo in range(0, len(stored_corpus), 64):
-        batch = stored_corpus[lo : lo + 64]
-        got = os_store._batch_candidates(batch, k)
-        assert got == {d.id: want[d.id] for d in batch}
-    for d in stored_corpus[::7]:
-        terms = candidate_terms(d.fingerprints, os_store.stoplist())
-        if not terms:
-            assert want[d.id] == []
-            continue
-        body = build_scored_candidate_query(terms, k, d.id, d.fp_config, d.seq)
-        hits = os_client.search(index=os_store.index, body=body)["hits"]["hits"]
-        ranked = rank_scored_hits(d.seq, d.id, hits, k, body["size"])
-        assert ranked is None or ranked == want[d.id]
-    _, cand_ids, _ = prefetch(os_store, [d.id for d in stored_corpus[:100]], k)
-    assert cand_ids == {d.id: want[d.id] for d in stored_corpus[:100]}
-
-
-def test_too_wide_a_batch_falls_back_to_per_document_queries(
-    os_store: Any, stored_corpus: list[Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from verifier.worker import prefetch
-
-    assert all(r.ok for r in os_store.put(stored_corpus))
-    os_store.refresh()
-    batch = stored_corpus[-64:]
-    want = {d.id: os_store.earlier_candidates(d, 20) for d in batch}
-    monkeypatch.setattr(os_store, "batch_query_hits", 5)
-    assert os_store._batch_candidates(batch, 20) is None
-    _, cand_ids, _ = prefetch(os_store, [d.id for d in batch], 20)
-    assert cand_ids == want
+    batch = docs[:40]
+    config = batch[0].fp_config
+    terms = sorted({t for d in batch for t in d.fingerprints})
+    engine._PAGE, page = 7, engine._PAGE  # several pages of hits
+    try:
+        got = os_store.fingerprint_holders({config: terms}, [d.id for d in batch[:20]])
+    finally:
+        engine._PAGE = page
+    want = {d.id for d in docs if d.id not in {b.id for b in batch[:20]}
+            and d.fp_config == config and set(d.fingerprints) & set(terms)}
+    assert len(want) > 20 and {h[0] for h in got} == want and len(got) == len(want)
+    by_id = {d.id: d for d in docs}
+    for hit_id, seq, cfg, fps, group in got:
+        d = by_id[hit_id]
+        assert (seq, cfg, sorted(fps), group) == (d.seq, config, sorted(set(d.fingerprints)),
+                                                  d.dup_group)
 
 
 def test_update_groups_reports_each_item(os_store: Any, stored_corpus: list[Any]) -> None:

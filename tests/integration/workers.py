@@ -100,5 +100,7 @@ def cleanup_broker(env: dict[str, str]) -> None:
     r = redis.Redis.from_url(env["CELERY_BROKER_URL"])
     q = env["NEARDUP_QUEUE"]
     keys = [q, env["NEARDUP_DEAD_LETTER"]] + [k for k in r.scan_iter(f"{q}*")]
+    if env.get("NEARDUP_INDEX"):  # the accepted batches and the group forest of its index
+        keys += [k for k in r.scan_iter(f"neardup:{env['NEARDUP_INDEX']}:*")]
     if keys:
         r.delete(*keys)

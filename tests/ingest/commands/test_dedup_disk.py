@@ -33,6 +33,15 @@ def test_disk_texts_give_back_every_text(texts: list[str]) -> None:
         assert "other" not in store
 
 
+def test_disk_texts_a_new_text_for_a_known_id_replaces_it() -> None:
+    with DiskTexts() as store:
+        store.put("a", "first")
+        store.put("b", "other")
+        store.put("a", "second, longer")
+        assert (store.get("a"), store.get("b")) == ("second, longer", "other")
+        assert store.ordinal == {"a": 0, "b": 1}
+
+
 def _read(store: DiskTexts, doc_id: str, out: multiprocessing.queues.Queue) -> None:  # type: ignore[type-arg]
     out.put(store.get(doc_id))
 

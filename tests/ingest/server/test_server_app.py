@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from fakes import FakePipeline
 
 from ingest.server.app import ServerConfig, create_app
 from ingest.server.backend import Backend
@@ -28,27 +29,24 @@ TEXT = (
 )
 
 
-class Queue(list[str]):
-    """Records queued ids; ``fail`` makes the next enqueue raise like a dead broker."""
-
-    fail = False
-
-    def __call__(self, ids: Any) -> None:
-        if self.fail:
-            raise ConnectionError("broker down")
-        self.extend(ids)
+Queue = FakePipeline
 
 
 @pytest.fixture
-def queue() -> Queue:
-    return Queue()
-
-
-@pytest.fixture
-def backend(queue: Queue) -> Iterator[Backend]:
+def store() -> Iterator[Any]:
     store = open_store("embedded")
-    counter = iter(range(1, 10**9, 1000))
-    yield Backend(store, enqueue=queue, next_seq=lambda n: next(counter))
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def queue(store: Any) -> Queue:
+    return Queue(store)
+
+
+@pytest.fixture
+def backend(queue: Queue, store: Any) -> Iterator[Backend]:
+    yield Backend(store, pipeline=queue)
     store.close()
 
 
@@ -76,8 +74,8 @@ def test_post_one_document_then_read_it(client: TestClient, queue: Queue) -> Non
     assert r.json() == {"id": "a", "status": 201, "result": "created", "queued": True}
     assert queue == ["a"]
     doc = client.get("/documents/a").json()
-    assert doc["id"] == "a" and doc["url"] == "http://x/a" and doc["status"] == "pending"
-    assert doc["dup_group"] is None and doc["length"] == len(TEXT)
+    assert doc["id"] == "a" and doc["url"] == "http://x/a" and doc["status"] == "grouped"
+    assert doc["dup_group"] == "a" and doc["length"] == len(TEXT)
     assert "fingerprints" not in doc and "body" not in doc
 
 
@@ -85,22 +83,35 @@ def test_reingest_is_a_noop_and_a_change_is_refused(client: TestClient, queue: Q
     client.post("/documents", json={"id": "a", "text": TEXT})
     r = client.post("/documents", json={"id": "a", "text": TEXT})
     assert r.status_code == 200 and r.json()["result"] == "noop"
-    # still pending: queued again, so a retry after a broker outage heals the queue
-    assert queue == ["a", "a"]
+    assert queue == ["a"]  # indexed already: not accepted again
     r = client.post("/documents", json={"id": "a", "text": TEXT + " Updated."})
     assert r.status_code == 409
     assert "first version" in r.json()["error"]["reason"]
-    assert queue == ["a", "a"]
+    assert queue == ["a"]
+
+
+def test_a_page_accepted_and_not_yet_decided_reads_as_pending(store: Any) -> None:
+    pipeline = Queue()  # no worker: accepted pages stay undecided
+    client = client_for(Backend(store, pipeline=pipeline))
+    assert client.post("/documents", json={"id": "a", "text": TEXT}).status_code == 201
+    doc = client.get("/documents/a").json()
+    assert doc["status"] == "pending" and doc["state"] == "pending"
+    assert client.get("/documents/b").status_code == 404
+    # accepted already: the same page again changes nothing, another text conflicts
+    r = client.post("/documents", json={"id": "a", "text": TEXT})
+    assert r.status_code == 200 and r.json()["result"] == "noop"
+    assert client.post("/documents", json={"id": "a", "text": TEXT + " More."}).status_code == 409
+    assert pipeline == ["a"]
 
 
 def test_queue_outage_is_a_503_item_and_a_resend_heals_it(client: TestClient, queue: Queue) -> None:
     queue.fail = True
     r = client.post("/documents", json={"id": "a", "text": TEXT})
     assert r.status_code == 503 and r.json()["error"]["type"] == "queue_unavailable"
-    assert client.get("/documents/a").json()["status"] == "pending"  # indexed all the same
+    assert client.get("/documents/a").status_code == 404  # nothing was accepted
     queue.fail = False
     r = client.post("/documents", json={"id": "a", "text": TEXT})
-    assert r.json() == {"id": "a", "status": 200, "result": "noop", "queued": True}
+    assert r.json() == {"id": "a", "status": 201, "result": "created", "queued": True}
     assert queue == ["a"]
 
 

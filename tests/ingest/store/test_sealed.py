@@ -110,7 +110,7 @@ def test_the_interface_is_allowed() -> None:
         "from ingest.store import open_store\n"
         "from ingest.store.base import Store\n"
         "store = open_store('opensearch')\n"
-        "store.earlier_candidates_many([], 20)\n"
+        "store.fingerprint_holders({}, [])\n"
         "isinstance(store, Store)\n"
     )
 

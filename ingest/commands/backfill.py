@@ -1,0 +1,152 @@
+"""``neardup backfill INDEX``: tag the pages of an index that another pipeline filled.
+
+For an index that already holds pages (indexed by someone else's pipeline, e.g. plain
+``helpers.bulk`` of ``{"text"|"html"|..., "url", "site", "title"}`` documents) and no
+``dup_group``: every page without a ``dup_group`` is read back (a scroll), validated,
+extracted and fingerprinted like an ingested one (the document's ``_id`` is its id), and
+accepted for the workers in batches; the workers decide each page's group exactly as for
+``neardup ingest`` and write neardup's fields onto it in place — a partial update: its own
+fields stay as they are (docs/workers.md, "Backfill").
+
+neardup's fields are added to the index's mapping first (``body``, ``content``,
+``fingerprints``, ``dup_group``...; an index that maps one of them otherwise is refused with
+the engine's error). Resume: a page already tagged is not read again, so a run stopped
+half-way goes on where it stopped. Per-page errors (no text, not a page) are reported as JSONL
+``{"id", "error", "type"}`` on ``--errors`` (default stderr) and the page is left untagged.
+Summary on stdout (JSON): ``{"read", "accepted", "errors", "indexed", ...}``; exit 1 when pages
+are still undecided at ``--timeout``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from ingest.commands.ingest import Submitter, WaitReport, wait_for_groups
+from ingest.commands.progress import progress_bar
+from ingest.errors import ConfigError, DocumentError
+from ingest.pipeline import fingerprint_config, prepare_document
+from ingest.records import Limits, dumps, validate_page
+from ingest.settings import Settings
+from ingest.store import open_store
+from verifier.celery_app import broker_url
+from verifier.decide import DEFAULT_K
+from verifier.registry import Registry, now_iso, page_payload
+from verifier.tasks import queue_consumers
+
+__all__ = ["add_parser", "backfill"]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "backfill",
+        help="tag the pages of an index another pipeline filled with their dup_group",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("index", help="the index holding the pages")
+    p.add_argument("--profile", choices=("web", "precise", "short"), default="web")
+    p.add_argument("-k", "--candidates", type=int, default=DEFAULT_K,
+                   help="the most candidates a page is verified against (default: %(default)s)")
+    p.add_argument("--queue", default=None, help="Celery queue (default $NEARDUP_QUEUE)")
+    p.add_argument("--batch", type=int, default=None,
+                   help="pages per accepted batch (default: $NEARDUP_MESSAGE_BATCH or 250)")
+    p.add_argument("--errors", default=None, help="per-page errors as JSONL (default stderr)")
+    p.add_argument("--timeout", type=float, default=300.0,
+                   help="give up when no page has been tagged for this many seconds "
+                   "(default: %(default)s)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        config = fingerprint_config(args.profile)
+    except ConfigError as exc:
+        print(f"neardup backfill: {exc}", file=sys.stderr)
+        return 2
+    store = open_store("engine", settings, index=args.index)
+    if not store.index_exists():
+        print(f"neardup backfill: no index {args.index!r} on {settings.opensearch_url}",
+              file=sys.stderr)
+        return 1
+    store.install()  # neardup's fields onto the index's mapping; its stoplist index
+    queue = args.queue or settings.queue
+    submitter = Submitter(store, Registry.from_url(broker_url(), args.index), args.profile,
+                          args.candidates, queue, max_live=settings.max_live_batches,
+                          mode="update")
+    errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
+    try:
+        summary = backfill(
+            store, submitter, config, Limits.from_settings(settings),
+            batch=args.batch or settings.message_batch,
+            on_error=lambda rec: errors_out.write(dumps(rec) + "\n"),
+            progress=progress_bar(args),
+        )
+        summary.update(wait_for_groups(
+            submitter, idle_timeout=args.timeout,
+            report=None if args.no_progress else WaitReport(sys.stderr),
+            consumers=queue_consumers, tagged=True,
+        ))
+    finally:
+        if errors_out is not sys.stderr:
+            errors_out.close()
+        store.close()
+    print(json.dumps(summary))
+    if summary.get("timed_out"):
+        print(f"neardup backfill: gave up waiting: {summary.get('pending')} pages still "
+              f"undecided (is a worker running on queue {queue!r}?)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def backfill(
+    store: Any,
+    submitter: Submitter,
+    config: Any,
+    limits: Limits,
+    batch: int = 250,
+    on_error: Any = None,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """Read every untagged page of the store, prepare it and accept it (``mode="update"``);
+    returns ``{"read", "accepted", "errors", "messages"}``."""
+    counts = {"read": 0, "accepted": 0, "errors": 0, "messages": 0}
+    now = now_iso()
+    pages: list[dict[str, Any]] = []
+    total = store.count_untagged()
+    items = store.untagged(size=max(batch, 100))
+    if progress is not None:
+        items = progress(items, desc="backfill", total=total)
+    for doc_id, source in items:
+        counts["read"] += 1
+        record = {k: v for k, v in source.items() if k != "id"}
+        record["id"] = doc_id
+        try:
+            page = validate_page(record, limits)
+            doc = prepare_document(page, 0, config, limits)
+        except DocumentError as exc:
+            counts["errors"] += 1
+            if on_error:
+                on_error({"id": doc_id, "error": str(exc.with_id(doc_id)), "type": exc.type})
+            continue
+        except Exception as exc:  # an extractor crash is still one page's failure
+            counts["errors"] += 1
+            if on_error:
+                on_error({"id": doc_id, "error": f"{doc_id}: {type(exc).__name__}: {exc}",
+                          "type": "document_error"})
+            continue
+        pages.append(page_payload(doc, now))
+        if len(pages) >= batch:
+            submitter.submit(pages)
+            counts["accepted"] += len(pages)
+            counts["messages"] += 1
+            pages = []
+    if pages:
+        submitter.submit(pages)
+        counts["accepted"] += len(pages)
+        counts["messages"] += 1
+    return counts
+

@@ -1,0 +1,349 @@
+"""Decide a batch of accepted pages and index each one once, with its ``dup_group``.
+
+Steps 2-3 of the method on the engine backend (docs/workers.md, "Deciding before indexing").
+For a batch accepted by ingest (:mod:`verifier.registry`):
+
+1. **Candidates** of each page: the pages sharing a usable fingerprint (same ``fp_config``,
+   not stoplisted) — in the index (one unscored ``terms`` search for the whole batch) and
+   among the accepted pages not yet searchable (the ``live`` batches in Redis, kept as an
+   in-memory inverted index by each worker) — ranked by shared count, then ``(seq, id)``, at
+   most ``k``.
+2. **Verify** each page against its candidates (:func:`verifier.compare.compare`), skipping a
+   candidate already in the page's group; a pair *joins* when the verdict says similar with
+   a strong match (:func:`verifier.grouping.joins`).
+3. **Group**: the joins go to the group forest in Redis in one atomic script; each page's
+   ``dup_group`` is its component's root, the earliest member by ``(seq, id)``.
+4. **Index** the batch once (one ``_bulk``), pages carrying their groups; rewrite the members
+   of groups merged away (after a refresh, so every written member is found); then *settle*:
+   read the roots again and rewrite any page whose group moved meanwhile.
+
+Why the groups do not depend on workers, batches or arrival order: a page is visible to every
+worker from acceptance until it is searchable in the index (it leaves ``live`` only after a
+refresh that followed its write), and it is looked up after it was accepted; so of two pages
+sharing a fingerprint, the one decided last sees the other, and their pair is verified unless
+they are already in one group. The groups are the connected components of the joining pairs
+among all candidate pairs: a function of the pages alone (as long as no page has more than
+``k`` candidates and the stoplist does not change).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingest.store.base import Store, StoredDocument
+from ingest.store.ranking import candidate_terms, rank_candidates
+from verifier import timings
+from verifier.grouping import GROUPED, joins
+from verifier.registry import Batch, Registry
+
+__all__ = ["DEFAULT_K", "LiveIndex", "Poison", "decide_batch"]
+
+log = logging.getLogger(__name__)
+log.addHandler(logging.NullHandler())
+
+#: The most candidates a page is verified against (by shared fingerprints, then ``(seq, id)``).
+DEFAULT_K = 100
+
+# poison(store, doc_id, error): record a page that cannot be handled (the dead-letter list).
+Poison = Callable[[Store | None, str, str], None]
+
+
+@dataclass(slots=True)
+class _Live:
+    id: str
+    seq: int
+    batch: str
+    page: Mapping[str, Any]
+
+    @property
+    def text(self) -> str:
+        content = self.page.get("content")
+        return str(content if content is not None else self.page["body"])
+
+
+@dataclass(slots=True)
+class LiveIndex:
+    """A worker's view of the live batches: their pages and an inverted index of their
+    fingerprints, kept in step with ``live`` (batches come and go; a payload never changes).
+    A fingerprint held by one page maps to that page, a shared one to the list of them."""
+
+    pages: dict[str, list[_Live]] = field(default_factory=dict)  # batch key -> pages
+    postings: dict[str, Any] = field(default_factory=dict)  # fingerprint -> _Live | [_Live]
+    accepted_at: dict[str, float] = field(default_factory=dict)  # batch key -> time
+
+    def sync(self, registry: Registry, keys: Sequence[str], loaded: Mapping[str, Batch]) -> None:
+        """Drop the batches no longer live, load and index the new ones."""
+        wanted = set(keys)
+        for key in [k for k in self.pages if k not in wanted]:
+            self._drop(key)
+        missing = [k for k in keys if k not in self.pages and k not in loaded]
+        fresh = dict(loaded)
+        fresh.update(registry.load(missing) if missing else {})
+        for key in keys:
+            if key not in self.pages and key in fresh:
+                self._add(fresh[key])
+
+    def holders(self, fp: str) -> Sequence[_Live]:
+        hit = self.postings.get(fp)
+        return () if hit is None else (hit,) if isinstance(hit, _Live) else hit
+
+    def _add(self, batch: Batch) -> None:
+        entries = []
+        postings = self.postings
+        for i, page in enumerate(batch.pages):
+            e = _Live(str(page["id"]), batch.seq_of(i), batch.key, page)
+            entries.append(e)
+            for fp in set(page.get("fingerprints") or ()):
+                hit = postings.get(fp)
+                if hit is None:
+                    postings[fp] = e
+                elif isinstance(hit, _Live):
+                    postings[fp] = [hit, e]
+                else:
+                    hit.append(e)
+        self.pages[batch.key] = entries
+        self.accepted_at[batch.key] = batch.accepted_at
+
+    def older_than(self, seconds: float) -> list[str]:
+        """Live batches accepted more than ``seconds`` ago."""
+        cut = time.time() - seconds
+        return sorted(k for k, t in self.accepted_at.items() if t < cut)
+
+    def _drop(self, key: str) -> None:
+        self.accepted_at.pop(key, None)
+        postings = self.postings
+        for e in self.pages.pop(key, ()):
+            for fp in set(e.page.get("fingerprints") or ()):
+                hit = postings.get(fp)
+                if hit is e:
+                    del postings[fp]
+                elif isinstance(hit, list):
+                    rest = [x for x in hit if x is not e]
+                    postings[fp] = rest[0] if len(rest) == 1 else rest
+
+
+_LIVE: dict[tuple[int, str], LiveIndex] = {}
+
+
+def live_index(registry: Registry) -> LiveIndex:
+    """This process's :class:`LiveIndex` of the registry's index."""
+    import os
+
+    return _LIVE.setdefault((os.getpid(), registry.index), LiveIndex())
+
+
+@dataclass(slots=True)
+class _Cand:
+    id: str
+    seq: int
+    text: Callable[[], str]
+
+
+def _to_doc(page: Mapping[str, Any], seq: int) -> StoredDocument:
+    return StoredDocument(
+        id=str(page["id"]), body=str(page["body"]), fingerprints=list(page.get("fingerprints") or ()),
+        fp_config=str(page.get("fp_config")), seq=seq, url=page.get("url"), site=page.get("site"),
+        title=page.get("title"), content=page.get("content"), ingested_at=page.get("ingested_at"),
+    )
+
+
+def decide_batch(
+    store: Store,
+    registry: Registry,
+    key: str,
+    compare_fn: Callable[[str, str], Any],
+    k: int = DEFAULT_K,
+    poison: Poison | None = None,
+    live: LiveIndex | None = None,
+) -> dict[str, int]:
+    """Decide and index the batch ``key`` (see the module doc); idempotent. Returns counts."""
+    loaded = registry.load([key])
+    batch = loaded.get(key)
+    if batch is None:
+        return {"gone": 1}  # already indexed, refreshed and dropped: a redelivered message
+    live = live if live is not None else live_index(registry)
+    t0 = time.perf_counter()
+    live.sync(registry, registry.live(), loaded)
+    timings.add("live", time.perf_counter() - t0)
+    own = live.pages.get(key) or [
+        _Live(str(p["id"]), batch.seq_of(i), key, p) for i, p in enumerate(batch.pages)
+    ]
+    stop = store.stoplist()
+    docs = [_to_doc(e.page, e.seq) for e in own]
+
+    # 1. candidates: the live pages and the index
+    shared: dict[str, dict[str, int]] = {d.id: {} for d in docs}
+    seq_of: dict[str, int] = {d.id: d.seq for d in docs}
+    live_text: dict[str, _Live] = {}
+    terms_of: dict[str, list[str]] = {}
+    for d in docs:
+        terms = candidate_terms(d.fingerprints, stop)
+        terms_of[d.id] = terms
+        counts = shared[d.id]
+        for t in terms:
+            for other in live.holders(t):
+                if other.id != d.id and other.page.get("fp_config") == d.fp_config:
+                    counts[other.id] = counts.get(other.id, 0) + 1
+                    if other.id not in seq_of or other.seq < seq_of[other.id]:
+                        seq_of[other.id] = other.seq
+                    live_text.setdefault(other.id, other)
+    t0 = time.perf_counter()
+    by_config: dict[str, set[str]] = {}
+    for d in docs:
+        by_config.setdefault(d.fp_config, set()).update(terms_of[d.id])
+    hits = store.fingerprint_holders(
+        {c: sorted(t) for c, t in by_config.items() if t}, [d.id for d in docs]
+    )
+    timings.add("batch_query", time.perf_counter() - t0)
+    holders: dict[tuple[str, str], list[str]] = {}
+    for d in docs:
+        for t in terms_of[d.id]:
+            holders.setdefault((d.fp_config, t), []).append(d.id)
+    for hit_id, hit_seq, config, fps, _group in hits:
+        if hit_id in live_text:
+            continue  # the live copy is the newer one
+        seq_of.setdefault(hit_id, hit_seq)
+        for fp in set(fps):
+            for doc_id in holders.get((config, fp), ()):
+                if doc_id != hit_id:
+                    shared[doc_id][hit_id] = shared[doc_id].get(hit_id, 0) + 1
+    ranked = {
+        d.id: [c.id for c in rank_candidates(shared[d.id], k, seq_of)] for d in docs
+    }
+    from_index = sorted({c for cs in ranked.values() for c in cs if c not in live_text})
+    t0 = time.perf_counter()
+    index_docs = store.mget(from_index, with_fingerprints=False) if from_index else {}
+    timings.add("cand_mget", time.perf_counter() - t0)
+
+    def text_of(doc_id: str) -> str | None:
+        if doc_id in live_text:
+            return live_text[doc_id].text
+        doc = index_docs.get(doc_id)
+        return doc.verified_text if doc is not None and isinstance(doc.body, str) else None
+
+    # 2. verify, skipping candidates already in the page's group
+    involved = sorted({d.id for d in docs} | {c for cs in ranked.values() for c in cs})
+    parent: dict[str, str] = dict(registry.roots(involved))
+
+    def find(x: str) -> str:
+        r = parent.setdefault(x, x)
+        while parent.setdefault(r, r) != r:
+            r = parent[r]
+        parent[x] = r
+        return r
+
+    edges: list[tuple[str, str, float, float]] = []
+    failed: dict[str, str] = {}
+    compared = 0
+    for d in docs:
+        text = d.verified_text
+        for c in ranked[d.id]:
+            if find(c) == find(d.id):
+                continue
+            other_text = text_of(c)
+            if other_text is None:
+                continue
+            try:
+                verdict = compare_fn(text, other_text)
+            except Exception as exc:  # a poison pair: this page alone
+                failed[d.id] = f"{type(exc).__name__}: {exc}"
+                break
+            compared += 1
+            if joins(verdict):
+                edges.append((d.id, c, float(verdict.resemble), float(verdict.contain)))
+                parent[find(c)] = find(d.id)
+
+    # 3. group: the forest in Redis
+    ids = [d.id for d in docs if d.id not in failed]
+    edges = [e for e in edges if e[0] not in failed]
+    names = {x for e in edges for x in e[:2]} | set(ids)
+    roots, best, merged = registry.union({x: seq_of[x] for x in names}, edges, ids)
+
+    # 4. index once; rewrite merged groups; settle
+    now = _now()
+    out: list[StoredDocument] = []
+    for d in docs:
+        if d.id in failed:
+            d.dup_group, d.status, d.error = d.id, "error", failed[d.id][:2000]
+        else:
+            d.dup_group, d.status = roots[d.id], GROUPED
+            if d.id in best and d.dup_group != d.id:  # a representative is no one's duplicate
+                d.dup_of, d.resemble, d.contain = best[d.id]
+        d.grouped_at = now
+        out.append(d)
+    t0 = time.perf_counter()
+    written: dict[str, str] = {}
+    registry.note_roots(str(d.dup_group) for d in out)
+    results = store.merge_fields(out) if batch.mode == "update" else store.put(out, overwrite=True)
+    for doc, result in zip(out, results, strict=True):
+        if result.ok:
+            written[doc.id] = str(doc.dup_group)
+        elif poison is not None:
+            poison(store, doc.id, result.error or "could not be indexed")
+    timings.add("index", time.perf_counter() - t0)
+    for doc_id, error in failed.items():
+        if poison is not None:
+            poison(None, doc_id, error)
+    rewritten = rewrite_merged(store, registry, merged)
+    written.update(rewritten)
+    settle(store, registry, written)
+    t0 = time.perf_counter()
+    registry.refresh_and_prune(store.refresh, registry.mark_written(key))
+    timings.add("searchable", time.perf_counter() - t0)
+    grouped = sum(1 for d in out if d.status == GROUPED and d.id in written)
+    return {"grouped": grouped, "errors": len(out) - grouped, "compared": compared,
+            "joined": len(edges), "merged": len(merged), "rewritten": len(rewritten)}
+
+
+def _now() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def rewrite_merged(
+    store: Store, registry: Registry, merged: Sequence[tuple[str, str]]
+) -> dict[str, str]:
+    """Point the indexed members of groups merged away at their new root. Only group ids that
+    pages were indexed with can have members (a page of this batch that joined an older group
+    was not written yet); for those, one refresh, so every member written before the merge is
+    found (one written later reads the new root when it settles), and one search."""
+    losers = registry.written_roots(sorted({loser for loser, _ in merged}))
+    if not losers:
+        return {}
+    store.refresh()
+    now_roots = registry.roots(losers)
+    out: dict[str, str] = {}
+    for member_id, group in store.members_of(losers):
+        target = now_roots[group]
+        if target != group:
+            out[member_id] = target
+    _write_groups(store, out, None)
+    return out
+
+
+def settle(store: Store, registry: Registry, written: Mapping[str, str], rounds: int = 20) -> None:
+    """Re-read the roots of the pages just written and rewrite those whose group moved meanwhile,
+    until none did (a merge after this read is rewritten by whoever made it)."""
+    pending = dict(written)
+    for _ in range(rounds):
+        if not pending:
+            return
+        now = registry.roots(sorted(pending))
+        moved = {i: r for i, r in now.items() if r != pending[i]}
+        if not moved:
+            return
+        _write_groups(store, moved, None)
+        pending = moved
+    log.warning("groups of %d pages still moving after %d rounds", len(pending), rounds)
+
+
+def _write_groups(
+    store: Store, groups: Mapping[str, str], docs: Iterable[StoredDocument] | None
+) -> None:
+    if groups:
+        store.set_groups(groups)
