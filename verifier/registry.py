@@ -8,7 +8,8 @@ persisted with its append-only file):
   group's id is its earliest member by ``(seq, id)``.
 * ``batch:<key>`` — an accepted batch's pages, as prepared by ingest (text, fingerprints,
   metadata), JSON; ``live`` — a sorted set of the batch keys not yet searchable
-  (score: the batch's first seq). Accepting a batch writes both in one script, so a batch is
+  (score: the batch's first seq); ``pending`` — page id → batch key, for pages asked about
+  before they are decided. Accepting a batch writes all three in one script, so a batch is
   visible to every worker from the moment it is accepted until the index shows it.
 * ``written`` — batch keys whose pages are indexed, with the time; a batch leaves ``live`` (and
   its payload is deleted) only once a refresh that started after that time has finished, so a
@@ -16,7 +17,9 @@ persisted with its append-only file):
 * ``parent`` / ``pseq`` — the group forest (union-find): parent pointers and the ``seq`` of the
   pages that ever took part in a union; a page absent from it is its own root. Unions run as
   one Lua script, atomically, so concurrent workers never race on a merge. The root of a
-  component is its earliest ``(seq, id)``.
+  component is its earliest ``(seq, id)``. ``best`` — each joined page's closest match so far
+  (its ``dup_of``); ``roots-written`` — the group ids pages were indexed with (a merge rewrites
+  only their members).
 
 Keys are prefixed ``neardup:<index>:``, so indices never mix.
 """
