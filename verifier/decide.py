@@ -38,7 +38,7 @@ from ingest.store.base import Store, StoredDocument
 from ingest.store.ranking import candidate_terms, rank_candidates
 from verifier import timings
 from verifier.grouping import GROUPED, joins
-from verifier.registry import Batch, Registry
+from verifier.registry import Batch, Registry, now_iso, stored_page
 
 __all__ = ["DEFAULT_K", "LiveIndex", "Poison", "decide_batch"]
 
@@ -136,21 +136,6 @@ def live_index(registry: Registry) -> LiveIndex:
     return _LIVE.setdefault((os.getpid(), registry.index), LiveIndex())
 
 
-@dataclass(slots=True)
-class _Cand:
-    id: str
-    seq: int
-    text: Callable[[], str]
-
-
-def _to_doc(page: Mapping[str, Any], seq: int) -> StoredDocument:
-    return StoredDocument(
-        id=str(page["id"]), body=str(page["body"]), fingerprints=list(page.get("fingerprints") or ()),
-        fp_config=str(page.get("fp_config")), seq=seq, url=page.get("url"), site=page.get("site"),
-        title=page.get("title"), content=page.get("content"), ingested_at=page.get("ingested_at"),
-    )
-
-
 def decide_batch(
     store: Store,
     registry: Registry,
@@ -173,7 +158,7 @@ def decide_batch(
         _Live(str(p["id"]), batch.seq_of(i), key, p) for i, p in enumerate(batch.pages)
     ]
     stop = store.stoplist()
-    docs = [_to_doc(e.page, e.seq) for e in own]
+    docs = [stored_page(e.page, e.seq) for e in own]
 
     # 1. candidates: the live pages and the index
     shared: dict[str, dict[str, int]] = {d.id: {} for d in docs}
@@ -264,7 +249,7 @@ def decide_batch(
     roots, best, merged = registry.union({x: seq_of[x] for x in names}, edges, ids)
 
     # 4. index once; rewrite merged groups; settle
-    now = _now()
+    now = now_iso()
     out: list[StoredDocument] = []
     for d in docs:
         if d.id in failed:
@@ -297,12 +282,6 @@ def decide_batch(
     grouped = sum(1 for d in out if d.status == GROUPED and d.id in written)
     return {"grouped": grouped, "errors": len(out) - grouped, "compared": compared,
             "joined": len(edges), "merged": len(merged), "rewritten": len(rewritten)}
-
-
-def _now() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 def rewrite_merged(

@@ -37,8 +37,9 @@ from typing import Any, TypeVar
 import redis
 
 from ingest.records import dumps
+from ingest.store.base import StoredDocument
 
-__all__ = ["Batch", "Registry", "batch_payload", "now_iso", "page_payload"]
+__all__ = ["Batch", "Registry", "batch_payload", "now_iso", "page_payload", "stored_page"]
 
 # KEYS: seq, batch:<key>, live, pending. ARGV: payload, n, key, id1 ... idn.
 _ACCEPT = """
@@ -155,6 +156,11 @@ def _transient(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _text(value: Any) -> str:
+    """A Redis reply (bytes) as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """An accepted batch: its key, first seq and pages (``id``, ``body``, ``content``,
@@ -176,6 +182,17 @@ def page_payload(doc: Any, ingested_at: str | None = None) -> dict[str, Any]:
             "fingerprints": list(doc.fingerprints), "fp_config": doc.fp_config, "url": doc.url,
             "site": doc.site, "title": doc.title,
             "ingested_at": doc.ingested_at or ingested_at or now_iso()}
+
+
+def stored_page(page: Mapping[str, Any], seq: int = 0) -> StoredDocument:
+    """A page as a batch carries it (:func:`page_payload`), back as a
+    :class:`~ingest.store.base.StoredDocument`: not decided yet (``status: pending``)."""
+    return StoredDocument(
+        id=str(page["id"]), body=str(page.get("body") or ""),
+        fingerprints=list(page.get("fingerprints") or ()), fp_config=str(page.get("fp_config")),
+        seq=seq, url=page.get("url"), site=page.get("site"), title=page.get("title"),
+        content=page.get("content"), ingested_at=page.get("ingested_at"),
+    )
 
 
 def now_iso() -> str:
@@ -251,7 +268,7 @@ class Registry:
     @_transient
     def live(self) -> list[str]:
         """The keys of the batches not yet searchable, oldest first."""
-        return [k.decode() if isinstance(k, bytes) else str(k)
+        return [_text(k)
                 for k in self.redis.zrange(self.k_live, 0, -1)]
 
     @_transient
@@ -271,7 +288,7 @@ class Registry:
         by_key: dict[str, set[str]] = {}
         for doc_id, key in zip(ids, keys, strict=True):
             if key is not None:
-                by_key.setdefault(key.decode() if isinstance(key, bytes) else str(key),
+                by_key.setdefault(_text(key),
                                   set()).add(doc_id)
         found: dict[str, dict[str, Any]] = {}
         for key, batch in self.load(sorted(by_key)).items():
@@ -283,7 +300,7 @@ class Registry:
     @_transient
     def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
         """Pages accepted and not yet searchable, by id: ``(how many, a page of them)``."""
-        ids = sorted(k.decode() if isinstance(k, bytes) else str(k)
+        ids = sorted(_text(k)
                      for k in self.redis.hkeys(self.k_pending))
         wanted = ids[offset:offset + size]
         found = self.pending_pages(wanted)
@@ -365,7 +382,7 @@ class Registry:
         if not ids:
             return {}
         out = self._roots(keys=[self.k_parent], args=list(ids))
-        return {i: (r.decode() if isinstance(r, bytes) else str(r))
+        return {i: (_text(r))
                 for i, r in zip(ids, out, strict=True)}
 
     # -- from written to searchable -------------------------------------------------------------
@@ -430,13 +447,8 @@ class Registry:
         done = self.redis.zrangebyscore(self.k_written, "-inf", f"({last!r}")
         if not done:
             return 0
-        keys = [k.decode() if isinstance(k, bytes) else str(k) for k in done]
-        self._forget_pages(keys)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.zrem(self.k_live, *keys)
-        pipe.delete(*[self.batch_key(k) for k in keys])
-        pipe.zrem(self.k_written, *keys)
-        pipe.execute()
+        keys = [_text(k) for k in done]
+        self._drop(keys)
         return len(keys)
 
     def _forget_pages(self, keys: Sequence[str]) -> None:
@@ -461,11 +473,15 @@ class Registry:
     @_transient
     def drop_batch(self, key: str) -> None:
         """Forget a batch (its pages were dead-lettered)."""
-        self._forget_pages([key])
+        self._drop([key])
+
+    def _drop(self, keys: Sequence[str]) -> None:
+        """Remove batches from the live set with their payloads and ``pending`` entries."""
+        self._forget_pages(keys)
         pipe = self.redis.pipeline(transaction=True)
-        pipe.zrem(self.k_live, key)
-        pipe.delete(self.batch_key(key))
-        pipe.zrem(self.k_written, key)
+        pipe.zrem(self.k_live, *keys)
+        pipe.delete(*[self.batch_key(k) for k in keys])
+        pipe.zrem(self.k_written, *keys)
         pipe.execute()
 
     @_transient

@@ -29,7 +29,7 @@ from typing import Any
 
 from celery import Task
 
-from ingest.records import Limits, dumps
+from ingest.records import dumps
 from ingest.retry import TRANSIENT, backoff, retry_call
 from ingest.store import open_store
 from ingest.store.base import GroupUpdate, Store
@@ -69,40 +69,41 @@ def dead_letter_key() -> str:
 
 # --- store access -----------------------------------------------------------------------------
 
-_stores: dict[tuple[int, str], Store] = {}
-_stores_lock = threading.Lock()
+_clients: dict[tuple[int, str, str], Any] = {}
+_clients_lock = threading.Lock()
+
+
+def _per_process(kind: str, index: str | None, make: Callable[[str], Any]) -> Any:
+    """One client of ``kind`` per process and index, made after fork by ``make(index)``."""
+    index = index or settings.index
+    key = (os.getpid(), kind, index)
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = make(index)
+        return client
+
+
+def _task_store(index: str) -> Store:
+    store = open_store("engine", settings, index=index)
+    store.observe_requests(lambda kind, seconds: timings.add("os" + kind, seconds))
+    return store
 
 
 def open_task_store(index: str | None) -> Store:
     """This process's store for ``index`` (one client per process, created after fork)."""
-    index = index or settings.index
-    key = (os.getpid(), index)
-    with _stores_lock:
-        store = _stores.get(key)
-        if store is None:
-            store = open_store("engine", settings, index=index)
-            store.observe_requests(lambda kind, seconds: timings.add("os" + kind, seconds))
-            _stores[key] = store
-        return store
+    store: Store = _per_process("store", index, _task_store)
+    return store
 
 
-
-# The input rules of every path (ingest.records): the ids a message carries, the pages read back.
-LIMITS = Limits.from_settings(settings)
-
-
-_registries: dict[tuple[int, str], Registry] = {}
 
 
 def open_registry(index: str | None) -> Registry:
     """This process's :class:`~verifier.registry.Registry` for ``index`` (on the broker)."""
-    index = index or settings.index
-    key = (os.getpid(), index)
-    with _stores_lock:
-        reg = _registries.get(key)
-        if reg is None:
-            reg = _registries[key] = Registry.from_url(broker_url(), index)
-        return reg
+    registry: Registry = _per_process(
+        "registry", index, lambda name: Registry.from_url(broker_url(), name)
+    )
+    return registry
 
 
 def mark_error(store: Store | None, doc_id: str, error: str) -> None:

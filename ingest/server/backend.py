@@ -41,7 +41,7 @@ from ingest.store.errors import Unsupported
 from ingest.store.query import MAX_GROUPS
 from verifier.compare import compare
 from verifier.config import VerifyConfig
-from verifier.registry import Registry, page_payload
+from verifier.registry import Registry, page_payload, stored_page
 from verifier.tasks import submit
 
 __all__ = ["Backend", "IngestItem", "document_summary", "document_with_status"]
@@ -187,7 +187,7 @@ class Backend:
         existing = self.store.mget({doc.id for _, doc in prepared}, with_fingerprints=False)
         unseen = sorted({doc.id for _, doc in prepared} - set(existing))
         try:  # accepted and not decided yet: the version the workers have
-            existing.update((i, _undecided_doc(p))
+            existing.update((i, stored_page(p))
                             for i, p in self.pipeline.pending_pages(unseen).items())
         except Exception as exc:  # the broker is down: nothing can be accepted anyway
             log.debug("could not read the undecided pages: %r", exc)
@@ -214,7 +214,7 @@ class Backend:
         key: str | None = None
         if new:
             try:
-                key = self.submit([_payload(d) for d in new.values()])
+                key = self.submit([page_payload(d) for d in new.values()])
             except Backlogged as exc:
                 backlog = str(exc)
             except Exception as exc:  # broker down: nothing accepted
@@ -280,7 +280,7 @@ class Backend:
         in ``state``, a page of ``size`` from ``offset``, each with its state explained."""
         if state == "pending":  # accepted, not decided: not in the index yet
             total, pages = self.pipeline.undecided(offset, size)
-            waiting = [_undecided_doc(p) for p in pages]
+            waiting = [stored_page(p) for p in pages]
             return {"total": total, "offset": offset, "size": size,
                     "pages": [document_with_status(d, None) for d in waiting]}
         total, docs = self.store.find(text or None, state or None, offset, size)
@@ -552,19 +552,6 @@ class BrokerPipeline:
             if not left:
                 return
             time.sleep(0.05)
-
-
-def _undecided_doc(page: Mapping[str, Any]) -> StoredDocument:
-    return StoredDocument(
-        id=str(page["id"]), body=str(page.get("body") or ""),
-        fingerprints=list(page.get("fingerprints") or ()), fp_config=str(page.get("fp_config")),
-        seq=0, url=page.get("url"), site=page.get("site"), title=page.get("title"),
-        content=page.get("content"), status="pending", ingested_at=page.get("ingested_at"),
-    )
-
-
-def _payload(doc: StoredDocument) -> dict[str, Any]:
-    return page_payload(doc)
 
 
 def broker_reachable(url: str, timeout: float = 2.0) -> str:

@@ -523,15 +523,9 @@ class EngineStore(Store):
             if version is not None:
                 meta["if_seq_no"], meta["if_primary_term"] = version
             body += [{"update": meta}, {"doc": _group_fields(update, now)}]
-        params: dict[str, Any] = {}
-        if self.refresh_writes:
-            params["refresh"] = self.refresh_writes
-        items = self.client.bulk(body=body, **params)["items"]
         out: list[bool | Exception] = []
-        transient = []
-        for (update, _), item in zip(updates, items, strict=True):
-            info = item.get("update", next(iter(item.values())))
-            status = int(info.get("status", 500))
+        results = self._bulk_updates(body, "group writes", refresh=True)
+        for (update, _), (status, info) in zip(updates, results, strict=True):
             if status < 300:
                 out.append(True)
             elif status == 409:
@@ -539,13 +533,30 @@ class EngineStore(Store):
                 out.append(False)
             elif status == 404:
                 out.append(DocumentNotFound(update.id))
-            elif status in TRANSIENT_STATUS:
-                transient.append(_bulk_error(info))
-                out.append(StoreUnavailable(_bulk_error(info)))
             else:
                 out.append(RuntimeError(f"{update.id}: {_bulk_error(info)}"))
-        if transient:  # the written items are idempotent: the caller sends the lot again
-            raise StoreUnavailable(f"{len(transient)} group writes refused: {transient[0]}")
+        return out
+
+    def _bulk_updates(
+        self, body: list[dict[str, Any]], what: str, refresh: bool = False
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """One ``_bulk`` of ``update`` operations: ``(status, item)`` of each, in order. An
+        operation refused for a transient reason (429, 50x) raises
+        :class:`~ingest.store.errors.StoreUnavailable` for the whole call: the updates are
+        idempotent, the caller sends the lot again."""
+        params: dict[str, Any] = {}
+        if refresh and self.refresh_writes:
+            params["refresh"] = self.refresh_writes
+        out: list[tuple[int, dict[str, Any]]] = []
+        transient = []
+        for item in self.client.bulk(body=body, **params)["items"]:
+            info = item.get("update", next(iter(item.values())))
+            status = int(info.get("status", 500))
+            if status in TRANSIENT_STATUS:
+                transient.append(_bulk_error(info))
+            out.append((status, info))
+        if transient:
+            raise StoreUnavailable(f"{len(transient)} {what} refused: {transient[0]}")
         return out
 
     @_translated
@@ -558,18 +569,23 @@ class EngineStore(Store):
             for lo in range(0, len(wanted), BATCH_QUERY_TERMS):
                 body = build_holders_query(wanted[lo:lo + BATCH_QUERY_TERMS], config,
                                            exclude_ids, _PAGE)
-                while True:
-                    hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
-                    for h in hits:
-                        f = h.get("fields", {})
-                        group = f.get("dup_group")
-                        found[h["_id"]] = (h["_id"], int(f["seq"][0]), config,
-                                           [str(x) for x in f.get("fingerprints", ())],
-                                           str(group[0]) if group else None)
-                    if len(hits) < _PAGE:
-                        break
-                    body["search_after"] = hits[-1]["sort"]
+                for h in self._paged(body):
+                    f = h.get("fields", {})
+                    group = f.get("dup_group")
+                    found[h["_id"]] = (h["_id"], int(f["seq"][0]), config,
+                                       [str(x) for x in f.get("fingerprints", ())],
+                                       str(group[0]) if group else None)
         return list(found.values())
+
+    def _paged(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """Every hit of a sorted search of ``_PAGE`` hits a page, page by page
+        (``search_after``)."""
+        while True:
+            hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            yield from hits
+            if len(hits) < _PAGE:
+                return
+            body["search_after"] = hits[-1]["sort"]
 
     @_translated
     def members_of(self, group_ids: Sequence[str]) -> list[tuple[str, str]]:
@@ -583,14 +599,10 @@ class EngineStore(Store):
                 "sort": [{"seq": "asc"}, {"id": "asc"}],
                 "track_total_hits": False,
             }
-            while True:
-                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
-                out += [(h["_id"], str(h["fields"]["dup_group"][0])) for h in hits]
-                if len(hits) < _PAGE:
-                    break
-                body["search_after"] = hits[-1]["sort"]
+            out += [(h["_id"], str(h["fields"]["dup_group"][0])) for h in self._paged(body)]
         return out
 
+    @_translated
     @_translated
     def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
         if not docs:
@@ -602,22 +614,11 @@ class EngineStore(Store):
             source.setdefault("ingested_at", now)
             body += [{"update": {"_index": self.index, "_id": doc.id, "retry_on_conflict": 5}},
                      {"doc": source}]
-        items = self.client.bulk(body=body)["items"]
-        out: list[PutResult] = []
-        transient = []
-        for doc, item in zip(docs, items, strict=True):
-            info = item.get("update", next(iter(item.values())))
-            status = int(info.get("status", 500))
-            if status < 300:
-                out.append(PutResult(doc.id, True, result=info.get("result")))
-            elif status in TRANSIENT_STATUS:
-                transient.append(_bulk_error(info))
-                out.append(PutResult(doc.id, False, error=_bulk_error(info)))
-            else:
-                out.append(PutResult(doc.id, False, error=_bulk_error(info)))
-        if transient:
-            raise StoreUnavailable(f"{len(transient)} writes refused: {transient[0]}")
-        return out
+        return [
+            PutResult(doc.id, True, result=info.get("result")) if status < 300
+            else PutResult(doc.id, False, error=_bulk_error(info))
+            for doc, (status, info) in zip(docs, self._bulk_updates(body, "writes"), strict=True)
+        ]
 
     def untagged(self, size: int = 500) -> Iterator[tuple[str, dict[str, Any]]]:
         query = {"query": {"bool": {"must_not": [{"exists": {"field": "dup_group"}}]}}}
@@ -653,17 +654,9 @@ class EngineStore(Store):
         for doc_id, root in groups.items():
             body += [{"update": {"_index": self.index, "_id": doc_id, "retry_on_conflict": 5}},
                      {"doc": {"dup_group": root}}]
-        items = self.client.bulk(body=body)["items"]
-        transient = []
-        for item in items:
-            info = item.get("update", next(iter(item.values())))
-            status = int(info.get("status", 500))
-            if status in TRANSIENT_STATUS:
-                transient.append(_bulk_error(info))
-            elif status >= 300 and status != 404:
+        for status, info in self._bulk_updates(body, "group writes"):
+            if status >= 300 and status != 404:
                 log.warning("could not set the group of %s: %s", info.get("_id"), _bulk_error(info))
-        if transient:
-            raise StoreUnavailable(f"{len(transient)} group writes refused: {transient[0]}")
 
     @_translated
     def group_members(self, group_id: str) -> list[StoredDocument]:
@@ -674,13 +667,7 @@ class EngineStore(Store):
             "seq_no_primary_term": True,
             "track_total_hits": False,
         }
-        members: list[StoredDocument] = []
-        while True:
-            hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
-            members.extend(StoredDocument.from_source(h["_source"], _version(h)) for h in hits)
-            if len(hits) < _PAGE:
-                return members
-            body["search_after"] = hits[-1]["sort"]
+        return [StoredDocument.from_source(h["_source"], _version(h)) for h in self._paged(body)]
 
     # -- fingerprint frequencies and the stoplist --------------------------------------------
 
