@@ -30,6 +30,7 @@ import importlib
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -157,7 +158,9 @@ def bench_pipeline(
         bulk_store = open_store("engine", settings, client=client, index=bulk_index)
         bulk_store.install()
         procs: list[subprocess.Popen[bytes]] = []
+        cpu: dict[str, float] = {}  # CPU seconds: the node's, the workers', the ingest process'
         try:
+            node_cpu = _node_cpu_s(client)
             t0 = time.perf_counter()
             ok, errors = helpers.bulk(
                 client, ({"_index": bulk_index, "_id": s["id"], "_source": s} for s in sources),
@@ -165,8 +168,11 @@ def bench_pipeline(
             )
             client.indices.refresh(index=bulk_index)
             bulk_s = time.perf_counter() - t0
+            cpu["bulk_node"] = _node_cpu_s(client) - node_cpu
             assert ok == len(sources) and not errors, errors
             procs = _start_workers(workers, env, Path(tmp))
+            node_cpu, workers_cpu = _node_cpu_s(client), _procs_cpu_s(procs)
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run(
                 [sys.executable, "-m", "ingest.cli", "ingest", str(path), "--wait",
@@ -174,6 +180,11 @@ def bench_pipeline(
                 cwd=ROOT, env=env, capture_output=True, text=True, timeout=7200,
             )
             pipe_s = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu["pipeline_node"] = _node_cpu_s(client) - node_cpu
+            cpu["pipeline_workers"] = _procs_cpu_s(procs) - workers_cpu
+            cpu["pipeline_ingest"] = (after.ru_utime + after.ru_stime
+                                      - children.ru_utime - children.ru_stime)
             if proc.returncode != 0:
                 raise SystemExit(f"ingest failed: {proc.stderr[-3000:]}")
             summary = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -203,9 +214,26 @@ def bench_pipeline(
         "ratio": round(bulk_s / pipe_s, 3), "grouped": grouped,
         "groups": groups["aggregations"]["g"]["value"], "ingest": summary,
         "workers_phases": worker_phases, "server_phases": server,
+        "cpu_s": {k: round(v, 2) for k, v in cpu.items()},
     }
     _emit(record)
     return record
+
+
+def _node_cpu_s(client: Any) -> float:
+    """CPU seconds the engine's processes have used (nodes stats)."""
+    nodes = client.nodes.stats(metric="process")["nodes"].values()
+    return sum(n["process"]["cpu"]["total_in_millis"] for n in nodes) / 1000
+
+
+def _procs_cpu_s(procs: list[subprocess.Popen[bytes]]) -> float:
+    """CPU seconds (user + system) the running processes ``procs`` have used."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for p in procs:
+        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def _server_phases(client: Any, index: str) -> dict[str, Any]:

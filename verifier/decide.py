@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from ingest.store.base import Store, StoredDocument
@@ -66,64 +68,63 @@ class _Live:
 
 
 @dataclass(slots=True)
-class LiveIndex:
-    """A worker's view of the live batches: their pages and an inverted index of their
-    fingerprints, kept in step with ``live`` (batches come and go; a payload never changes).
-    A fingerprint held by one page maps to that page, a shared one to the list of them."""
+class _LiveBatch:
+    """One live batch as a worker holds it: its pages, each page's fingerprint set, the union
+    of them (``all_fps``) and the fingerprints two of its own pages share (``shared``)."""
 
-    pages: dict[str, list[_Live]] = field(default_factory=dict)  # batch key -> pages
-    postings: dict[str, Any] = field(default_factory=dict)  # fingerprint -> _Live | [_Live]
-    accepted_at: dict[str, float] = field(default_factory=dict)  # batch key -> time
+    entries: list[_Live]
+    fps: list[frozenset[str]]
+    all_fps: frozenset[str]
+    shared: frozenset[str]
+    accepted_at: float
+
+    def holders(self, terms: frozenset[str] | set[str]) -> dict[str, list[_Live]]:
+        """``{fingerprint: the pages holding it}`` for the ``terms`` this batch holds."""
+        out: dict[str, list[_Live]] = {}
+        for e, fps in zip(self.entries, self.fps, strict=True):
+            if not fps.isdisjoint(terms):
+                for t in fps.intersection(terms):
+                    out.setdefault(t, []).append(e)
+        return out
+
+
+@dataclass(slots=True)
+class LiveIndex:
+    """A worker's view of the live batches, kept in step with ``live`` (batches come and go; a
+    payload never changes). A lookup intersects the asked fingerprints with each batch's set,
+    so adding and dropping a batch costs a set per page, not a posting per fingerprint."""
+
+    batches: dict[str, _LiveBatch] = field(default_factory=dict)  # batch key -> batch
 
     def sync(self, registry: Registry, keys: Sequence[str], loaded: Mapping[str, Batch]) -> None:
         """Drop the batches no longer live, load and index the new ones."""
         wanted = set(keys)
-        for key in [k for k in self.pages if k not in wanted]:
-            self._drop(key)
-        missing = [k for k in keys if k not in self.pages and k not in loaded]
+        for key in [k for k in self.batches if k not in wanted]:
+            del self.batches[key]
+        missing = [k for k in keys if k not in self.batches and k not in loaded]
         fresh = dict(loaded)
         fresh.update(registry.load(missing) if missing else {})
         for key in keys:
-            if key not in self.pages and key in fresh:
+            if key not in self.batches and key in fresh:
                 self._add(fresh[key])
 
-    def holders(self, fp: str) -> Sequence[_Live]:
-        hit = self.postings.get(fp)
-        return () if hit is None else (hit,) if isinstance(hit, _Live) else hit
-
     def _add(self, batch: Batch) -> None:
-        entries = []
-        postings = self.postings
-        for i, page in enumerate(batch.pages):
-            e = _Live(str(page["id"]), batch.seq_of(i), batch.key, page)
-            entries.append(e)
-            for fp in set(page.get("fingerprints") or ()):
-                hit = postings.get(fp)
-                if hit is None:
-                    postings[fp] = e
-                elif isinstance(hit, _Live):
-                    postings[fp] = [hit, e]
-                else:
-                    hit.append(e)
-        self.pages[batch.key] = entries
-        self.accepted_at[batch.key] = batch.accepted_at
+        entries = [_Live(str(p["id"]), batch.seq_of(i), batch.key, p)
+                   for i, p in enumerate(batch.pages)]
+        fps = [frozenset(p.get("fingerprints") or ()) for p in batch.pages]
+        counts = Counter(chain.from_iterable(fps))
+        self.batches[batch.key] = _LiveBatch(
+            entries, fps, frozenset(counts), frozenset(t for t, n in counts.items() if n > 1),
+            batch.accepted_at)
+
+    def pages(self, key: str) -> list[_Live] | None:
+        b = self.batches.get(key)
+        return None if b is None else b.entries
 
     def older_than(self, seconds: float) -> list[str]:
         """Live batches accepted more than ``seconds`` ago."""
         cut = time.time() - seconds
-        return sorted(k for k, t in self.accepted_at.items() if t < cut)
-
-    def _drop(self, key: str) -> None:
-        self.accepted_at.pop(key, None)
-        postings = self.postings
-        for e in self.pages.pop(key, ()):
-            for fp in set(e.page.get("fingerprints") or ()):
-                hit = postings.get(fp)
-                if hit is e:
-                    del postings[fp]
-                elif isinstance(hit, list):
-                    rest = [x for x in hit if x is not e]
-                    postings[fp] = rest[0] if len(rest) == 1 else rest
+        return sorted(k for k, b in self.batches.items() if b.accepted_at < cut)
 
 
 _LIVE: dict[tuple[int, str], LiveIndex] = {}
@@ -154,7 +155,7 @@ def decide_batch(
     t0 = time.perf_counter()
     live.sync(registry, registry.live(), loaded)
     timings.add("live", time.perf_counter() - t0)
-    own = live.pages.get(key) or [
+    own = live.pages(key) or [
         _Live(str(p["id"]), batch.seq_of(i), key, p) for i, p in enumerate(batch.pages)
     ]
     stop = store.stoplist()
@@ -164,18 +165,20 @@ def decide_batch(
     shared: dict[str, dict[str, int]] = {d.id: {} for d in docs}
     seq_of: dict[str, int] = {d.id: d.seq for d in docs}
     live_text: dict[str, _Live] = {}
-    terms_of: dict[str, list[str]] = {}
-    for d in docs:
-        terms = candidate_terms(d.fingerprints, stop)
-        terms_of[d.id] = terms
-        counts = shared[d.id]
-        for t in terms:
-            for other in live.holders(t):
-                if other.id != d.id and other.page.get("fp_config") == d.fp_config:
-                    counts[other.id] = counts.get(other.id, 0) + 1
-                    if other.id not in seq_of or other.seq < seq_of[other.id]:
-                        seq_of[other.id] = other.seq
-                    live_text.setdefault(other.id, other)
+    terms_of = {d.id: frozenset(candidate_terms(d.fingerprints, stop)) for d in docs}
+    wanted: set[str] = set().union(*terms_of.values())
+    for live_key, live_batch in live.batches.items():
+        common = live_batch.shared if live_key == key else live_batch.all_fps & wanted
+        by_term = live_batch.holders(common) if common else {}
+        for d in docs if by_term else ():
+            counts = shared[d.id]
+            for t in terms_of[d.id].intersection(by_term):
+                for other in by_term[t]:
+                    if other.id != d.id and other.page.get("fp_config") == d.fp_config:
+                        counts[other.id] = counts.get(other.id, 0) + 1
+                        if other.id not in seq_of or other.seq < seq_of[other.id]:
+                            seq_of[other.id] = other.seq
+                        live_text.setdefault(other.id, other)
     t0 = time.perf_counter()
     by_config: dict[str, set[str]] = {}
     for d in docs:
@@ -184,16 +187,23 @@ def decide_batch(
         {c: sorted(t) for c, t in by_config.items() if t}, [d.id for d in docs]
     )
     timings.add("batch_query", time.perf_counter() - t0)
-    holders: dict[tuple[str, str], list[str]] = {}
+    hit_terms: dict[str, set[str]] = {}  # fp_config -> the fingerprints the hits hold
+    for _hit_id, _seq, config, fps, _group in hits:
+        hit_terms.setdefault(config, set()).update(fps)
+    holders: dict[str, dict[str, list[str]]] = {}  # fp_config -> fingerprint -> batch pages
     for d in docs:
-        for t in terms_of[d.id]:
-            holders.setdefault((d.fp_config, t), []).append(d.id)
+        found = hit_terms.get(d.fp_config)
+        if found:
+            owners = holders.setdefault(d.fp_config, {})
+            for t in terms_of[d.id].intersection(found):
+                owners.setdefault(t, []).append(d.id)
     for hit_id, hit_seq, config, fps, _group in hits:
         if hit_id in live_text:
             continue  # the live copy is the newer one
         seq_of.setdefault(hit_id, hit_seq)
+        owners = holders.get(config, {})
         for fp in set(fps):
-            for doc_id in holders.get((config, fp), ()):
+            for doc_id in owners.get(fp, ()):
                 if doc_id != hit_id:
                     shared[doc_id][hit_id] = shared[doc_id].get(hit_id, 0) + 1
     ranked = {
@@ -201,7 +211,8 @@ def decide_batch(
     }
     from_index = sorted({c for cs in ranked.values() for c in cs if c not in live_text})
     t0 = time.perf_counter()
-    index_docs = store.mget(from_index, with_fingerprints=False) if from_index else {}
+    index_docs = (store.mget(from_index, with_fingerprints=False, realtime=False)  # found by a search
+                  if from_index else {})
     timings.add("cand_mget", time.perf_counter() - t0)
 
     def text_of(doc_id: str) -> str | None:

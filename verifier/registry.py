@@ -7,9 +7,10 @@ persisted with its append-only file):
 * ``seq`` — the sequencer: every accepted batch takes a block of numbers (``INCRBY``). A
   group's id is its earliest member by ``(seq, id)``.
 * ``batch:<key>`` — an accepted batch's pages, as prepared by ingest (text, fingerprints,
-  metadata), JSON; ``live`` — a sorted set of the batch keys not yet searchable
-  (score: the batch's first seq); ``pending`` — page id → batch key, for pages asked about
-  before they are decided. Accepting a batch writes all three in one script, so a batch is
+  metadata), JSON, and ``batch:<key>:ids`` its page ids (JSON); ``live`` — a sorted set of the
+  batch keys not yet searchable (score: the batch's first seq); ``pending`` — page id → batch
+  key, for pages asked about before they are decided. Accepting a batch writes them all in
+  one script, so a batch is
   visible to every worker from the moment it is accepted until the index shows it.
 * ``written`` — batch keys whose pages are indexed, with the time; a batch leaves ``live`` (and
   its payload is deleted) only once a refresh that started after that time has finished, so a
@@ -41,21 +42,39 @@ from ingest.store.base import StoredDocument
 
 __all__ = ["Batch", "Registry", "batch_payload", "now_iso", "page_payload", "stored_page"]
 
-# KEYS: seq, batch:<key>, live, pending. ARGV: payload, n, key, id1 ... idn.
+# KEYS: seq, batch:<key>, live, pending, batch:<key>:ids. ARGV: payload, n, key, id1 ... idn.
 _ACCEPT = """
 local base = redis.call('INCRBY', KEYS[1], tonumber(ARGV[2]))
 local first = base - tonumber(ARGV[2]) + 1
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[3], first, ARGV[3])
-for i = 4, #ARGV do redis.call('HSET', KEYS[4], ARGV[i], ARGV[3]) end
+local ids = {}
+for i = 4, #ARGV do
+  redis.call('HSET', KEYS[4], ARGV[i], ARGV[3])
+  ids[#ids + 1] = ARGV[i]
+end
+redis.call('SET', KEYS[5], cjson.encode(ids))
 return first
 """
 
-# KEYS: pending. ARGV: key, id1 ... idn — forget the ids still pointing at batch ``key``.
+# KEYS: pending, batch:<key>, batch:<key>:ids. ARGV: key. Forget the page ids still pointing at
+# batch ``key`` in ``pending``, and delete the batch (its ids are read from the ids key, or from
+# the payload for a batch accepted without one).
 _FORGET = """
-for i = 2, #ARGV do
-  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
+local ids = redis.call('GET', KEYS[3])
+if ids then
+  ids = cjson.decode(ids)
+else
+  ids = {}
+  local blob = redis.call('GET', KEYS[2])
+  if blob then
+    for _, page in ipairs(cjson.decode(blob)['pages']) do ids[#ids + 1] = tostring(page['id']) end
+  end
 end
+for _, id in ipairs(ids) do
+  if redis.call('HGET', KEYS[1], id) == ARGV[1] then redis.call('HDEL', KEYS[1], id) end
+end
+redis.call('DEL', KEYS[2], KEYS[3])
 return 1
 """
 
@@ -242,7 +261,8 @@ class Registry:
         """Store a batch and make it visible to the workers; returns ``(key, first seq)``."""
         key = uuid.uuid4().hex
         first = self._accept(
-            keys=[self.k_seq, self.batch_key(key), self.k_live, self.k_pending],
+            keys=[self.k_seq, self.batch_key(key), self.k_live, self.k_pending,
+                  self.batch_key(key) + ":ids"],
             args=[batch_payload(pages, mode), len(pages), key, *(str(p["id"]) for p in pages)],
         )
         return key, int(first)
@@ -451,13 +471,6 @@ class Registry:
         self._drop(keys)
         return len(keys)
 
-    def _forget_pages(self, keys: Sequence[str]) -> None:
-        for key, blob in zip(keys, self.redis.mget([self.batch_key(k) for k in keys]),
-                             strict=True):
-            if blob is not None:
-                ids = [str(p["id"]) for p in json.loads(blob)["pages"]]
-                self._forget(keys=[self.k_pending], args=[key, *ids])
-
     @_transient
     def claim_stale(self, keys: Sequence[str], every: float) -> list[str]:
         """Of ``keys`` (live batches accepted long ago), those not yet indexed whose decision
@@ -477,12 +490,13 @@ class Registry:
 
     def _drop(self, keys: Sequence[str]) -> None:
         """Remove batches from the live set with their payloads and ``pending`` entries."""
-        self._forget_pages(keys)
         pipe = self.redis.pipeline(transaction=True)
         pipe.zrem(self.k_live, *keys)
-        pipe.delete(*[self.batch_key(k) for k in keys])
         pipe.zrem(self.k_written, *keys)
         pipe.execute()
+        for key in keys:
+            self._forget(keys=[self.k_pending, self.batch_key(key), self.batch_key(key) + ":ids"],
+                         args=[key])
 
     @_transient
     def clear(self) -> None:

@@ -168,11 +168,15 @@ class Store(ABC):
         """The stored document with its ``version``, or None."""
 
     @abstractmethod
-    def mget(self, ids: Iterable[str], with_fingerprints: bool = True) -> dict[str, StoredDocument]:
+    def mget(
+        self, ids: Iterable[str], with_fingerprints: bool = True, realtime: bool = True
+    ) -> dict[str, StoredDocument]:
         """Documents by id with their ``version`` (missing ids are absent from the result).
 
         ``with_fingerprints=False`` leaves ``fingerprints`` empty and spares the transfer
-        (the verifier only needs the text).
+        (the verifier only needs the text). ``realtime=False`` reads what searches see, sparing
+        the engine a refresh when a document was written since the last one: for documents a
+        search just found.
         """
 
     @abstractmethod

@@ -184,7 +184,9 @@ class EmbeddedStore(Store):
             return None
         return StoredDocument.from_source(json.loads(row[0]), (row[1], 1))
 
-    def mget(self, ids: Iterable[str], with_fingerprints: bool = True) -> dict[str, StoredDocument]:
+    def mget(
+        self, ids: Iterable[str], with_fingerprints: bool = True, realtime: bool = True
+    ) -> dict[str, StoredDocument]:
         wanted = list(dict.fromkeys(ids))
         found: dict[str, StoredDocument] = {}
         with self._lock:

@@ -406,11 +406,15 @@ class EngineStore(Store):
         return StoredDocument.from_source(hit["_source"], _version(hit))
 
     @_translated
-    def mget(self, ids: Iterable[str], with_fingerprints: bool = True) -> dict[str, StoredDocument]:
+    def mget(
+        self, ids: Iterable[str], with_fingerprints: bool = True, realtime: bool = True
+    ) -> dict[str, StoredDocument]:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
-        params = {} if with_fingerprints else {"_source_excludes": "fingerprints"}
+        params: dict[str, Any] = {} if with_fingerprints else {"_source_excludes": "fingerprints"}
+        if not realtime:
+            params["realtime"] = False
         try:
             res = self.client.mget(index=self.index, body={"ids": wanted}, **params)
         except self.dialect.not_found:
