@@ -105,6 +105,11 @@ class Settings:
         "NEARDUP_MAX_LIVE_BATCHES",
         "accepted batches that may wait to be searchable at once (ingest waits beyond)", 8
     )
+    refresh_every: float = _var(
+        "NEARDUP_REFRESH_EVERY",
+        "a worker forces a refresh of the index at most this often, seconds (batches written "
+        "meanwhile become searchable together)", 0.5
+    )
     message_batch: int = _var(
         "NEARDUP_MESSAGE_BATCH", "pages per accepted batch (one `decide_batch` message)", 250
     )

@@ -29,6 +29,7 @@ among all candidate pairs: a function of the pages alone (as long as no page has
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -42,7 +43,7 @@ from verifier import timings
 from verifier.grouping import GROUPED, joins
 from verifier.registry import Batch, Registry, now_iso, stored_page
 
-__all__ = ["DEFAULT_K", "LiveIndex", "Poison", "decide_batch"]
+__all__ = ["DEFAULT_K", "LiveIndex", "Poison", "Refresher", "decide_batch"]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -145,8 +146,12 @@ def decide_batch(
     k: int = DEFAULT_K,
     poison: Poison | None = None,
     live: LiveIndex | None = None,
+    searchable: Callable[[float], None] | None = None,
 ) -> dict[str, int]:
-    """Decide and index the batch ``key`` (see the module doc); idempotent. Returns counts."""
+    """Decide and index the batch ``key`` (see the module doc); idempotent. Returns counts.
+
+    ``searchable(written_at)`` makes the batch searchable (a :class:`Refresher`'s
+    ``written``, in the background); without it, the batch is refreshed before returning."""
     loaded = registry.load([key])
     batch = loaded.get(key)
     if batch is None:
@@ -288,11 +293,63 @@ def decide_batch(
     written.update(rewritten)
     settle(store, registry, written)
     t0 = time.perf_counter()
-    registry.refresh_and_prune(store.refresh, registry.mark_written(key))
+    written_at = registry.mark_written(key)
+    if searchable is None:
+        registry.refresh_and_prune(store.refresh, written_at)
+    else:
+        searchable(written_at)
     timings.add("searchable", time.perf_counter() - t0)
     grouped = sum(1 for d in out if d.status == GROUPED and d.id in written)
     return {"grouped": grouped, "errors": len(out) - grouped, "compared": compared,
             "joined": len(edges), "merged": len(merged), "rewritten": len(rewritten)}
+
+
+class Refresher:
+    """Makes the batches a worker wrote searchable, in the background: a thread that forces a
+    refresh (:meth:`Registry.refresh_and_prune`: one at a time across workers, none when one
+    started since the write) at most every ``every`` seconds, so the batches written meanwhile
+    share it and the worker goes on deciding. A refresh that fails (the engine is down) is
+    tried again; if the process dies first, the next refresh of any worker prunes the batch,
+    and ``ingest --wait`` re-sends a batch that makes no progress."""
+
+    def __init__(self, registry: Registry, refresh: Callable[[], None], every: float) -> None:
+        self.registry, self.refresh, self.every = registry, refresh, every
+        self._due = 0.0  # the latest write not yet known to be searchable
+        self._cond = threading.Condition()
+        self._last = 0.0  # when this thread last started a refresh
+        threading.Thread(target=self._run, name="neardup-refresher", daemon=True).start()
+
+    def written(self, at: float) -> None:
+        """A batch was written at ``at``: have a refresh start after it."""
+        with self._cond:
+            self._due = max(self._due, at)
+            self._cond.notify()
+
+    def idle(self, timeout: float | None = None) -> bool:
+        """Wait until every write told so far is searchable (tests; shutdown)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._due, timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._due > 0)
+                due = self._due
+            try:  # at most one refresh every `every` seconds, of this worker and of all
+                pause = max(self._last + self.every - time.monotonic(),
+                            self.registry.last_refresh() + self.every - time.time())
+                if pause > 0:
+                    time.sleep(min(pause, self.every))
+                self._last = time.monotonic()
+                self.registry.refresh_and_prune(self.refresh, due)
+            except Exception:  # noqa: BLE001 - the engine or the broker is away: again later
+                log.warning("could not make written batches searchable; retrying", exc_info=True)
+                time.sleep(1.0)
+                continue
+            with self._cond:
+                if self._due == due:
+                    self._due = 0.0
+                    self._cond.notify_all()
 
 
 def rewrite_merged(

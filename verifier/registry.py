@@ -454,6 +454,11 @@ class Registry:
                 delay = min(delay * 2, 0.1)
         return self.prune()
 
+    @_transient
+    def last_refresh(self) -> float:
+        """When the last finished refresh started (epoch seconds; 0 before the first)."""
+        return float(self.redis.get(self.k_refreshed) or 0.0)
+
     def _set_max(self, key: str, value: float) -> None:
         self.redis.eval(
             "local v = tonumber(redis.call('GET', KEYS[1]) or '0') "

@@ -37,7 +37,7 @@ from verifier import timings
 from verifier.celery_app import app, broker_url, settings
 from verifier.compare import compare
 from verifier.config import VerifyConfig
-from verifier.decide import DEFAULT_K, decide_batch, live_index
+from verifier.decide import DEFAULT_K, Refresher, decide_batch, live_index
 from verifier.registry import Registry
 
 __all__ = [
@@ -104,6 +104,15 @@ def open_registry(index: str | None) -> Registry:
         "registry", index, lambda name: Registry.from_url(broker_url(), name)
     )
     return registry
+
+
+def _refresher(index: str | None, registry: Registry, store: Store) -> Refresher:
+    """This process's :class:`~verifier.decide.Refresher` for ``index``."""
+    refresher: Refresher = _per_process(
+        "refresher", index,
+        lambda _name: Refresher(registry, store.refresh, settings.refresh_every),
+    )
+    return refresher
 
 
 def mark_error(store: Store | None, doc_id: str, error: str) -> None:
@@ -197,8 +206,10 @@ def decide(
                           "type": "parse_exception", "at": time.time()})
             return {}
         registry = open_registry(index)
+        store = open_task_store(index)
         counts: dict[str, Any] = dict(decide_batch(
-            open_task_store(index), registry, key, _compare_fn(profile), k, poison=mark_error,
+            store, registry, key, _compare_fn(profile), k, poison=mark_error,
+            searchable=_refresher(index, registry, store).written,
         ))
         counts["requeued"] = _requeue_stale(self, registry, profile, k)
         phases["batch_s"] = time.perf_counter() - t0

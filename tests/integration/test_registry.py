@@ -96,3 +96,35 @@ def test_a_live_batch_never_indexed_is_claimed_once_for_requeueing(registry: Reg
     registry.mark_written(k2)
     assert registry.claim_stale([k1, k2], every=60) == [k1]  # k2 is indexed already
     assert registry.claim_stale([k1, k2], every=60) == []  # claimed: not twice in a row
+
+
+def test_the_refresher_makes_written_batches_searchable_sharing_refreshes(
+    registry: Registry,
+) -> None:
+    """Batches written within one interval share a refresh that started after the last of
+    them; each leaves the live set, its pending pages with it; a failing refresh is retried."""
+    from verifier.decide import Refresher
+
+    started: list[float] = []
+    failures = [1]
+
+    def refresh() -> None:
+        if failures:
+            failures.pop()
+            raise ConnectionError("engine away")
+        started.append(time.time())
+
+    keys = [registry.accept([page(f"r{i}")])[0] for i in range(5)]
+    refresher = Refresher(registry, refresh, every=0.3)
+    written = [registry.mark_written(k) for k in keys]
+    for at in written:
+        refresher.written(at)
+    assert refresher.idle(timeout=10)
+    assert registry.live() == [] and registry.pending([f"r{i}" for i in range(5)]) == set()
+    assert 1 <= len(started) <= 2 and started[-1] >= max(written)
+    # a later write waits for its own refresh, at least `every` after the previous one
+    key, _ = registry.accept([page("late")])
+    at = registry.mark_written(key)
+    refresher.written(at)
+    assert refresher.idle(timeout=10) and registry.live() == []
+    assert started[-1] >= at and started[-1] - started[-2] >= 0.29
