@@ -87,8 +87,9 @@ def add_parser(sub: Any) -> None:
         "(default: %(default)s)",
     )
     p.add_argument(
-        "-j", "--processes", type=int, default=os.cpu_count() or 1,
-        help="extraction processes (default: the cores, %(default)s)",
+        "-j", "--processes", type=int, default=1,
+        help="extraction processes (default: %(default)s: preparing a page takes 0.05 ms of "
+        "text to 0.2 ms of HTML, less than shipping it to another process and back)",
     )
     p.add_argument(
         "--batch", type=int, default=None,
