@@ -170,7 +170,7 @@ def decide_batch(
     shared: dict[str, dict[str, int]] = {d.id: {} for d in docs}
     seq_of: dict[str, int] = {d.id: d.seq for d in docs}
     live_text: dict[str, _Live] = {}
-    terms_of = {d.id: frozenset(candidate_terms(d.fingerprints, stop)) for d in docs}
+    terms_of = {d.id: frozenset(d.fingerprints).difference(stop) for d in docs}
     wanted: set[str] = set().union(*terms_of.values())
     for live_key, live_batch in live.batches.items():
         common = live_batch.shared if live_key == key else live_batch.all_fps & wanted
@@ -188,8 +188,8 @@ def decide_batch(
     by_config: dict[str, set[str]] = {}
     for d in docs:
         by_config.setdefault(d.fp_config, set()).update(terms_of[d.id])
-    hits = store.fingerprint_holders(
-        {c: sorted(t) for c, t in by_config.items() if t}, [d.id for d in docs]
+    hits = store.fingerprint_holders(  # candidate_terms: sorted, so equal batches ask alike
+        {c: candidate_terms(t, ()) for c, t in by_config.items() if t}, [d.id for d in docs]
     )
     timings.add("batch_query", time.perf_counter() - t0)
     hit_terms: dict[str, set[str]] = {}  # fp_config -> the fingerprints the hits hold
@@ -206,9 +206,9 @@ def decide_batch(
         if hit_id in live_text:
             continue  # the live copy is the newer one
         seq_of.setdefault(hit_id, hit_seq)
-        owners = holders.get(config, {})
-        for fp in set(fps):
-            for doc_id in owners.get(fp, ()):
+        held = holders.get(config) or {}
+        for fp in held.keys() & fps:
+            for doc_id in held[fp]:
                 if doc_id != hit_id:
                     shared[doc_id][hit_id] = shared[doc_id].get(hit_id, 0) + 1
     ranked = {
