@@ -7,8 +7,8 @@ a loop specialised per string kind (1, 2 or 4 bytes per code point) reads one pa
 entry per code point (class, key length, width and — for one-byte keys, i.e. ASCII letters and
 digits — the key byte itself) and appends that byte without branching on the character; "\n",
 sentence punctuation and several-byte keys (CJK, accents, ligatures) take a slower path. The
-tables are built at import from the reference functions (casefold + letters/digits through
-the running interpreter's Unicode database). MD5 per key (the paper's hash; RFC 1321 unrolled
+tables are built from the reference functions (casefold + letters/digits through the running
+interpreter's Unicode database), once per user: a cache file keyed by their source. MD5 per key (the paper's hash; RFC 1321 unrolled
 in C, tested against hashlib) into a C array, duplicates dropped through a small hash table;
 then per rotation each digest's bucket (its value mod m, carried from one rotation to the
 next), its order (two big-endian 64-bit loads) and the top-Y of each bucket in small sorted
@@ -216,25 +216,85 @@ def _build_tables():
     return bytes(cls), bytes(klen), bytes(kw), koff, bytes(blob)
 
 
-_CLS, _KLEN, _KW, _KOFF, _KBLOB = _build_tables()
-# Width of a key character (for chunk widths): 2 for the BMP code points that
-# ingest.sentences.width counts as 2, else 1; astral code points ask width() (rare).
-_WIDE = bytes(
-    _s.width(chr(cp)) == 2 if not 0xD800 <= cp < 0xE000 else 0 for cp in range(0x10000)
-)
-_KOFF_BYTES = _KOFF.tobytes()  # native-endian unsigned ints, read through a pointer
-# The common case in one load: class | key length << 8 | width << 16 | the key byte << 24 when
-# the key is one byte (ASCII letters and digits), else 0 there.
-# "\n" (paragraph break or soft wrap) and keys of several bytes are flagged for the slow path.
-if max(_KW) >= 128 or max(_KLEN) >= 256:  # pragma: no cover - a different Unicode database
-    raise RuntimeError("key widths/lengths do not fit the packed table")
-_PACK = array.array("I", bytes(4 * 0x10000))
-for _cp in range(0x10000):
-    _PACK[_cp] = _CLS[_cp] | _KLEN[_cp] << 8 | _KW[_cp] << 16 | (
-        _KBLOB[_KOFF[_cp]] << 24 if _KLEN[_cp] == 1 else 0
-    ) | (128 if _cp == 10 else 0) | (0x800000 if _KLEN[_cp] > 1 else 0)
-_PACK_BYTES = _PACK.tobytes()
-del _cp
+def _build_all():
+    """Every table, as bytes: class, key length, key width, key offset (native unsigned ints),
+    wide, packed (native uint32) and the key blob."""
+    cls, klen, kw, koff, blob = _build_tables()
+    # Width of a key character (for chunk widths): 2 for the BMP code points that
+    # ingest.sentences.width counts as 2, else 1; astral code points ask width() (rare).
+    wide = bytes(
+        _s.width(chr(cp)) == 2 if not 0xD800 <= cp < 0xE000 else 0 for cp in range(0x10000)
+    )
+    # The common case in one load: class | key length << 8 | width << 16 | the key byte << 24
+    # when the key is one byte (ASCII letters and digits), else 0 there.
+    # "\n" (paragraph break or soft wrap) and keys of several bytes are flagged for the slow
+    # path.
+    if max(kw) >= 128 or max(klen) >= 256:  # pragma: no cover - a different Unicode database
+        raise RuntimeError("key widths/lengths do not fit the packed table")
+    pack = array.array("I", bytes(4 * 0x10000))
+    for cp in range(0x10000):
+        pack[cp] = cls[cp] | klen[cp] << 8 | kw[cp] << 16 | (
+            blob[koff[cp]] << 24 if klen[cp] == 1 else 0
+        ) | (128 if cp == 10 else 0) | (0x800000 if klen[cp] > 1 else 0)
+    return cls, klen, kw, koff.tobytes(), wide, pack.tobytes(), blob
+
+
+_SIZES = (0x10000, 0x10000, 0x10000, 4 * 0x10000, 0x10000, 4 * 0x10000)
+
+
+def _cached_tables():
+    """:func:`_build_all`, from a file in the user's cache (``NEARDUP_CACHE_DIR``, default
+    ``~/.cache/neardup``) named by a hash of everything the
+    tables come from — the reference module's source, the Unicode database's version, the
+    interpreter's version and byte order — so a process starts in milliseconds instead of
+    the ~0.2 s the build takes. Built and saved (atomically, best effort, with a SHA-256 of the
+    content that is checked on reading) when missing or damaged."""
+    import hashlib
+    import os
+    import sys
+    import tempfile
+
+    try:
+        with open(_s.__file__, "rb") as f:
+            source = f.read()
+    except OSError:
+        return _build_all()
+    key = hashlib.sha256(b"|".join([
+        b"fp-tables-1", source, unicodedata.unidata_version.encode(), sys.version.encode(),
+        sys.byteorder.encode(), str(array.array("I").itemsize).encode(),
+    ])).hexdigest()[:32]
+    from ingest.errors import ConfigError
+    from ingest.settings import Settings
+
+    try:
+        base = os.path.expanduser(Settings.from_env().cache_dir)
+    except ConfigError:  # reported where the settings are used; no cache meanwhile
+        return _build_all()
+    path = os.path.join(base, f"fp-tables-{key}.bin")
+    try:
+        with open(path, "rb") as f:
+            digest, data = f.read(32), f.read()
+        if len(data) > sum(_SIZES) and hashlib.sha256(data).digest() == digest:
+            parts, at = [], 0
+            for size in _SIZES:
+                parts.append(data[at:at + size])
+                at += size
+            return (*parts, data[at:])
+    except OSError:
+        pass
+    tables = _build_all()
+    try:
+        os.makedirs(base, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=base, prefix=".fp-tables-", delete=False) as f:
+            data = b"".join(tables)
+            f.write(hashlib.sha256(data).digest() + data)
+        os.replace(f.name, path)
+    except OSError:
+        pass
+    return tables
+
+
+_CLS, _KLEN, _KW, _KOFF_BYTES, _WIDE, _PACK_BYTES, _KBLOB = _cached_tables()
 cdef const uint8_t* _cls = <const uint8_t*> PyBytes_AS_STRING(_CLS)
 cdef const uint8_t* _klen = <const uint8_t*> PyBytes_AS_STRING(_KLEN)
 cdef const uint8_t* _kw = <const uint8_t*> PyBytes_AS_STRING(_KW)

@@ -125,6 +125,11 @@ class Settings:
     fp_impl: str = _var(
         "NEARDUP_FP_IMPL", "fingerprinter: `python` or `cython` (default: cython when built)", ""
     )
+    cache_dir: str = _var(
+        "NEARDUP_CACHE_DIR",
+        "where the compiled fingerprinter keeps its character tables (built once: ~0.2 s)",
+        "~/.cache/neardup",
+    )
     # --- `neardup serve` -----------------------------------------------------------------------
     host: str = _var("NEARDUP_HOST", "address `neardup serve` listens on", "127.0.0.1")
     port: int = _var("NEARDUP_PORT", "its port", 8080)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -273,3 +274,23 @@ def test_forcing_a_missing_extension_is_an_error(monkeypatch: pytest.MonkeyPatch
         Settings.from_env({"NEARDUP_FP_IMPL": "numpy"})
     with pytest.raises(ConfigError):
         fp._pick_impl("numpy")
+
+
+def test_the_compiled_tables_come_from_a_cache_equal_to_a_fresh_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The per-code-point tables are read from a per-user cache file when one exists; what is
+    read equals a build from the reference functions, and a damaged file is built again."""
+    compiled = pytest.importorskip("ingest._fingerprint")
+    monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path))
+    built = compiled._cached_tables()  # nothing cached: built and saved
+    (saved,) = list(tmp_path.iterdir())
+    assert compiled._cached_tables() == built == compiled._build_all()
+    assert built == (compiled._CLS, compiled._KLEN, compiled._KW, compiled._KOFF_BYTES,
+                     compiled._WIDE, compiled._PACK_BYTES, compiled._KBLOB)
+    saved.write_bytes(saved.read_bytes()[:1000])  # a truncated file
+    assert compiled._cached_tables() == built
+    damaged = bytearray(saved.read_bytes())
+    damaged[-1] ^= 1  # one bit of the key blob
+    saved.write_bytes(bytes(damaged))
+    assert compiled._cached_tables() == built
