@@ -192,6 +192,7 @@ def decide_batch(
         {c: candidate_terms(t, ()) for c, t in by_config.items() if t}, [d.id for d in docs]
     )
     timings.add("batch_query", time.perf_counter() - t0)
+    timings.add("batch_hits", 0.0, len(hits))
     hit_terms: dict[str, set[str]] = {}  # fp_config -> the fingerprints the hits hold
     for _hit_id, _seq, config, fps, _group in hits:
         hit_terms.setdefault(config, set()).update(fps)
