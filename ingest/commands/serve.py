@@ -129,7 +129,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store("engine", settings, url=args.opensearch_url, index=args.index)
     backend = Backend(
         store, broker_url=broker_url, profile=args.profile, limits=Limits.from_settings(settings),
-        max_live=settings.max_live_batches,
+        max_live=settings.max_live_batches, batch=settings.message_batch,
     )
     app = create_app(backend, config)
     if token is None and host not in ("127.0.0.1", "localhost", "::1"):

@@ -129,6 +129,7 @@ class Backend:
         profile: str = "web",
         limits: Limits = DEFAULT_LIMITS,
         max_live: int = 8,
+        batch: int = 250,
     ) -> None:
 
         self.store = store
@@ -138,6 +139,7 @@ class Backend:
         self.broker_url = broker_url or Settings.broker_url
         self._pipeline = pipeline
         self.max_live = max_live
+        self.batch = batch  # pages per accepted batch: a larger request is split
         self._accepted: deque[str] = deque(maxlen=10_000)  # batches this service accepted
         self._compare = compare
         self._installed = False
@@ -209,33 +211,34 @@ class Backend:
                 )
             else:
                 item.status, item.result = 200, "noop"
-        queue_error: str | None = None
-        backlog: str | None = None
-        key: str | None = None
-        if new:
+        refused: dict[str, ItemError] = {}  # id -> why it was not accepted
+        keys: list[str] = []
+        pages = list(new.values())
+        for lo in range(0, len(pages), self.batch):  # batches as ingest makes them
+            chunk = pages[lo:lo + self.batch]
             try:
-                key = self.submit([page_payload(d) for d in new.values()])
+                keys.append(self.submit([page_payload(d) for d in chunk]))
+                continue
             except Backlogged as exc:
-                backlog = str(exc)
-            except Exception as exc:  # broker down: nothing accepted
-                log.warning("could not accept %d documents: %r", len(new), exc)
+                error = ItemError(429, "es_rejected_execution_exception",
+                                  f"not accepted, send it again later: {exc}")
+            except Exception as exc:  # broker down: nothing more accepted
+                log.warning("could not accept %d documents: %r", len(pages) - lo, exc)
                 # the broker's address stays in the log: answers go to any client
-                queue_error = f"the broker is unreachable ({type(exc).__name__})"
+                error = ItemError(503, "queue_unavailable", "not accepted (send it again): "
+                                  f"the broker is unreachable ({type(exc).__name__})")
+            refused.update((d.id, error) for d in pages[lo:])
+            break
         for item, doc in prepared:
             if item.error is not None or doc.id not in new:
                 continue
-            if backlog is not None:
-                item.fail(ItemError(429, "es_rejected_execution_exception",
-                                    f"not accepted, send it again later: {backlog}"))
-            elif queue_error is None:
-                item.queued = True
+            if doc.id in refused:
+                item.fail(refused[doc.id])
             else:
-                item.fail(ItemError(503, "queue_unavailable",
-                                    f"not accepted (send it again): {queue_error}"))
-        if key is not None:
-            self._accepted.append(key)
-            if refresh:
-                self.wait_searchable([key])
+                item.queued = True
+        self._accepted.extend(keys)
+        if keys and refresh:
+            self.wait_searchable(keys)
 
     @property
     def pipeline(self) -> Pipeline:

@@ -115,6 +115,31 @@ def test_queue_outage_is_a_503_item_and_a_resend_heals_it(client: TestClient, qu
     assert queue == ["a"]
 
 
+def test_a_large_request_is_accepted_in_batches_and_a_backlog_refuses_only_the_rest(
+    store: Any, queue: Queue
+) -> None:
+    """A request is accepted in batches of ``batch`` pages (as ingest makes them, so the
+    backpressure counts alike); when the workers' backlog is full at the third batch, the
+    pages of the first two are queued and the others get a 429 to send again."""
+    from ingest.server.backend import Backlogged
+
+    class Full(FakePipeline):
+        def submit(self, pages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> str:
+            if self.batches == 2:
+                raise Backlogged("8 batches are waiting for the workers")
+            return super().submit(pages)
+
+    full = Full(store)
+    client = client_for(Backend(store, pipeline=full, batch=3))
+    lines: list[object] = []
+    for i in range(8):
+        lines += [{"index": {"_id": f"d{i}"}}, {"text": f"{TEXT} Page {i}."}]
+    items = [i["index"] for i in client.post("/_bulk", content=bulk_body(*lines)).json()["items"]]
+    assert [i["status"] for i in items] == [201] * 6 + [429] * 2
+    assert items[7]["error"]["type"] == "es_rejected_execution_exception"
+    assert full.batches == 2 and full == [f"d{i}" for i in range(6)]
+
+
 def test_repeated_id_in_one_request_first_version_wins(client: TestClient, queue: Queue) -> None:
     body = bulk_body(
         {"index": {"_id": "a"}},
