@@ -32,7 +32,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -279,7 +279,7 @@ def decide_batch(
         out.append(d)
     t0 = time.perf_counter()
     written: dict[str, str] = {}
-    registry.note_roots(str(d.dup_group) for d in out)
+    registry.note_members({d.id: str(d.dup_group) for d in out})
     results = store.merge_fields(out) if batch.mode == "update" else store.put(out, overwrite=True)
     for doc, result in zip(out, results, strict=True):
         if result.ok:
@@ -356,21 +356,18 @@ class Refresher:
 def rewrite_merged(
     store: Store, registry: Registry, merged: Sequence[tuple[str, str]]
 ) -> dict[str, str]:
-    """Point the indexed members of groups merged away at their new root. Only group ids that
+    """Point the indexed members of groups merged away at their root now. Only group ids that
     pages were indexed with can have members (a page of this batch that joined an older group
-    was not written yet); for those, one refresh, so every member written before the merge is
-    found (one written later reads the new root when it settles), and one search."""
+    was not written yet); their members are the pages noted before each write
+    (:meth:`Registry.note_members`: a page noted after this read is settled by its writer,
+    who reads the roots after writing), each rewritten to its current root by id — no
+    refresh or search of the index."""
     losers = registry.written_roots(sorted({loser for loser, _ in merged}))
     if not losers:
         return {}
-    store.refresh()
-    now_roots = registry.roots(losers)
-    out: dict[str, str] = {}
-    for member_id, group in store.members_of(losers):
-        target = now_roots[group]
-        if target != group:
-            out[member_id] = target
-    _write_groups(store, out, None)
+    out = registry.roots(registry.members_written(losers))
+    _write_groups(store, registry, out)
+    registry.forget_members(losers)
     return out
 
 
@@ -385,13 +382,12 @@ def settle(store: Store, registry: Registry, written: Mapping[str, str], rounds:
         moved = {i: r for i, r in now.items() if r != pending[i]}
         if not moved:
             return
-        _write_groups(store, moved, None)
+        _write_groups(store, registry, moved)
         pending = moved
     log.warning("groups of %d pages still moving after %d rounds", len(pending), rounds)
 
 
-def _write_groups(
-    store: Store, groups: Mapping[str, str], docs: Iterable[StoredDocument] | None
-) -> None:
+def _write_groups(store: Store, registry: Registry, groups: Mapping[str, str]) -> None:
     if groups:
+        registry.note_members(groups)
         store.set_groups(groups)

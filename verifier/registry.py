@@ -20,7 +20,8 @@ persisted with its append-only file):
   one Lua script, atomically, so concurrent workers never race on a merge. The root of a
   component is its earliest ``(seq, id)``. ``best`` — each joined page's closest match so far
   (its ``dup_of``); ``roots-written`` — the group ids pages were indexed with (a merge rewrites
-  only their members).
+  only their members); ``members:<group>`` — the pages indexed with ``group`` that are not
+  its own page, noted before each write, so a merge finds them without searching the index.
 
 Keys are prefixed ``neardup:<index>:``, so indices never mix.
 """
@@ -241,6 +242,7 @@ class Registry:
         self.k_best = p + "best"
         self.k_refreshed, self.k_refresh_lock = p + "refreshed", p + "refresh-lock"
         self._batch_prefix = p + "batch:"
+        self._members_prefix = p + "members:"
         self._accept = client.register_script(_ACCEPT)
         self._forget = client.register_script(_FORGET)
         self._union = client.register_script(_UNION)
@@ -415,12 +417,43 @@ class Registry:
         return now
 
     @_transient
-    def note_roots(self, roots: Iterable[str]) -> None:
-        """Remember group ids that pages were indexed with: when one of them is merged away,
-        its members in the index must be rewritten."""
-        roots = sorted(set(roots))
-        if roots:
-            self.redis.sadd(self.k_roots_written, *roots)
+    def note_members(self, groups: Mapping[str, str]) -> None:
+        """Remember, before writing them, the groups pages are about to be indexed with
+        (``{page id: group id}``): the group ids (``roots-written``) and, for a page that is
+        not its own group, the page in ``members:<group>``. When a group is merged away, these
+        are the pages to rewrite (:meth:`members_written`)."""
+        if not groups:
+            return
+        by_group: dict[str, list[str]] = {}
+        for page, group in groups.items():
+            if page != group:
+                by_group.setdefault(group, []).append(page)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(self.k_roots_written, *sorted(set(groups.values())))
+        for group, pages in by_group.items():
+            pipe.sadd(self._members_prefix + group, *pages)
+        pipe.execute()
+
+    @_transient
+    def members_written(self, groups: Sequence[str]) -> list[str]:
+        """The pages noted as indexed with any of ``groups`` (each group's own page
+        included), sorted."""
+        if not groups:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for group in groups:
+            pipe.smembers(self._members_prefix + group)
+        found = set(groups)
+        for members in pipe.execute():
+            found.update(_text(m) for m in members)
+        return sorted(found)
+
+    @_transient
+    def forget_members(self, groups: Sequence[str]) -> None:
+        """Drop the member lists of groups merged away (their members were rewritten; a page
+        noted later is its writer's to settle)."""
+        if groups:
+            self.redis.delete(*[self._members_prefix + g for g in groups])
 
     @_transient
     def written_roots(self, ids: Sequence[str]) -> list[str]:
@@ -509,5 +542,6 @@ class Registry:
         keys = [self.k_seq, self.k_live, self.k_written, self.k_parent, self.k_pseq,
                 self.k_roots_written, self.k_pending, self.k_best,
                 self.k_refreshed, self.k_refresh_lock]
-        keys += [k for k in self.redis.scan_iter(self._batch_prefix + "*", count=1000)]
+        for prefix in (self._batch_prefix, self._members_prefix):
+            keys += [k for k in self.redis.scan_iter(prefix + "*", count=1000)]
         self.redis.delete(*keys)

@@ -224,11 +224,6 @@ class Store(ABC):
         ``exclude_ids``: ``(id, seq, fp_config, fingerprints, dup_group)``. Near-real-time."""
         raise NotImplementedError
 
-    def members_of(self, group_ids: Sequence[str]) -> list[tuple[str, str]]:
-        """``(id, dup_group)`` of every stored document whose group is one of ``group_ids``
-        (near-real-time)."""
-        return [(d.id, g) for g in group_ids for d in self.group_members(g)]
-
     def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
         """Write neardup's fields onto documents that exist (a partial update: the other
         fields of a page indexed by another pipeline stay as they are): ``neardup backfill``."""

@@ -592,22 +592,6 @@ class EngineStore(Store):
             body["search_after"] = hits[-1]["sort"]
 
     @_translated
-    def members_of(self, group_ids: Sequence[str]) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = []
-        for lo in range(0, len(group_ids), 1000):
-            body: dict[str, Any] = {
-                "size": _PAGE,
-                "query": {"terms": {"dup_group": list(group_ids[lo:lo + 1000])}},
-                "_source": False,
-                "docvalue_fields": ["dup_group"],
-                "sort": [{"seq": "asc"}, {"id": "asc"}],
-                "track_total_hits": False,
-            }
-            out += [(h["_id"], str(h["fields"]["dup_group"][0])) for h in self._paged(body)]
-        return out
-
-    @_translated
-    @_translated
     def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
         if not docs:
             return []

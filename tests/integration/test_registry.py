@@ -128,3 +128,15 @@ def test_the_refresher_makes_written_batches_searchable_sharing_refreshes(
     refresher.written(at)
     assert refresher.idle(timeout=10) and registry.live() == []
     assert started[-1] >= at and started[-1] - started[-2] >= 0.29
+
+
+def test_members_noted_before_a_write_are_what_a_merge_rewrites(registry: Registry) -> None:
+    """A group's members are its own page and the pages noted under it; a group merged away
+    has its list dropped once rewritten."""
+    registry.note_members({"a": "a", "b": "a", "c": "a", "d": "d"})
+    registry.note_members({"c": "a", "e": "d"})
+    assert registry.written_roots(["a", "b", "d", "x"]) == ["a", "d"]
+    assert registry.members_written(["a"]) == ["a", "b", "c"]
+    assert registry.members_written(["a", "d"]) == ["a", "b", "c", "d", "e"]
+    registry.forget_members(["a"])
+    assert registry.members_written(["a"]) == ["a"]
