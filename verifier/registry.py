@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import redis
 
 from ingest.records import dumps
-from ingest.store.base import StoredDocument
+from ingest.store.base import StoredDocument, now_iso
 
 __all__ = ["Batch", "Registry", "batch_payload", "now_iso", "page_payload", "stored_page"]
 
@@ -213,13 +213,6 @@ def stored_page(page: Mapping[str, Any], seq: int = 0) -> StoredDocument:
         seq=seq, url=page.get("url"), site=page.get("site"), title=page.get("title"),
         content=page.get("content"), ingested_at=page.get("ingested_at"),
     )
-
-
-def now_iso() -> str:
-    """The time now, as the store writes it (ISO-8601, UTC, milliseconds)."""
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 def batch_payload(pages: Sequence[Mapping[str, Any]], mode: str = "index") -> bytes:

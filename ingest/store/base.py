@@ -22,7 +22,16 @@ __all__ = [
     "Store",
     "StoplistEntry",
     "StoredDocument",
+    "now_iso",
 ]
+
+
+def now_iso() -> str:
+    """The time now as pages carry it (``ingested_at``, ``grouped_at``...): ISO-8601, UTC,
+    milliseconds."""
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 @dataclass(slots=True)

@@ -17,7 +17,6 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
 from os import PathLike
 from typing import Any
 
@@ -29,6 +28,7 @@ from ingest.store.base import (
     StoplistEntry,
     Store,
     StoredDocument,
+    now_iso,
 )
 from ingest.store.errors import DocumentNotFound
 from ingest.store.ranking import CANDIDATE_ORDER_SQL, candidate_terms
@@ -68,10 +68,6 @@ CREATE TABLE IF NOT EXISTS stoplist (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 """
 _MAX_VARS = 900  # below SQLite's default SQLITE_MAX_VARIABLE_NUMBER on old builds (999)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 class EmbeddedStore(Store):
@@ -140,7 +136,7 @@ class EmbeddedStore(Store):
             return PutResult(str(doc.id), False, error="document id must be a non-empty string")
         source = doc.to_source()
         if source["ingested_at"] is None:
-            source["ingested_at"] = _now()
+            source["ingested_at"] = now_iso()
         try:
             payload = json.dumps(source, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
@@ -245,7 +241,7 @@ class EmbeddedStore(Store):
                 contain=update.contain,
                 status=update.status,
                 error=update.error,
-                grouped_at=_now(),
+                grouped_at=now_iso(),
             )
             self._db.execute(
                 "UPDATE docs SET dup_group = ?, version = ?, source = ? WHERE id = ?",
@@ -280,7 +276,7 @@ class EmbeddedStore(Store):
         return {fp: (count, sites) for fp, count, sites in rows}
 
     def set_stoplist(self, fingerprints: Iterable[str | StoplistEntry]) -> None:
-        computed_at = _now()
+        computed_at = now_iso()
         entries = [e if isinstance(e, StoplistEntry) else StoplistEntry(e) for e in fingerprints]
         with self._lock:
             self._db.execute("BEGIN")

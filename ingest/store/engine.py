@@ -29,7 +29,6 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from functools import wraps
 from pathlib import Path
 from types import ModuleType
@@ -43,6 +42,7 @@ from ingest.store.base import (
     StoplistEntry,
     Store,
     StoredDocument,
+    now_iso,
 )
 from ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
 from ingest.store.query import (
@@ -163,10 +163,6 @@ def _translated(func: F) -> F:
             return func(self, *args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 class EngineStore(Store):
@@ -352,7 +348,7 @@ class EngineStore(Store):
 
     def _put_batch(self, batch: list[StoredDocument], overwrite: bool) -> list[PutResult]:
         op = "index" if overwrite else "create"
-        now = _now()
+        now = now_iso()
         actions = []
         for doc in batch:
             source = doc.to_source()
@@ -498,7 +494,7 @@ class EngineStore(Store):
 
     @_translated
     def update_group(self, update: GroupUpdate, version: tuple[int, int] | None = None) -> bool:
-        fields = _group_fields(update, _now())
+        fields = _group_fields(update, now_iso())
         params: dict[str, Any] = {}
         if version is not None:
             params["if_seq_no"], params["if_primary_term"] = version
@@ -520,7 +516,7 @@ class EngineStore(Store):
         """One ``_bulk`` of partial updates, each conditional on its version when given."""
         if not updates:
             return []
-        now = _now()
+        now = now_iso()
         body: list[dict[str, Any]] = []
         for update, version in updates:
             meta: dict[str, Any] = {"_index": self.index, "_id": update.id}
@@ -595,7 +591,7 @@ class EngineStore(Store):
     def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
         if not docs:
             return []
-        now = _now()
+        now = now_iso()
         body: list[dict[str, Any]] = []
         for doc in docs:
             source = {k: v for k, v in doc.to_source().items() if v is not None}
@@ -725,7 +721,7 @@ class EngineStore(Store):
         every other generation (readers meanwhile see a superset, never an empty list)."""
         self._create_index(self.stoplist_index)
         generation = uuid.uuid4().hex
-        computed_at = _now()
+        computed_at = now_iso()
 
         def actions() -> Iterator[dict[str, Any]]:
             for item in fingerprints:
