@@ -76,7 +76,8 @@ except ImportError:  # not built (pure-Python install): the reference below is u
     _compiled = None
 
 __all__ = [
-    "ContentFeatures", "content_features", "decide", "encode", "encode_bound", "lcs_reaches",
+    "ContentFeatures", "align", "bit_blocks", "content_features", "decide", "encode", "encode_bound",
+    "lcs_reaches",
     "shared_upper", "tokens", "word_contain",
 ]
 
@@ -97,6 +98,8 @@ MIDDLE = "middle-differs"
 SKELETON_BOUND = "skeleton-bound"
 EDIT_BOUND = "edit-distance-bound"
 EMPTY = "empty"
+# The largest bit-parallel word alignment, in 64-bit words of rows (32 MB): :func:`align`.
+BIT_ALIGN_WORDS = 1 << 22
 CONTAINED = "contained"
 
 
@@ -211,7 +214,7 @@ def content_features(
     # Other pairs mostly complete the alignment, where the filter would only add its cost.
     blocks = (
         None if not passed and apart and not _lcs_reaches(sa, sb, need)
-        else _lcs.matching_blocks(sa, sb, max_d)
+        else align(sa, sb, max_d)
     )
     if blocks is None:
         # D > max_d, so L < (n + m - max_d) / 2: report that bound (and <= upper).
@@ -230,6 +233,30 @@ def content_features(
         inside = sum(k for i, _, k in blocks if a0 <= i and i + k <= a1)
         core = _rate(inside, a1 - a0, b1 - b0)
     return ContentFeatures(_rate(common, n, m), core, n, m, word_contain=contained)
+
+
+def align(sa: str, sb: str, max_d: int) -> list[tuple[int, int, int]] | None:
+    """The word alignment of :func:`content_features`: matching blocks of one LCS of ``sa``
+    and ``sb``, or None when their edit distance D exceeds ``max_d`` (-1: no cap).
+
+    Myers' O(ND) costs about D² steps, the bit-parallel alignment (:func:`bit_blocks`) n·m/64
+    word operations and n·⌈m/64⌉ words of rows whatever D is. Myers runs first, capped at
+    half of √(n·m/64), where it is the cheaper of the two (pairs with few edits); past that
+    cap the bit-parallel alignment takes over, unless its rows would exceed
+    ``BIT_ALIGN_WORDS`` (pages of more than ~16,000 tokens: Myers, capped at ``max_d``).
+    The rule reads only the lengths and D, so both twins pick the same LCS.
+    """
+    n, m = len(sa), len(sb)
+    cap = math.isqrt(n * m // 64) // 2
+    if 0 <= max_d <= cap or n * ((m + 63) // 64) > BIT_ALIGN_WORDS:
+        return _lcs.matching_blocks(sa, sb, max_d)
+    blocks = _lcs.matching_blocks(sa, sb, cap)
+    if blocks is not None:
+        return blocks
+    blocks = _bit_blocks(sa, sb)
+    if max_d >= 0 and n + m - 2 * sum(k for _, _, k in blocks) > max_d:
+        return None
+    return blocks
 
 
 def word_contain(sa: str, sb: str, ngram: int, min_words: int) -> float:
@@ -279,6 +306,59 @@ def lcs_reaches(sa: str, sb: str, need: int) -> bool:
     return len(short) - bin(v).count("1") >= need
 
 
+def bit_blocks(sa: str, sb: str) -> list[tuple[int, int, int]]:
+    """One LCS of token sequences ``sa`` and ``sb`` as matching blocks ``[(i, j, n)]``
+    (maximal, in order): the alignment of long, densely edited pairs (:func:`content_features`).
+
+    The common prefix and suffix are blocks of their own. Between them, bit j of row i is 1
+    when L[i][j + 1] = L[i][j] (L: the LCS table of the first i tokens of ``sa`` and the first
+    j of ``sb``), every row computed from the one above with one addition (Allison & Dix
+    1986; Hyyrö 2004). The backtrack from the end takes a match wherever the two tokens are
+    equal (then L[i][j] = L[i-1][j-1] + 1), else moves left while L[i][j] = L[i][j-1], else
+    up: one LCS, fixed by that rule, not necessarily the one Myers' middle snake finds.
+
+    >>> bit_blocks("abcabba", "cbabac")
+    [(2, 0, 1), (4, 1, 1), (5, 3, 2)]
+    """
+    n, m = len(sa), len(sb)
+    pre = 0
+    while pre < min(n, m) and sa[pre] == sb[pre]:
+        pre += 1
+    suf = 0
+    while suf < min(n, m) - pre and sa[n - 1 - suf] == sb[m - 1 - suf]:
+        suf += 1
+    head = [(0, 0, pre)] if pre else []
+    tail = [(n - suf, m - suf, suf)] if suf else []
+    a, b = sa[pre : n - suf], sb[pre : m - suf]
+    if not a or not b:
+        return head + tail
+    masks: dict[str, int] = {}
+    for j, token in enumerate(b):
+        masks[token] = masks.get(token, 0) | (1 << j)
+    full = (1 << len(b)) - 1
+    rows = [full]
+    for token in a:
+        v = rows[-1]
+        u = v & masks.get(token, 0)
+        rows.append(((v + u) | (v - u)) & full)
+    blocks: list[tuple[int, int, int]] = []
+    i, j, run = len(a), len(b), 0
+    while i > 0 and j > 0:
+        if a[i - 1] == b[j - 1]:
+            i, j, run = i - 1, j - 1, run + 1
+            continue
+        if run:
+            blocks.append((pre + i, pre + j, run))
+            run = 0
+        if rows[i] >> (j - 1) & 1:
+            j -= 1
+        else:
+            i -= 1
+    if run:
+        blocks.append((pre + i, pre + j, run))
+    return head + blocks[::-1] + tail
+
+
 def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tuple[bool, str]:
     """``(similar, reason)`` of the content decision over features ``f`` (``shared``: the
     TLCS resemble rate, 0 when unknown)."""
@@ -295,8 +375,11 @@ def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tup
 # The word layer's implementation follows the verifier's (``NEARDUP_IMPL``): the compiled twin
 # with the compiled LCS, this module's reference with the reference.
 if _compiled is not None and _lcs.IMPLEMENTATION == "cython":
-    _encode_bound, _word_contain, _lcs_reaches = (
-        _compiled.encode_bound, _compiled.word_contain, _compiled.lcs_reaches
+    _encode_bound, _word_contain, _lcs_reaches, _bit_blocks = (
+        _compiled.encode_bound, _compiled.word_contain, _compiled.lcs_reaches,
+        _compiled.bit_blocks,
     )
 else:
-    _encode_bound, _word_contain, _lcs_reaches = encode_bound, word_contain, lcs_reaches
+    _encode_bound, _word_contain, _lcs_reaches, _bit_blocks = (
+        encode_bound, word_contain, lcs_reaches, bit_blocks
+    )
