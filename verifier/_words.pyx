@@ -520,6 +520,19 @@ def lcs_reaches(str sa, str sb, Py_ssize_t need):
         free(V)
 
 
+cdef extern from *:
+    """
+    /* One word of the bit-parallel step, the carry in and out through a 128-bit sum
+       (one add-with-carry instead of two compares). */
+    static inline uint64_t nd_bp_word(uint64_t v, uint64_t m, uint64_t *carry) {
+        unsigned __int128 s = (unsigned __int128)v + (v & m) + *carry;
+        *carry = (uint64_t)(s >> 64);
+        return (uint64_t)s | (v & ~m);
+    }
+    """
+    uint64_t _bp_word "nd_bp_word"(uint64_t v, uint64_t m, uint64_t* carry) noexcept nogil
+
+
 cdef uint64_t* _ROWS = NULL
 cdef Py_ssize_t _ROWS_CAP = 0
 DEF ROWS_KEEP = 1 << 23
@@ -555,7 +568,7 @@ def bit_blocks(str sa, str sb):
     cdef uint64_t* V
     cdef uint64_t* P
     cdef const uint64_t* M
-    cdef uint64_t v, u, s, x, carry
+    cdef uint64_t carry
     cdef Py_ssize_t w
     try:
         b = PyUnicode_AsUCS4Copy(PyUnicode_Substring(sb, pre, pre + mb))
@@ -602,12 +615,7 @@ def bit_blocks(str sa, str sb):
             M = peq + row[c] * W
             carry = 0
             for w in range(W):
-                v = P[w]
-                u = v & M[w]
-                s = v + u
-                x = s + carry
-                carry = (s < v) | (x < s)
-                V[w] = x | (v & ~M[w])
+                V[w] = _bp_word(P[w], M[w], &carry)
         # Backtrack: a match wherever the tokens are equal (then L[i][j] = L[i-1][j-1] + 1),
         # else left while bit j - 1 of row i says L[i][j] = L[i][j-1], else up.
         blocks = []
