@@ -22,14 +22,16 @@ two different hotels, counties or drugs shares its head and tail and most field 
 differs all through the middle, so its core rate stays low (reason ``middle-differs``).
 
 Words are ``\\w`` runs, case-folded; every CJK character (and kana, hangul) is a word of its
-own, so Chinese text aligns character by character. The alignment is Myers' O(ND) LCS of the
-two token sequences (each distinct token mapped to one code point, so the compiled
-``matching_blocks`` does the work), capped at the edit distance a similar pair allows; before
-it, an O(n) bound (the shared token multiset) rejects pairs that cannot reach rule 1. A
-rejected pair reports that upper bound, never 0.0.
+own, so Chinese text aligns character by character. The alignment (:func:`align`) is one LCS
+of the two token sequences (each distinct token mapped to one code point): Myers' O(ND) with
+the compiled ``matching_blocks`` where the pages differ little, the bit-parallel alignment
+(:func:`bit_blocks`) where they differ densely; capped at the edit distance a similar pair
+allows. Before it, an O(n) bound (the shared token multiset) rejects pairs that cannot reach
+rule 1. A rejected pair reports that upper bound, never 0.0.
 
-Pure Python except for the shared ``matching_blocks``; no fitting at run time: the thresholds
-are frozen in :class:`verifier.config.VerifyConfig`.
+The functions here are the specification of the word layer; ``verifier._words`` is their
+compiled twin. No fitting at run time: the thresholds are frozen in
+:class:`verifier.config.VerifyConfig`.
 
 How they were chosen (issue 16): Webis ECIR 2020 dev pairs (194 human-judged web/news pairs,
 positive = label >= 1), grouped 5-fold cross-validation (pairs sharing a page id in one fold,
@@ -240,16 +242,19 @@ def align(sa: str, sb: str, max_d: int) -> list[tuple[int, int, int]] | None:
     and ``sb``, or None when their edit distance D exceeds ``max_d`` (-1: no cap).
 
     Myers' O(ND) costs about D² steps, the bit-parallel alignment (:func:`bit_blocks`) n·m/64
-    word operations and n·⌈m/64⌉ words of rows whatever D is. Myers runs first, capped at
-    half of √(n·m/64), where it is the cheaper of the two (pairs with few edits); past that
-    cap the bit-parallel alignment takes over, unless its rows would exceed
+    word operations and n·⌈m/64⌉ words of rows whatever D is, each word about as dear as a
+    step of Myers: Myers runs first, capped at √(n·m/64), where it is the cheaper of the two
+    (pairs with few edits); past that cap (the failed attempt costs about a quarter of the
+    bit-parallel alignment) the bit-parallel alignment takes over, unless its rows would exceed
     ``BIT_ALIGN_WORDS`` (pages of more than ~16,000 tokens: Myers, capped at ``max_d``).
     The rule reads only the lengths and D, so both twins pick the same LCS.
     """
     n, m = len(sa), len(sb)
-    cap = math.isqrt(n * m // 64) // 2
+    cap = math.isqrt(n * m // 64)
+    blocks: list[tuple[int, int, int]] | None
     if 0 <= max_d <= cap or n * ((m + 63) // 64) > BIT_ALIGN_WORDS:
-        return _lcs.matching_blocks(sa, sb, max_d)
+        blocks = _lcs.matching_blocks(sa, sb, max_d)
+        return blocks
     blocks = _lcs.matching_blocks(sa, sb, cap)
     if blocks is not None:
         return blocks
