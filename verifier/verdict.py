@@ -218,7 +218,7 @@ def content_features(
     # Other pairs mostly complete the alignment, where the filter would only add its cost.
     blocks = (
         None if not passed and apart and not _lcs_reaches(sa, sb, need)
-        else align(sa, sb, max_d)
+        else align(sa, sb, max_d, n + m - 2 * upper)
     )
     if blocks is None:
         # D > max_d, so L < (n + m - max_d) / 2: report that bound (and <= upper).
@@ -243,9 +243,12 @@ def content_features(
     return ContentFeatures(_rate(common, n, m), core, n, m, word_contain=contained)
 
 
-def align(sa: str, sb: str, max_d: int) -> list[tuple[int, int, int]] | None:
+def align(
+    sa: str, sb: str, max_d: int, min_d: int = 0
+) -> list[tuple[int, int, int]] | None:
     """The word alignment of :func:`content_features`: matching blocks of one LCS of ``sa``
-    and ``sb``, or None when their edit distance D exceeds ``max_d`` (-1: no cap).
+    and ``sb``, or None when their edit distance D exceeds ``max_d`` (-1: no cap). ``min_d``
+    is a known lower bound of D (from the shared token multiset).
 
     Myers' O(ND) costs about D² steps, the bit-parallel alignment (:func:`bit_blocks`) n·m/64
     word operations and n·⌈m/64⌉ words of rows whatever D is, each word about as dear as a
@@ -253,6 +256,7 @@ def align(sa: str, sb: str, max_d: int) -> list[tuple[int, int, int]] | None:
     (pairs with few edits); past that cap (the failed attempt costs about a quarter of the
     bit-parallel alignment) the bit-parallel alignment takes over, unless its rows would exceed
     ``BIT_ALIGN_WORDS`` (pages of more than ~16,000 tokens: Myers, capped at ``max_d``).
+    When ``min_d`` is already above the cap, the capped attempt is skipped (it would fail).
     The rule reads only the lengths and D, so both twins pick the same LCS.
     """
     n, m = len(sa), len(sb)
@@ -261,9 +265,10 @@ def align(sa: str, sb: str, max_d: int) -> list[tuple[int, int, int]] | None:
     if 0 <= max_d <= cap or n * ((m + 63) // 64) > BIT_ALIGN_WORDS:
         blocks = _lcs.matching_blocks(sa, sb, max_d)
         return blocks
-    blocks = _lcs.matching_blocks(sa, sb, cap)
-    if blocks is not None:
-        return blocks
+    if min_d <= cap:
+        blocks = _lcs.matching_blocks(sa, sb, cap)
+        if blocks is not None:
+            return blocks
     blocks = _bit_blocks(sa, sb)
     if max_d >= 0 and n + m - 2 * sum(map(_SIZE, blocks)) > max_d:
         return None

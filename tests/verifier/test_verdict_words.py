@@ -174,13 +174,14 @@ def test_bit_blocks_on_pages_many_words_wide_and_a_smaller_one_after() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(TOKENS, TOKENS, st.integers(-1, 80), st.sampled_from([1 << 22, 8]))
+@given(TOKENS, TOKENS, st.integers(-1, 80), st.sampled_from([1 << 22, 8]), st.booleans())
 def test_the_alignment_switch_is_the_same_rule_in_both_twins(
-    sa: str, sb: str, max_d: int, words: int
+    sa: str, sb: str, max_d: int, words: int, bounded: bool
 ) -> None:
     # verdict.align picks Myers (capped) or the bit-parallel alignment from the lengths and D
     # only: with the reference's pieces or the compiled ones it gives the same blocks, an LCS
-    # (the DP oracle's length), and None exactly when D > max_d.
+    # (the DP oracle's length), and None exactly when D > max_d. The multiset's lower bound of
+    # D only skips a capped attempt that would fail: the same blocks with it or without.
     from verifier import _lcs_py
 
     common = _dp_lcs(sa, sb)
@@ -195,6 +196,8 @@ def test_the_alignment_switch_is_the_same_rule_in_both_twins(
         for myers, bits in impls:
             mp.setattr(verdict._lcs, "matching_blocks", myers)
             mp.setattr(verdict, "_bit_blocks", bits)
+            min_d = len(sa) + len(sb) - 2 * verdict.shared_upper(sa, sb) if bounded else 0
+            results.append(verdict.align(sa, sb, max_d, min_d))
             results.append(verdict.align(sa, sb, max_d))
     assert all(r == results[0] for r in results)
     blocks = results[0]
