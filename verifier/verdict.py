@@ -79,9 +79,8 @@ except ImportError:  # not built (pure-Python install): the reference below is u
     _compiled = None
 
 __all__ = [
-    "ContentFeatures", "align", "bit_blocks", "content_features", "decide", "encode", "encode_bound",
-    "lcs_reaches",
-    "shared_upper", "tokens", "word_contain",
+    "ContentFeatures", "align", "bit_blocks", "content_features", "decide", "encode",
+    "encode_bound", "lcs_reaches", "shared_upper", "tokens", "word_contain",
 ]
 
 # One token per CJK ideograph / kana / hangul syllable; other word characters in runs.
@@ -102,9 +101,10 @@ MIDDLE = "middle-differs"
 SKELETON_BOUND = "skeleton-bound"
 EDIT_BOUND = "edit-distance-bound"
 EMPTY = "empty"
+CONTAINED = "contained"
+
 # The largest bit-parallel word alignment, in 64-bit words of rows (32 MB): :func:`align`.
 BIT_ALIGN_WORDS = 1 << 22
-CONTAINED = "contained"
 
 
 @dataclass(frozen=True, slots=True)
