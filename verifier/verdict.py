@@ -22,14 +22,16 @@ two different hotels, counties or drugs shares its head and tail and most field 
 differs all through the middle, so its core rate stays low (reason ``middle-differs``).
 
 Words are ``\\w`` runs, case-folded; every CJK character (and kana, hangul) is a word of its
-own, so Chinese text aligns character by character. The alignment is Myers' O(ND) LCS of the
-two token sequences (each distinct token mapped to one code point, so the compiled
-``matching_blocks`` does the work), capped at the edit distance a similar pair allows; before
-it, an O(n) bound (the shared token multiset) rejects pairs that cannot reach rule 1. A
-rejected pair reports that upper bound, never 0.0.
+own, so Chinese text aligns character by character. The alignment (:func:`align`) is one LCS
+of the two token sequences (each distinct token mapped to one code point): Myers' O(ND) with
+the compiled ``matching_blocks`` where the pages differ little, the bit-parallel alignment
+(:func:`bit_blocks`) where they differ densely; capped at the edit distance a similar pair
+allows. Before it, an O(n) bound (the shared token multiset) rejects pairs that cannot reach
+rule 1. A rejected pair reports that upper bound, never 0.0.
 
-Pure Python except for the shared ``matching_blocks``; no fitting at run time: the thresholds
-are frozen in :class:`verifier.config.VerifyConfig`.
+The functions here are the specification of the word layer; ``verifier._words`` is their
+compiled twin. No fitting at run time: the thresholds are frozen in
+:class:`verifier.config.VerifyConfig`.
 
 How they were chosen (issue 16): Webis ECIR 2020 dev pairs (194 human-judged web/news pairs,
 positive = label >= 1), grouped 5-fold cross-validation (pairs sharing a page id in one fold,
@@ -58,6 +60,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -76,8 +79,8 @@ except ImportError:  # not built (pure-Python install): the reference below is u
     _compiled = None
 
 __all__ = [
-    "ContentFeatures", "content_features", "decide", "encode", "encode_bound", "lcs_reaches",
-    "shared_upper", "tokens", "word_contain",
+    "ContentFeatures", "align", "bit_blocks", "content_features", "decide", "encode",
+    "encode_bound", "lcs_reaches", "shared_upper", "tokens", "word_contain",
 ]
 
 # One token per CJK ideograph / kana / hangul syllable; other word characters in runs.
@@ -88,6 +91,7 @@ _CJK = (
 _TOKEN = f"[{_CJK}]|[^\\W{_CJK}]+"
 # Tokens are mapped to code points from here on (supplementary planes: no surrogates).
 _CODE_BASE = 0x10000
+_SIZE = operator.itemgetter(2)  # of a matching block (i, j, n)
 
 # Reasons of the content decision (Verdict.reason).
 EXACT = "exact"
@@ -98,6 +102,9 @@ SKELETON_BOUND = "skeleton-bound"
 EDIT_BOUND = "edit-distance-bound"
 EMPTY = "empty"
 CONTAINED = "contained"
+
+# The largest bit-parallel word alignment, in 64-bit words of rows (32 MB): :func:`align`.
+BIT_ALIGN_WORDS = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +218,7 @@ def content_features(
     # Other pairs mostly complete the alignment, where the filter would only add its cost.
     blocks = (
         None if not passed and apart and not _lcs_reaches(sa, sb, need)
-        else _lcs.matching_blocks(sa, sb, max_d)
+        else align(sa, sb, max_d, n + m - 2 * upper)
     )
     if blocks is None:
         # D > max_d, so L < (n + m - max_d) / 2: report that bound (and <= upper).
@@ -219,17 +226,53 @@ def content_features(
         return ContentFeatures(
             _rate(bound, n, m), None, n, m, bound=True, reason=EDIT_BOUND, word_contain=contained
         )
-    blocks = [blk for blk in blocks if blk[2] > 0]
-    common = sum(k for _, _, k in blocks)
-    anchors = [blk for blk in blocks if blk[2] >= config.anchor_words]
-    if not anchors:
+    # Hundreds of blocks a pair: summed by ``map`` (no Python step per block), and the anchors
+    # searched from either end, where they usually are.
+    common = sum(map(_SIZE, blocks))
+    anchor = config.anchor_words
+    first = next((x for x, blk in enumerate(blocks) if blk[2] >= anchor), -1)
+    if first < 0:
         core = 0.0
     else:
-        a0, b0 = anchors[0][0], anchors[0][1]
-        a1, b1 = anchors[-1][0] + anchors[-1][2], anchors[-1][1] + anchors[-1][2]
-        inside = sum(k for i, _, k in blocks if a0 <= i and i + k <= a1)
-        core = _rate(inside, a1 - a0, b1 - b0)
+        last = next(x for x in range(len(blocks) - 1, first - 1, -1) if blocks[x][2] >= anchor)
+        a0, b0, _ = blocks[first]
+        a1, b1, k = blocks[last]
+        # Blocks are ordered in both texts: those wholly between the anchors are first..last.
+        inside = sum(map(_SIZE, blocks[first : last + 1]))
+        core = _rate(inside, a1 + k - a0, b1 + k - b0)
     return ContentFeatures(_rate(common, n, m), core, n, m, word_contain=contained)
+
+
+def align(
+    sa: str, sb: str, max_d: int, min_d: int = 0
+) -> list[tuple[int, int, int]] | None:
+    """The word alignment of :func:`content_features`: matching blocks of one LCS of ``sa``
+    and ``sb``, or None when their edit distance D exceeds ``max_d`` (-1: no cap). ``min_d``
+    is a known lower bound of D (from the shared token multiset).
+
+    Myers' O(ND) costs about D² steps, the bit-parallel alignment (:func:`bit_blocks`) n·m/64
+    word operations and n·⌈m/64⌉ words of rows whatever D is, each word about as dear as a
+    step of Myers: Myers runs first, capped at √(n·m/64), where it is the cheaper of the two
+    (pairs with few edits); past that cap (the failed attempt costs about a quarter of the
+    bit-parallel alignment) the bit-parallel alignment takes over, unless its rows would exceed
+    ``BIT_ALIGN_WORDS`` (pages of more than ~16,000 tokens: Myers, capped at ``max_d``).
+    When ``min_d`` is already above the cap, the capped attempt is skipped (it would fail).
+    The rule reads only the lengths and D, so both twins pick the same LCS.
+    """
+    n, m = len(sa), len(sb)
+    cap = math.isqrt(n * m // 64)
+    blocks: list[tuple[int, int, int]] | None
+    if 0 <= max_d <= cap or n * ((m + 63) // 64) > BIT_ALIGN_WORDS:
+        blocks = _lcs.matching_blocks(sa, sb, max_d)
+        return blocks
+    if min_d <= cap:
+        blocks = _lcs.matching_blocks(sa, sb, cap)
+        if blocks is not None:
+            return blocks
+    blocks = _bit_blocks(sa, sb)
+    if max_d >= 0 and n + m - 2 * sum(map(_SIZE, blocks)) > max_d:
+        return None
+    return blocks
 
 
 def word_contain(sa: str, sb: str, ngram: int, min_words: int) -> float:
@@ -279,6 +322,59 @@ def lcs_reaches(sa: str, sb: str, need: int) -> bool:
     return len(short) - bin(v).count("1") >= need
 
 
+def bit_blocks(sa: str, sb: str) -> list[tuple[int, int, int]]:
+    """One LCS of token sequences ``sa`` and ``sb`` as matching blocks ``[(i, j, n)]``
+    (maximal, in order): the alignment of long, densely edited pairs (:func:`content_features`).
+
+    The common prefix and suffix are blocks of their own. Between them, bit j of row i is 1
+    when L[i][j + 1] = L[i][j] (L: the LCS table of the first i tokens of ``sa`` and the first
+    j of ``sb``), every row computed from the one above with one addition (Allison & Dix
+    1986; Hyyrö 2004). The backtrack from the end takes a match wherever the two tokens are
+    equal (then L[i][j] = L[i-1][j-1] + 1), else moves left while L[i][j] = L[i][j-1], else
+    up: one LCS, fixed by that rule, not necessarily the one Myers' middle snake finds.
+
+    >>> bit_blocks("abcabba", "cbabac")
+    [(2, 0, 1), (4, 1, 1), (5, 3, 2)]
+    """
+    n, m = len(sa), len(sb)
+    pre = 0
+    while pre < min(n, m) and sa[pre] == sb[pre]:
+        pre += 1
+    suf = 0
+    while suf < min(n, m) - pre and sa[n - 1 - suf] == sb[m - 1 - suf]:
+        suf += 1
+    head = [(0, 0, pre)] if pre else []
+    tail = [(n - suf, m - suf, suf)] if suf else []
+    a, b = sa[pre : n - suf], sb[pre : m - suf]
+    if not a or not b:
+        return head + tail
+    masks: dict[str, int] = {}
+    for j, token in enumerate(b):
+        masks[token] = masks.get(token, 0) | (1 << j)
+    full = (1 << len(b)) - 1
+    rows = [full]
+    for token in a:
+        v = rows[-1]
+        u = v & masks.get(token, 0)
+        rows.append(((v + u) | (v - u)) & full)
+    blocks: list[tuple[int, int, int]] = []
+    i, j, run = len(a), len(b), 0
+    while i > 0 and j > 0:
+        if a[i - 1] == b[j - 1]:
+            i, j, run = i - 1, j - 1, run + 1
+            continue
+        if run:
+            blocks.append((pre + i, pre + j, run))
+            run = 0
+        if rows[i] >> (j - 1) & 1:
+            j -= 1
+        else:
+            i -= 1
+    if run:
+        blocks.append((pre + i, pre + j, run))
+    return head + blocks[::-1] + tail
+
+
 def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tuple[bool, str]:
     """``(similar, reason)`` of the content decision over features ``f`` (``shared``: the
     TLCS resemble rate, 0 when unknown)."""
@@ -295,8 +391,11 @@ def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tup
 # The word layer's implementation follows the verifier's (``NEARDUP_IMPL``): the compiled twin
 # with the compiled LCS, this module's reference with the reference.
 if _compiled is not None and _lcs.IMPLEMENTATION == "cython":
-    _encode_bound, _word_contain, _lcs_reaches = (
-        _compiled.encode_bound, _compiled.word_contain, _compiled.lcs_reaches
+    _encode_bound, _word_contain, _lcs_reaches, _bit_blocks = (
+        _compiled.encode_bound, _compiled.word_contain, _compiled.lcs_reaches,
+        _compiled.bit_blocks,
     )
 else:
-    _encode_bound, _word_contain, _lcs_reaches = encode_bound, word_contain, lcs_reaches
+    _encode_bound, _word_contain, _lcs_reaches, _bit_blocks = (
+        encode_bound, word_contain, lcs_reaches, bit_blocks
+    )

@@ -134,3 +134,76 @@ def test_the_rejection_filter_changes_no_feature(a: str, b: str, shared: float) 
     assert verdict.content_features(a, b, config, shared, apart=True) == verdict.content_features(
         a, b, config, shared, apart=False
     )
+
+
+def _check_blocks(sa: str, sb: str, blocks: list[tuple[int, int, int]]) -> None:
+    """Matching, in order in both sequences, maximal (no two blocks on one diagonal touch)."""
+    end_a = end_b = 0
+    for n, (i, j, k) in enumerate(blocks):
+        assert k > 0 and sa[i : i + k] == sb[j : j + k]
+        assert i >= end_a and j >= end_b
+        assert n == 0 or (i, j) != (end_a, end_b)
+        end_a, end_b = i + k, j + k
+
+
+@settings(max_examples=400, deadline=None)
+@given(TOKENS, TOKENS)
+def test_bit_blocks_is_an_lcs_of_the_dp_oracle_and_the_twins_agree(sa: str, sb: str) -> None:
+    blocks = verdict.bit_blocks(sa, sb)
+    _check_blocks(sa, sb, blocks)
+    assert sum(k for _, _, k in blocks) == _dp_lcs(sa, sb)
+    if _words is not None:
+        assert _words.bit_blocks(sa, sb) == blocks  # the same LCS, not only its length
+
+
+@compiled
+def test_bit_blocks_on_pages_many_words_wide_and_a_smaller_one_after() -> None:
+    # Rows of several words with carries across them, the process-wide buffer grown, then
+    # reused by a smaller pair.
+    assert _words is not None
+    page = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂。 " * 60
+    edited = page.replace("天", "日").replace("首都", "the capital")
+    sa, sb = verdict.encode(page, edited)
+    for x, y in ((sa, sb), (sb, sa), (sa[:100], sb[50:300]), (sa, sa[::-1])):
+        blocks = _words.bit_blocks(x, y)
+        assert blocks == verdict.bit_blocks(x, y)
+        _check_blocks(x, y, blocks)
+        assert sum(k for _, _, k in blocks) == _dp_lcs(x, y)
+    with pytest.raises(ValueError):
+        _words.bit_blocks("abc", "abd")
+
+
+@settings(max_examples=300, deadline=None)
+@given(TOKENS, TOKENS, st.integers(-1, 80), st.sampled_from([1 << 22, 8]), st.booleans())
+def test_the_alignment_switch_is_the_same_rule_in_both_twins(
+    sa: str, sb: str, max_d: int, words: int, bounded: bool
+) -> None:
+    # verdict.align picks Myers (capped) or the bit-parallel alignment from the lengths and D
+    # only: with the reference's pieces or the compiled ones it gives the same blocks, an LCS
+    # (the DP oracle's length), and None exactly when D > max_d. The multiset's lower bound of
+    # D only skips a capped attempt that would fail: the same blocks with it or without.
+    from verifier import _lcs_py
+
+    common = _dp_lcs(sa, sb)
+    results = []
+    impls = [(_lcs_py.matching_blocks, verdict.bit_blocks)]
+    if _words is not None:
+        from verifier import _lcs as _lcs_c
+
+        impls.append((_lcs_c.matching_blocks, _words.bit_blocks))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(verdict, "BIT_ALIGN_WORDS", words)
+        for myers, bits in impls:
+            mp.setattr(verdict._lcs, "matching_blocks", myers)
+            mp.setattr(verdict, "_bit_blocks", bits)
+            min_d = len(sa) + len(sb) - 2 * verdict.shared_upper(sa, sb) if bounded else 0
+            results.append(verdict.align(sa, sb, max_d, min_d))
+            results.append(verdict.align(sa, sb, max_d))
+    assert all(r == results[0] for r in results)
+    blocks = results[0]
+    if 0 <= max_d < len(sa) + len(sb) - 2 * common:
+        assert blocks is None
+    else:
+        assert blocks is not None
+        _check_blocks(sa, sb, [blk for blk in blocks if blk[2] > 0])
+        assert sum(k for _, _, k in blocks) == common
