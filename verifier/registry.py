@@ -10,8 +10,8 @@ persisted with its append-only file):
   metadata), JSON, and ``batch:<key>:ids`` its page ids (JSON); ``live`` — a sorted set of the
   batch keys not yet searchable (score: the batch's first seq); ``pending`` — page id → batch
   key, for pages asked about before they are decided. Accepting a batch writes them all in
-  one script, so a batch is
-  visible to every worker from the moment it is accepted until the index shows it.
+  one script, so a batch is visible to every worker from the moment it is accepted until the
+  index shows it.
 * ``written`` — batch keys whose pages are indexed, with the time; a batch leaves ``live`` (and
   its payload is deleted) only once a refresh that started after that time has finished, so a
   worker that no longer finds it here finds it in the index.
