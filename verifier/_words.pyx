@@ -346,6 +346,19 @@ cdef const uint32_t* _tokens_of(str s, Py_ssize_t* n) except? NULL:
     return <const uint32_t*>PyUnicode_DATA(s)
 
 
+cdef Py_ssize_t _token_top(const uint32_t* t, Py_ssize_t n, Py_ssize_t top) except -1:
+    """``max(top, largest token + 1)`` over ``t[:n]``, tokens counted from ``CODE_BASE``;
+    ValueError for a code point below it (not an encoded token sequence)."""
+    cdef Py_ssize_t i, c
+    for i in range(n):
+        c = <Py_ssize_t>t[i] - CODE_BASE
+        if c < 0:
+            raise ValueError("not an encoded token sequence (code points from U+10000)")
+        if c + 1 > top:
+            top = c + 1
+    return top
+
+
 def shared_upper(str sa, str sb):
     """The size of the shared token multiset of two encoded sequences: an upper bound of
     their LCS; as ``verdict.shared_upper``."""
@@ -353,18 +366,7 @@ def shared_upper(str sa, str sb):
     cdef Py_ssize_t total = 0, c
     cdef const uint32_t* a = _tokens_of(sa, &n)
     cdef const uint32_t* b = _tokens_of(sb, &m)
-    for i in range(n):
-        c = <Py_ssize_t>a[i] - CODE_BASE
-        if c < 0:
-            raise ValueError("not an encoded token sequence (code points from U+10000)")
-        if c + 1 > top:
-            top = c + 1
-    for i in range(m):
-        c = <Py_ssize_t>b[i] - CODE_BASE
-        if c < 0:
-            raise ValueError("not an encoded token sequence (code points from U+10000)")
-        if c + 1 > top:
-            top = c + 1
+    top = _token_top(b, m, _token_top(a, n, 0))
     cdef int* counts = <int*>calloc(top if top > 0 else 1, sizeof(int))
     if counts == NULL:
         raise MemoryError()
@@ -572,12 +574,7 @@ def bit_blocks(str sa, str sb):
     cdef Py_ssize_t w
     try:
         b = PyUnicode_AsUCS4Copy(PyUnicode_Substring(sb, pre, pre + mb))
-        for j in range(mb):
-            c = <Py_ssize_t>b[j] - CODE_BASE
-            if c < 0:
-                raise ValueError("not an encoded token sequence (code points from U+10000)")
-            if c + 1 > top:
-                top = c + 1
+        top = _token_top(<const uint32_t*>b, mb, 0)
         W = (mb + 63) // 64
         row = <Py_ssize_t*>malloc(top * sizeof(Py_ssize_t))
         if row == NULL:
