@@ -482,13 +482,8 @@ def lcs_reaches(str sa, str sb, Py_ssize_t need):
         return True
     if need > m:
         return False
-    cdef Py_ssize_t W = (m + 63) // 64, top = 0, i, j, w, c, r, rows = 0, common = 0
-    for i in range(m):
-        c = <Py_ssize_t>PyUnicode_READ_CHAR(short, i) - CODE_BASE
-        if c < 0:
-            raise ValueError("not an encoded token sequence (code points from U+10000)")
-        if c + 1 > top:
-            top = c + 1
+    cdef Py_ssize_t W = (m + 63) // 64, top, i, j, w, c, r, rows = 0, common = 0
+    top = _token_top(_tokens_of(short, &m), m, 0)
     cdef Py_ssize_t* row = <Py_ssize_t*>malloc(top * sizeof(Py_ssize_t))
     cdef uint64_t* peq = <uint64_t*>calloc(m * W, sizeof(uint64_t))
     cdef uint64_t* V = <uint64_t*>malloc(W * sizeof(uint64_t))
