@@ -571,10 +571,14 @@ class EngineStore(Store):
                                            exclude_ids, _PAGE)
                 for h in self._paged(body):
                     f = h.get("fields", {})
+                    if "id" not in f:  # every page neardup writes has it (StoredDocument.to_source)
+                        log.warning("a page of %s without an id field is not a candidate", config)
+                        continue
                     group = f.get("dup_group")
-                    found[h["_id"]] = (h["_id"], int(f["seq"][0]), config,
-                                       [str(x) for x in f.get("fingerprints", ())],
-                                       str(group[0]) if group else None)
+                    doc_id = str(f["id"][0])
+                    found[doc_id] = (doc_id, int(f["seq"][0]), config,
+                                     [str(x) for x in f.get("fingerprints", ())],
+                                     str(group[0]) if group else None)
         return list(found.values())
 
     def _paged(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -140,9 +140,11 @@ def build_collapse_search(
 def build_holders_query(
     terms: Iterable[str], fp_config: str, exclude_ids: Sequence[str], size: int
 ) -> dict[str, Any]:
-    """Every document holding any of ``terms`` (of ``fp_config``), with its ``seq``,
-    fingerprints and ``dup_group`` (doc values), unscored, in pages sorted by ``seq``/``id``
-    (``search_after``): the candidates of a whole batch from one search, ranked client-side."""
+    """Every document holding any of ``terms`` (of ``fp_config``), with its ``id``, ``seq``,
+    fingerprints and ``dup_group``, unscored, in pages sorted by ``seq``/``id``
+    (``search_after``): the candidates of a whole batch from one search, ranked client-side.
+    Doc values only: no stored field is read (``_id`` is one: reading it decompresses the
+    block of stored sources it sits in), so the page's ``id`` field names the hit."""
     return {
         "size": size,
         "query": {"bool": {
@@ -152,8 +154,8 @@ def build_holders_query(
             ],
             "must_not": [{"ids": {"values": list(exclude_ids)}}],
         }},
-        "_source": False,
-        "docvalue_fields": ["seq", "fingerprints", "dup_group"],
+        "stored_fields": "_none_",
+        "docvalue_fields": ["id", "seq", "fingerprints", "dup_group"],
         "sort": [{"seq": "asc"}, {"id": "asc"}],
         "track_total_hits": False,
     }
