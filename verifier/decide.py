@@ -217,8 +217,10 @@ def decide_batch(
     }
     from_index = sorted({c for cs in ranked.values() for c in cs if c not in live_text})
     t0 = time.perf_counter()
-    index_docs = (store.mget(from_index, with_fingerprints=False, realtime=False)  # found by a search
-                  if from_index else {})
+    # found by a search, so no refresh is needed; the whole source, because filtering the
+    # fingerprints out costs the engine more (it parses and rewrites each source) than
+    # reading them costs here
+    index_docs = (store.mget(from_index, realtime=False) if from_index else {})
     timings.add("cand_mget", time.perf_counter() - t0)
 
     def text_of(doc_id: str) -> str | None:
