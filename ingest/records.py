@@ -38,6 +38,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
+import orjson
+
 from ingest.errors import (
     ConfigError,
     DocumentError,
@@ -585,6 +587,24 @@ def dumps(value: Any) -> str:
     if _has_surrogates(text):
         return json.dumps(value, ensure_ascii=True)
     return text
+
+
+def dumps_fast(value: Any) -> bytes:
+    """Compact UTF-8 JSON by orjson, several times faster than ``json`` (batches, engine
+    bodies); :func:`dumps_bytes` where orjson refuses the value (a lone surrogate, a type it
+    does not know)."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return dumps_bytes(value)
+
+
+def loads_fast(data: str | bytes) -> Any:
+    """JSON by orjson; ``json`` where orjson refuses it (an escaped lone surrogate)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 def dumps_bytes(value: Any) -> bytes:

@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 import redis
 
-from ingest.records import dumps
+from ingest.records import dumps, dumps_fast, loads_fast
 from ingest.store.base import StoredDocument, now_iso
 
 __all__ = ["Batch", "Registry", "batch_payload", "now_iso", "page_payload", "stored_page"]
@@ -218,7 +218,7 @@ def stored_page(page: Mapping[str, Any], seq: int = 0) -> StoredDocument:
 def batch_payload(pages: Sequence[Mapping[str, Any]], mode: str = "index") -> bytes:
     """The stored form of a batch: JSON (uncompressed: a worker reads every batch once, and
     decompressing cost more than the bytes)."""
-    return dumps({"pages": list(pages), "accepted_at": time.time(), "mode": mode}).encode()
+    return dumps_fast({"pages": list(pages), "accepted_at": time.time(), "mode": mode})
 
 
 class Registry:
@@ -275,7 +275,7 @@ class Registry:
         for key, blob, first in zip(keys, blobs, firsts, strict=True):
             if blob is None or first is None:
                 continue
-            data = json.loads(blob)
+            data = loads_fast(blob)
             out[key] = Batch(key, int(first), data["pages"], float(data["accepted_at"]),
                              str(data.get("mode", "index")))
         return out

@@ -370,3 +370,4 @@ def test_cli_templates_and_stoplist(
     assert rows == [{"fingerprint": "tpl", "count": 5, "sites": 1, "reason": "concentrated"}]
     assert store.stoplist() == {"tpl"}
     store.close()
+

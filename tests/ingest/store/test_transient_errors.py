@@ -54,3 +54,20 @@ def test_other_server_errors_stay_errors() -> None:
     assert not isinstance(caught.value, StoreUnavailable)
     with pytest.raises(opensearchpy.TransportError):
         _raise(500, "exception", "not json")
+
+
+def test_the_client_serializer_is_orjson_with_the_stock_fallback() -> None:
+    """Bodies go through orjson; what it refuses (a Decimal, an escaped lone surrogate) takes
+    the stock serializer's path, with the same result the stock client gives."""
+    from decimal import Decimal
+
+    from opensearchpy.serializer import JSONSerializer
+
+    from ingest.store.opensearch import FastJSONSerializer
+
+    fast, stock = FastJSONSerializer(), JSONSerializer()
+    for value in ({"a": "é 中", "b": [1, 2.5, None]}, {"d": Decimal("1.5")}, "as is",
+                  {"lone": "x\ud800"}):
+        assert fast.dumps(value) == stock.dumps(value)
+    for text in ('{"a":["é",1.5,null]}', '"\\ud800"'):
+        assert fast.loads(text) == stock.loads(text)
