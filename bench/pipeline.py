@@ -146,8 +146,12 @@ def bench_pipeline(
         OPENSEARCH_URL=settings.opensearch_url,
     )
     client = client_from_env(settings=settings)
-    # the bulk helper of the engine's own client (opensearchpy.helpers, elasticsearch8.helpers...)
-    helpers = importlib.import_module(type(client).__module__.split(".")[0] + ".helpers")
+    # the peer: the bulk helper of the engine's own client (opensearchpy.helpers,
+    # elasticsearch8.helpers...) as it comes, with its stock JSON serializer
+    stock = ({"serializer": importlib.import_module("opensearchpy.serializer").JSONSerializer()}
+             if settings.engine == "opensearch" else {})
+    peer = client_from_env(settings=settings, **stock)
+    helpers = importlib.import_module(type(peer).__module__.split(".")[0] + ".helpers")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "corpus.jsonl"
         write_jsonl(path, bench_corpus(n_docs))
@@ -163,10 +167,10 @@ def bench_pipeline(
             node_cpu = _node_cpu_s(client)
             t0 = time.perf_counter()
             ok, errors = helpers.bulk(
-                client, ({"_index": bulk_index, "_id": s["id"], "_source": s} for s in sources),
+                peer, ({"_index": bulk_index, "_id": s["id"], "_source": s} for s in sources),
                 chunk_size=batch, raise_on_error=False,
             )
-            client.indices.refresh(index=bulk_index)
+            peer.indices.refresh(index=bulk_index)
             bulk_s = time.perf_counter() - t0
             cpu["bulk_node"] = _node_cpu_s(client) - node_cpu
             assert ok == len(sources) and not errors, errors
