@@ -31,14 +31,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
 from ingest.store.base import Store, StoredDocument
-from ingest.store.ranking import candidate_terms, rank_candidates
+from ingest.store.ranking import rank_candidates
 from verifier import timings
 from verifier.grouping import GROUPED, joins
 from verifier.registry import Batch, Registry, now_iso, stored_page
@@ -188,30 +188,33 @@ def decide_batch(
     by_config: dict[str, set[str]] = {}
     for d in docs:
         by_config.setdefault(d.fp_config, set()).update(terms_of[d.id])
-    hits = store.fingerprint_holders(  # candidate_terms: sorted, so equal batches ask alike
-        {c: candidate_terms(t, ()) for c, t in by_config.items() if t}, [d.id for d in docs]
+    hits = store.fingerprint_holders(  # the store sorts them: equal batches ask alike
+        {c: t for c, t in by_config.items() if t}, [d.id for d in docs]
     )
     timings.add("batch_query", time.perf_counter() - t0)
     timings.add("batch_hits", 0.0, len(hits))
     hit_terms: dict[str, set[str]] = {}  # fp_config -> the fingerprints the hits hold
     for _hit_id, _seq, config, fps, _group in hits:
         hit_terms.setdefault(config, set()).update(fps)
-    holders: dict[str, dict[str, list[str]]] = {}  # fp_config -> fingerprint -> batch pages
+    holders: dict[str, defaultdict[str, list[str]]] = {}  # config -> fingerprint -> pages
     for d in docs:
         found = hit_terms.get(d.fp_config)
         if found:
-            owners = holders.setdefault(d.fp_config, {})
+            owners = holders.setdefault(d.fp_config, defaultdict(list))
             for t in terms_of[d.id].intersection(found):
-                owners.setdefault(t, []).append(d.id)
+                owners[t].append(d.id)
     for hit_id, hit_seq, config, fps, _group in hits:
         if hit_id in live_text:
             continue  # the live copy is the newer one
         seq_of.setdefault(hit_id, hit_seq)
-        held = holders.get(config) or {}
-        for fp in held.keys() & fps:
-            for doc_id in held[fp]:
-                if doc_id != hit_id:
-                    shared[doc_id][hit_id] = shared[doc_id].get(hit_id, 0) + 1
+        held = holders.get(config)
+        if held is None:
+            continue
+        # how many fingerprints each batch page shares with the hit, counted in C
+        for doc_id, n in Counter(chain.from_iterable(map(held.__getitem__,
+                                                         held.keys() & fps))).items():
+            if doc_id != hit_id:
+                shared[doc_id][hit_id] = shared[doc_id].get(hit_id, 0) + n
     ranked = {
         d.id: [c.id for c in rank_candidates(shared[d.id], k, seq_of)] for d in docs
     }

@@ -9,7 +9,7 @@ Two backends implement it (design.md): ``opensearch`` (the product: an index who
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -227,7 +227,7 @@ class Store(ABC):
         return out
 
     def fingerprint_holders(
-        self, terms: Mapping[str, Sequence[str]], exclude_ids: Sequence[str]
+        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str]
     ) -> list[tuple[str, int, str, list[str], str | None]]:
         """Every stored document holding any of ``terms[fp_config]`` (of that config), but not
         ``exclude_ids``: ``(id, seq, fp_config, fingerprints, dup_group)``. Near-real-time."""

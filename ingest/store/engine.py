@@ -26,7 +26,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import wraps
@@ -561,7 +561,7 @@ class EngineStore(Store):
 
     @_translated
     def fingerprint_holders(
-        self, terms: Mapping[str, Sequence[str]], exclude_ids: Sequence[str]
+        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str]
     ) -> list[tuple[str, int, str, list[str], str | None]]:
         found: dict[str, tuple[str, int, str, list[str], str | None]] = {}
         for config, wanted in terms.items():
