@@ -174,6 +174,7 @@ def bench_pipeline(
             bulk_s = time.perf_counter() - t0
             cpu["bulk_node"] = _node_cpu_s(client) - node_cpu
             assert ok == len(sources) and not errors, errors
+            bulk_server = _server_phases(client, bulk_index)
             procs = _start_workers(workers, env, Path(tmp))
             node_cpu, workers_cpu = _node_cpu_s(client), _procs_cpu_s(procs)
             children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -217,7 +218,7 @@ def bench_pipeline(
         "pipeline_s": round(pipe_s, 2), "pipeline_docs_s": round(len(sources) / pipe_s, 1),
         "ratio": round(bulk_s / pipe_s, 3), "grouped": grouped,
         "groups": groups["aggregations"]["g"]["value"], "ingest": summary,
-        "workers_phases": worker_phases, "server_phases": server,
+        "workers_phases": worker_phases, "server_phases": server, "bulk_server_phases": bulk_server,
         "cpu_s": {k: round(v, 2) for k, v in cpu.items()},
     }
     _emit(record)
@@ -241,7 +242,7 @@ def _procs_cpu_s(procs: list[subprocess.Popen[bytes]]) -> float:
 
 
 def _server_phases(client: Any, index: str) -> dict[str, Any]:
-    """Where the node spent its time on the pipeline's index (primaries' stats, ms): indexing
+    """Where the node spent its time on an index (primaries' stats, ms): indexing
     (bulk + updates), searches, realtime gets, refreshes (with how many were internal: a
     realtime get of a document written since the last refresh forces one), merges."""
     p = client.indices.stats(index=index)["indices"][index]["primaries"]

@@ -314,9 +314,10 @@ class Refresher:
     """Makes the batches a worker wrote searchable, in the background: a thread that forces a
     refresh (:meth:`Registry.refresh_and_prune`: one at a time across workers, none when one
     started since the write) at most every ``every`` seconds, so the batches written meanwhile
-    share it and the worker goes on deciding. A refresh that fails (the engine is down) is
-    tried again; if the process dies first, the next refresh of any worker prunes the batch,
-    and ``ingest --wait`` re-sends a batch that makes no progress."""
+    share it and the worker goes on deciding; at once when every live batch is written (none
+    is on its way to share it: the end of a run, a quiet stream). A refresh that fails (the
+    engine is down) is tried again; if the process dies first, the next refresh of any worker
+    prunes the batch, and ``ingest --wait`` re-sends a batch that makes no progress."""
 
     def __init__(self, registry: Registry, refresh: Callable[[], None], every: float) -> None:
         self.registry, self.refresh, self.every = registry, refresh, every
@@ -344,6 +345,8 @@ class Refresher:
             try:  # at most one refresh every `every` seconds, of this worker and of all
                 pause = max(self._last + self.every - time.monotonic(),
                             self.registry.last_refresh() + self.every - time.time())
+                if pause > 0 and not self.registry.undecided_count():
+                    pause = 0.0  # no other batch is on its way to share the refresh
                 if pause > 0:
                     time.sleep(min(pause, self.every))
                 self._last = time.monotonic()

@@ -331,6 +331,15 @@ class Registry:
         """How many batches are not yet searchable."""
         return int(self.redis.zcard(self.k_live))
 
+    @_transient
+    def undecided_count(self) -> int:
+        """How many live batches are not yet written (queued or being decided)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zcard(self.k_live)
+        pipe.zcard(self.k_written)
+        live, written = pipe.execute()
+        return max(0, int(live) - int(written))
+
     def wait_for_room(self, max_live: int, budget: float) -> bool:
         """Block while ``max_live`` batches or more wait to be searchable, at most ``budget``
         seconds (backpressure: the workers' view of the live pages, Redis' memory and the time

@@ -122,12 +122,19 @@ def test_the_refresher_makes_written_batches_searchable_sharing_refreshes(
     assert refresher.idle(timeout=10)
     assert registry.live() == [] and registry.pending([f"r{i}" for i in range(5)]) == set()
     assert 1 <= len(started) <= 2 and started[-1] >= max(written)
-    # a later write waits for its own refresh, at least `every` after the previous one
+    # a later write waits for its own refresh, at least `every` after the previous one, while
+    # another batch is on its way (accepted, not written) that could share it
+    busy, _ = registry.accept([page("busy")])
     key, _ = registry.accept([page("late")])
     at = registry.mark_written(key)
     refresher.written(at)
-    assert refresher.idle(timeout=10) and registry.live() == []
+    assert refresher.idle(timeout=10) and registry.live() == [busy]
     assert started[-1] >= at and started[-1] - started[-2] >= 0.29
+    # with every live batch written, nothing would share the wait: the refresh starts at once
+    at = registry.mark_written(busy)
+    refresher.written(at)
+    assert refresher.idle(timeout=10) and registry.live() == []
+    assert started[-1] >= at and started[-1] - started[-2] < 0.2
 
 
 def test_members_noted_before_a_write_are_what_a_merge_rewrites(registry: Registry) -> None:
