@@ -38,8 +38,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
-import orjson
-
 from ingest.errors import (
     ConfigError,
     DocumentError,
@@ -592,7 +590,10 @@ def dumps(value: Any) -> str:
 def dumps_fast(value: Any) -> bytes:
     """Compact UTF-8 JSON by orjson, several times faster than ``json`` (batches, engine
     bodies); :func:`dumps_bytes` where orjson refuses the value (a lone surrogate, a type it
-    does not know)."""
+    does not know). orjson is imported here: ``neardup compare`` never needs it, and its
+    import (datetime, uuid, platform) is 3 ms of that command's start."""
+    import orjson
+
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:
@@ -601,6 +602,8 @@ def dumps_fast(value: Any) -> bytes:
 
 def loads_fast(data: str | bytes) -> Any:
     """JSON by orjson; ``json`` where orjson refuses it (an escaped lone surrogate)."""
+    import orjson
+
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
