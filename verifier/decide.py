@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
-from ingest.store.base import Store, StoredDocument
+from ingest.store.base import Store, StoredDocument, now_iso
 from ingest.store.ranking import rank_candidates
 from verifier import timings
 from verifier.grouping import GROUPED, joins
-from verifier.registry import Batch, Registry, now_iso, stored_page
+from verifier.registry import Batch, Registry, stored_page
 
 __all__ = ["DEFAULT_K", "LiveIndex", "Poison", "Refresher", "decide_batch"]
 

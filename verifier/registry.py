@@ -41,7 +41,7 @@ import redis
 from ingest.records import dumps, dumps_fast, loads_fast
 from ingest.store.base import StoredDocument, now_iso
 
-__all__ = ["Batch", "Registry", "batch_payload", "now_iso", "page_payload", "stored_page"]
+__all__ = ["Batch", "Registry", "batch_payload", "page_payload", "stored_page"]
 
 # KEYS: seq, batch:<key>, live, pending, batch:<key>:ids. ARGV: payload, n, key, id1 ... idn.
 _ACCEPT = """

@@ -31,9 +31,10 @@ from ingest.pipeline import fingerprint_config, prepare_document
 from ingest.records import Limits, dumps, validate_page
 from ingest.settings import Settings
 from ingest.store import open_store
+from ingest.store.base import now_iso
 from verifier.celery_app import broker_url
 from verifier.decide import DEFAULT_K
-from verifier.registry import Registry, now_iso, page_payload
+from verifier.registry import Registry, page_payload
 from verifier.tasks import queue_consumers
 
 __all__ = ["add_parser", "backfill"]

@@ -37,10 +37,11 @@ from ingest.records import Limits, dumps
 from ingest.retry import TRANSIENT, retry_call
 from ingest.settings import Settings, child_environ
 from ingest.store import open_store
+from ingest.store.base import now_iso
 from verifier import tasks
 from verifier.celery_app import broker_url
 from verifier.decide import DEFAULT_K
-from verifier.registry import Registry, now_iso, page_payload
+from verifier.registry import Registry, page_payload
 from verifier.tasks import queue_consumers
 
 __all__ = ["Submitter", "WaitReport", "add_parser", "dedup_via_opensearch", "ingest_prepared",
