@@ -51,6 +51,10 @@ log.addHandler(logging.NullHandler())
 #: The most candidates a page is verified against (by shared fingerprints, then ``(seq, id)``).
 DEFAULT_K = 100
 
+#: The most index hits of a batch read whole at once; beyond that (a common fingerprint not
+#: yet stoplisted), their fingerprints first and then the texts of the ranked candidates only.
+MAX_WHOLE_READS = 1000
+
 # poison(store, doc_id, error): record a page that cannot be handled (the dead-letter list).
 Poison = Callable[[Store | None, str, str], None]
 
@@ -189,13 +193,31 @@ def decide_batch(
     for d in docs:
         by_config.setdefault(d.fp_config, set()).update(terms_of[d.id])
     hits = store.fingerprint_holders(  # the store sorts them: equal batches ask alike
-        {c: t for c, t in by_config.items() if t}, [d.id for d in docs]
+        {c: t for c, t in by_config.items() if t}, [d.id for d in docs], with_fingerprints=False
     )
     timings.add("batch_query", time.perf_counter() - t0)
     timings.add("batch_hits", 0.0, len(hits))
+    # The hits' fingerprints come with their sources, which the verifier reads anyway (found
+    # by a search, so no refresh is needed; the whole source, because filtering fields out
+    # costs the engine more, as it parses and rewrites each source, than reading them costs
+    # here). Many hits (a common fingerprint not yet stoplisted): their fingerprints first,
+    # then the texts of the ranked candidates only.
+    fresh = sorted({hit_id for hit_id, *_ in hits if hit_id not in live_text})
+    t0 = time.perf_counter()
+    index_docs: dict[str, StoredDocument] = {}
+    held_by: dict[str, tuple[str | None, Sequence[str]]]
+    whole = len(fresh) <= MAX_WHOLE_READS
+    if whole:
+        index_docs = store.mget(fresh, realtime=False) if fresh else {}
+        held_by = {i: (d.fp_config, d.fingerprints) for i, d in index_docs.items()}
+    else:
+        held_by = {i: (f.get("fp_config"), f.get("fingerprints") or [])
+                   for i, f in store.fields(fresh, ["fp_config", "fingerprints"]).items()}
+    timings.add("cand_mget", time.perf_counter() - t0)
     hit_terms: dict[str, set[str]] = {}  # fp_config -> the fingerprints the hits hold
-    for _hit_id, _seq, config, fps, _group in hits:
-        hit_terms.setdefault(config, set()).update(fps)
+    for config, fps in held_by.values():
+        if config is not None:
+            hit_terms.setdefault(config, set()).update(fps)
     holders: dict[str, defaultdict[str, list[str]]] = {}  # config -> fingerprint -> pages
     for d in docs:
         found = hit_terms.get(d.fp_config)
@@ -203,13 +225,14 @@ def decide_batch(
             owners = holders.setdefault(d.fp_config, defaultdict(list))
             for t in terms_of[d.id].intersection(found):
                 owners[t].append(d.id)
-    for hit_id, hit_seq, config, fps, _group in hits:
+    for hit_id, hit_seq, config, _fps, _group in hits:
         if hit_id in live_text:
             continue  # the live copy is the newer one
-        seq_of.setdefault(hit_id, hit_seq)
+        hit_config, fps = held_by.get(hit_id, (None, ()))
         held = holders.get(config)
-        if held is None:
-            continue
+        if held is None or hit_config != config:
+            continue  # gone, or rewritten, since the search
+        seq_of.setdefault(hit_id, hit_seq)
         # how many fingerprints each batch page shares with the hit, counted in C
         for doc_id, n in Counter(chain.from_iterable(map(held.__getitem__,
                                                          held.keys() & fps))).items():
@@ -218,13 +241,11 @@ def decide_batch(
     ranked = {
         d.id: [c.id for c in rank_candidates(shared[d.id], k, seq_of)] for d in docs
     }
-    from_index = sorted({c for cs in ranked.values() for c in cs if c not in live_text})
-    t0 = time.perf_counter()
-    # found by a search, so no refresh is needed; the whole source, because filtering the
-    # fingerprints out costs the engine more (it parses and rewrites each source) than
-    # reading them costs here
-    index_docs = (store.mget(from_index, realtime=False) if from_index else {})
-    timings.add("cand_mget", time.perf_counter() - t0)
+    if not whole:
+        unread = sorted({c for cs in ranked.values() for c in cs if c not in live_text})
+        t0 = time.perf_counter()
+        index_docs = store.mget(unread, realtime=False) if unread else {}
+        timings.add("cand_mget", time.perf_counter() - t0)
 
     def text_of(doc_id: str) -> str | None:
         if doc_id in live_text:

@@ -227,10 +227,13 @@ class Store(ABC):
         return out
 
     def fingerprint_holders(
-        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str]
+        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str],
+        with_fingerprints: bool = True,
     ) -> list[tuple[str, int, str, list[str], str | None]]:
         """Every stored document holding any of ``terms[fp_config]`` (of that config), but not
-        ``exclude_ids``: ``(id, seq, fp_config, fingerprints, dup_group)``. Near-real-time."""
+        ``exclude_ids``: ``(id, seq, fp_config, fingerprints, dup_group)``. Near-real-time.
+        ``with_fingerprints=False`` leaves ``fingerprints`` empty (for a caller that reads the
+        hits' sources anyway: the engine spares the doc-value fetch, half of such a search)."""
         raise NotImplementedError
 
     def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:

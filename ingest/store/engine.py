@@ -561,14 +561,15 @@ class EngineStore(Store):
 
     @_translated
     def fingerprint_holders(
-        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str]
+        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str],
+        with_fingerprints: bool = True,
     ) -> list[tuple[str, int, str, list[str], str | None]]:
         found: dict[str, tuple[str, int, str, list[str], str | None]] = {}
         for config, wanted in terms.items():
             wanted = sorted(wanted)
             for lo in range(0, len(wanted), BATCH_QUERY_TERMS):
                 body = build_holders_query(wanted[lo:lo + BATCH_QUERY_TERMS], config,
-                                           exclude_ids, _PAGE)
+                                           exclude_ids, _PAGE, with_fingerprints)
                 for h in self._paged(body):
                     f = h.get("fields", {})
                     if "id" not in f:  # every page neardup writes has it (StoredDocument.to_source)

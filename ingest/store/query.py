@@ -138,13 +138,19 @@ def build_collapse_search(
 
 
 def build_holders_query(
-    terms: Iterable[str], fp_config: str, exclude_ids: Sequence[str], size: int
+    terms: Iterable[str], fp_config: str, exclude_ids: Sequence[str], size: int,
+    with_fingerprints: bool = True,
 ) -> dict[str, Any]:
     """Every document holding any of ``terms`` (of ``fp_config``), with its ``id``, ``seq``,
-    fingerprints and ``dup_group``, unscored, in pages sorted by ``seq``/``id``
-    (``search_after``): the candidates of a whole batch from one search, ranked client-side.
-    Doc values only: no stored field is read (``_id`` is one: reading it decompresses the
-    block of stored sources it sits in), so the page's ``id`` field names the hit."""
+    fingerprints (unless ``with_fingerprints`` is false) and ``dup_group``, unscored, in pages
+    sorted by ``seq``/``id`` (``search_after``): the candidates of a whole batch from one
+    search, ranked client-side. Doc values only: no stored field is read (``_id`` is one:
+    reading it decompresses the block of stored sources it sits in), so the page's ``id``
+    field names the hit.
+
+    >>> build_holders_query(["b", "a"], "c", [], 10, False)["docvalue_fields"]
+    ['id', 'seq', 'dup_group']
+    """
     return {
         "size": size,
         "query": {"bool": {
@@ -155,7 +161,8 @@ def build_holders_query(
             "must_not": [{"ids": {"values": list(exclude_ids)}}],
         }},
         "stored_fields": "_none_",
-        "docvalue_fields": ["id", "seq", "fingerprints", "dup_group"],
+        "docvalue_fields": (["id", "seq", "fingerprints", "dup_group"] if with_fingerprints
+                            else ["id", "seq", "dup_group"]),
         "sort": [{"seq": "asc"}, {"id": "asc"}],
         "track_total_hits": False,
     }

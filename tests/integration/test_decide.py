@@ -1,0 +1,81 @@
+"""``decide_batch`` in-process on a real OpenSearch node and a real redis-server: how the
+candidates found in the index are read (verifier/decide.py). The search names the hits only;
+their fingerprints come with their sources, read whole at once, or, past ``MAX_WHOLE_READS``
+hits, the fingerprints of all first and then the texts of the ranked candidates. Both give the
+same groups."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from verifier import decide
+from verifier.decide import LiveIndex, decide_batch
+from verifier.registry import Registry
+from verifier.tasks import _compare_fn
+
+
+@pytest.fixture
+def registry(redis_url: str) -> Iterator[Registry]:
+    base = redis_url.rpartition("/")[0]
+    reg = Registry.from_url(f"{base}/7", f"test-{uuid.uuid4().hex[:8]}")
+    yield reg
+    reg.clear()
+
+
+def _decide_all(store: Any, registry: Registry, pages: list[Any]) -> dict[str, str]:
+    """Accept ``pages`` in batches of 30, each decided and refreshed before the next is
+    accepted (so a batch finds the earlier ones in the index, none live): ``{id: dup_group}``
+    as indexed."""
+    compare = _compare_fn("web")
+    for i in range(0, len(pages), 30):
+        key, _ = registry.accept([p.to_source() for p in pages[i:i + 30]])
+        out = decide_batch(store, registry, key, compare, live=LiveIndex())
+        assert out["errors"] == 0 and registry.live() == [], out
+    store.refresh()
+    got = store.mget([p.id for p in pages], with_fingerprints=False)
+    assert len(got) == len(pages)
+    return {i: str(d.dup_group) for i, d in got.items()}
+
+
+def _partition(groups: dict[str, str]) -> set[frozenset[str]]:
+    members: dict[str, set[str]] = {}
+    for doc_id, group in groups.items():
+        members.setdefault(group, set()).add(doc_id)
+    return {frozenset(m) for m in members.values()}
+
+
+def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
+    os_client: Any, index_name: str, registry: Registry, stored_corpus: list[Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ingest.store.opensearch import OpenSearchStore
+
+    pages = stored_corpus
+    runs = {}
+    for name, limit in (("whole", decide.MAX_WHOLE_READS), ("fingerprints-first", 0)):
+        store = OpenSearchStore(os_client, f"{index_name}-{name}", stoplist_ttl=0.0)
+        store.install()
+        calls: list[int] = []
+        fields = store.fields
+
+        def spy(ids: Any, wanted: Any, fields: Any = fields, calls: list[int] = calls) -> Any:
+            calls.append(len(ids))
+            return fields(ids, wanted)
+
+        monkeypatch.setattr(store, "fields", spy)
+        monkeypatch.setattr(decide, "MAX_WHOLE_READS", limit)
+        reg = Registry(registry.redis, f"{registry.index}-{name}")
+        try:
+            runs[name] = _decide_all(store, reg, pages)
+        finally:
+            reg.clear()
+        # the path taken: whole reads never ask for fields; the other asks once a batch that
+        # has index hits
+        assert (not calls) if name == "whole" else (len(calls) >= 3 and all(calls))
+    whole = _partition(runs["whole"])
+    assert _partition(runs["fingerprints-first"]) == whole
+    assert sum(1 for m in whole if len(m) > 1) >= 10  # near-duplicates were grouped
