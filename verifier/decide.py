@@ -176,14 +176,19 @@ def decide_batch(
     live_text: dict[str, _Live] = {}
     terms_of = {d.id: frozenset(d.fingerprints).difference(stop) for d in docs}
     wanted: set[str] = set().union(*terms_of.values())
+    mine: dict[str, defaultdict[str, list[str]]] = {}  # config -> fingerprint -> batch pages
+    for d in docs:
+        owners = mine.setdefault(d.fp_config, defaultdict(list))
+        for t in terms_of[d.id]:
+            owners[t].append(d.id)
     for live_key, live_batch in live.batches.items():
         common = live_batch.shared if live_key == key else live_batch.all_fps & wanted
-        by_term = live_batch.holders(common) if common else {}
-        for d in docs if by_term else ():
-            counts = shared[d.id]
-            for t in terms_of[d.id].intersection(by_term):
-                for other in by_term[t]:
-                    if other.id != d.id and other.page.get("fp_config") == d.fp_config:
+        for t, others in (live_batch.holders(common).items() if common else ()):
+            for other in others:
+                held = mine.get(str(other.page.get("fp_config")))
+                for doc_id in held.get(t, ()) if held is not None else ():
+                    if other.id != doc_id:
+                        counts = shared[doc_id]
                         counts[other.id] = counts.get(other.id, 0) + 1
                         if other.id not in seq_of or other.seq < seq_of[other.id]:
                             seq_of[other.id] = other.seq
@@ -214,22 +219,11 @@ def decide_batch(
         held_by = {i: (f.get("fp_config"), f.get("fingerprints") or [])
                    for i, f in store.fields(fresh, ["fp_config", "fingerprints"]).items()}
     timings.add("cand_mget", time.perf_counter() - t0)
-    hit_terms: dict[str, set[str]] = {}  # fp_config -> the fingerprints the hits hold
-    for config, fps in held_by.values():
-        if config is not None:
-            hit_terms.setdefault(config, set()).update(fps)
-    holders: dict[str, defaultdict[str, list[str]]] = {}  # config -> fingerprint -> pages
-    for d in docs:
-        found = hit_terms.get(d.fp_config)
-        if found:
-            owners = holders.setdefault(d.fp_config, defaultdict(list))
-            for t in terms_of[d.id].intersection(found):
-                owners[t].append(d.id)
     for hit_id, hit_seq, config, _fps, _group in hits:
         if hit_id in live_text:
             continue  # the live copy is the newer one
         hit_config, fps = held_by.get(hit_id, (None, ()))
-        held = holders.get(config)
+        held = mine.get(config)
         if held is None or hit_config != config:
             continue  # gone, or rewritten, since the search
         seq_of.setdefault(hit_id, hit_seq)
