@@ -74,14 +74,22 @@ class _Live:
 
 @dataclass(slots=True)
 class _LiveBatch:
-    """One live batch as a worker holds it: its pages, each page's fingerprint set, the union
-    of them (``all_fps``) and the fingerprints two of its own pages share (``shared``)."""
+    """One live batch as a worker holds it: its pages, each page's fingerprint set and the
+    union of them (``all_fps``)."""
 
     entries: list[_Live]
     fps: list[frozenset[str]]
     all_fps: frozenset[str]
-    shared: frozenset[str]
     accepted_at: float
+    _shared: frozenset[str] | None = None
+
+    @property
+    def shared(self) -> frozenset[str]:
+        """The fingerprints two of its own pages share (asked only by the batch's decider)."""
+        if self._shared is None:
+            counts = Counter(chain.from_iterable(self.fps))
+            self._shared = frozenset(t for t, n in counts.items() if n > 1)
+        return self._shared
 
     def holders(self, terms: frozenset[str] | set[str]) -> dict[str, list[_Live]]:
         """``{fingerprint: the pages holding it}`` for the ``terms`` this batch holds."""
@@ -117,10 +125,8 @@ class LiveIndex:
         entries = [_Live(str(p["id"]), batch.seq_of(i), batch.key, p)
                    for i, p in enumerate(batch.pages)]
         fps = [frozenset(p.get("fingerprints") or ()) for p in batch.pages]
-        counts = Counter(chain.from_iterable(fps))
-        self.batches[batch.key] = _LiveBatch(
-            entries, fps, frozenset(counts), frozenset(t for t, n in counts.items() if n > 1),
-            batch.accepted_at)
+        self.batches[batch.key] = _LiveBatch(entries, fps, frozenset().union(*fps),
+                                             batch.accepted_at)
 
     def pages(self, key: str) -> list[_Live] | None:
         b = self.batches.get(key)
