@@ -31,8 +31,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -138,6 +138,46 @@ class LiveIndex:
         return sorted(k for k, b in self.batches.items() if b.accepted_at < cut)
 
 
+class _Owners:
+    """A batch's own pages by fingerprint (of one ``fp_config``). Nearly every fingerprint is
+    held by one page of the batch, so that mapping is built by C calls (``dict.fromkeys``),
+    with the few held by several pages beside it."""
+
+    __slots__ = ("more", "one")
+
+    def __init__(self, pages: Sequence[tuple[str, frozenset[str]]]) -> None:
+        self.one: dict[str, str] = {}
+        for doc_id, terms in pages:
+            self.one.update(dict.fromkeys(terms, doc_id))
+        self.more: dict[str, list[str]] = {}
+        if sum(len(terms) for _, terms in pages) > len(self.one):
+            seen: set[str] = set()
+            several: set[str] = set()
+            for _, terms in pages:
+                several |= terms & seen
+                seen |= terms
+            for doc_id, terms in pages:
+                for t in terms & several:
+                    self.more.setdefault(t, []).append(doc_id)
+
+    def of(self, term: str) -> Sequence[str]:
+        """The pages holding ``term``."""
+        more = self.more.get(term)
+        if more is not None:
+            return more
+        one = self.one.get(term)
+        return () if one is None else (one,)
+
+    def count(self, terms: Iterable[str]) -> Counter[str]:
+        """How many of ``terms`` (distinct) each page holds, counted in C."""
+        common = self.one.keys() & terms
+        counts = Counter(map(self.one.__getitem__, common))
+        for t in common & self.more.keys() if self.more else ():
+            last = self.one[t]  # counted above; the others holding it are not
+            counts.update(p for p in self.more[t] if p != last)
+        return counts
+
+
 _LIVE: dict[tuple[int, str], LiveIndex] = {}
 
 
@@ -182,17 +222,16 @@ def decide_batch(
     live_text: dict[str, _Live] = {}
     terms_of = {d.id: frozenset(d.fingerprints).difference(stop) for d in docs}
     wanted: set[str] = set().union(*terms_of.values())
-    mine: dict[str, defaultdict[str, list[str]]] = {}  # config -> fingerprint -> batch pages
+    by_config_docs: dict[str, list[tuple[str, frozenset[str]]]] = {}
     for d in docs:
-        owners = mine.setdefault(d.fp_config, defaultdict(list))
-        for t in terms_of[d.id]:
-            owners[t].append(d.id)
+        by_config_docs.setdefault(d.fp_config, []).append((d.id, terms_of[d.id]))
+    mine = {c: _Owners(pages) for c, pages in by_config_docs.items()}  # the batch's own pages
     for live_key, live_batch in live.batches.items():
         common = live_batch.shared if live_key == key else live_batch.all_fps & wanted
         for t, others in (live_batch.holders(common).items() if common else ()):
             for other in others:
                 held = mine.get(str(other.page.get("fp_config")))
-                for doc_id in held.get(t, ()) if held is not None else ():
+                for doc_id in held.of(t) if held is not None else ():
                     if other.id != doc_id:
                         counts = shared[doc_id]
                         counts[other.id] = counts.get(other.id, 0) + 1
@@ -233,9 +272,7 @@ def decide_batch(
         if held is None or hit_config != config:
             continue  # gone, or rewritten, since the search
         seq_of.setdefault(hit_id, hit_seq)
-        # how many fingerprints each batch page shares with the hit, counted in C
-        for doc_id, n in Counter(chain.from_iterable(map(held.__getitem__,
-                                                         held.keys() & fps))).items():
+        for doc_id, n in held.count(fps).items():
             if doc_id != hit_id:
                 shared[doc_id][hit_id] = shared[doc_id].get(hit_id, 0) + n
     ranked = {
