@@ -32,10 +32,9 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ingest.store.base import Store, StoredDocument, now_iso
 from ingest.store.ranking import rank_candidates
@@ -59,6 +58,49 @@ MAX_WHOLE_READS = 1000
 Poison = Callable[[Store | None, str, str], None]
 
 
+_P = TypeVar("_P", str, int)
+
+
+class _Owners(Generic[_P]):
+    """A batch's pages (ids, or positions) by fingerprint. Nearly every fingerprint is held by
+    one page of the batch, so that mapping is built by C calls (``dict.fromkeys``), with the
+    few held by several pages beside it."""
+
+    __slots__ = ("more", "one")
+
+    def __init__(self, pages: Sequence[tuple[_P, frozenset[str]]]) -> None:
+        self.one: dict[str, _P] = {}
+        for doc_id, terms in pages:
+            self.one.update(dict.fromkeys(terms, doc_id))
+        self.more: dict[str, list[_P]] = {}
+        if sum(len(terms) for _, terms in pages) > len(self.one):
+            seen: set[str] = set()
+            several: set[str] = set()
+            for _, terms in pages:
+                several |= terms & seen
+                seen |= terms
+            for doc_id, terms in pages:
+                for t in terms & several:
+                    self.more.setdefault(t, []).append(doc_id)
+
+    def of(self, term: str) -> Sequence[_P]:
+        """The pages holding ``term``."""
+        more = self.more.get(term)
+        if more is not None:
+            return more
+        one = self.one.get(term)
+        return () if one is None else (one,)
+
+    def count(self, terms: Iterable[str]) -> Counter[_P]:
+        """How many of ``terms`` (distinct) each page holds, counted in C."""
+        common = self.one.keys() & terms
+        counts = Counter(map(self.one.__getitem__, common))
+        for t in common & self.more.keys() if self.more else ():
+            last = self.one[t]  # counted above; the others holding it are not
+            counts.update(p for p in self.more[t] if p != last)
+        return counts
+
+
 @dataclass(slots=True)
 class _Live:
     id: str
@@ -74,38 +116,34 @@ class _Live:
 
 @dataclass(slots=True)
 class _LiveBatch:
-    """One live batch as a worker holds it: its pages, each page's fingerprint set and the
-    union of them (``all_fps``)."""
+    """One live batch as a worker holds it: its pages and which of them hold each
+    fingerprint."""
 
     entries: list[_Live]
-    fps: list[frozenset[str]]
-    all_fps: frozenset[str]
+    owners: _Owners[int]  # fingerprint -> positions in entries
     accepted_at: float
-    _shared: frozenset[str] | None = None
 
     @property
-    def shared(self) -> frozenset[str]:
-        """The fingerprints two of its own pages share (asked only by the batch's decider)."""
-        if self._shared is None:
-            counts = Counter(chain.from_iterable(self.fps))
-            self._shared = frozenset(t for t, n in counts.items() if n > 1)
-        return self._shared
+    def all_fps(self) -> KeysView[str]:
+        """Every fingerprint its pages hold."""
+        return self.owners.one.keys()
 
-    def holders(self, terms: frozenset[str] | set[str]) -> dict[str, list[_Live]]:
-        """``{fingerprint: the pages holding it}`` for the ``terms`` this batch holds."""
-        out: dict[str, list[_Live]] = {}
-        for e, fps in zip(self.entries, self.fps, strict=True):
-            if not fps.isdisjoint(terms):
-                for t in fps.intersection(terms):
-                    out.setdefault(t, []).append(e)
-        return out
+    @property
+    def shared(self) -> KeysView[str]:
+        """The fingerprints two of its own pages share (asked by the batch's decider)."""
+        return self.owners.more.keys()
+
+    def holders(self, terms: Iterable[str]) -> dict[str, list[_Live]]:
+        """``{fingerprint: the pages holding it}`` for ``terms``, which this batch holds."""
+        e = self.entries
+        return {t: [e[i] for i in self.owners.of(t)] for t in terms}
 
 
 @dataclass(slots=True)
 class LiveIndex:
     """A worker's view of the live batches, kept in step with ``live`` (batches come and go; a
-    payload never changes). A lookup intersects the asked fingerprints with each batch's set,
-    so adding and dropping a batch costs a set per page, not a posting per fingerprint."""
+    payload never changes). A lookup intersects the asked fingerprints with each batch's keys
+    (:class:`_Owners`, built by C calls), so adding and dropping a batch costs little."""
 
     batches: dict[str, _LiveBatch] = field(default_factory=dict)  # batch key -> batch
 
@@ -124,9 +162,9 @@ class LiveIndex:
     def _add(self, batch: Batch) -> None:
         entries = [_Live(str(p["id"]), batch.seq_of(i), batch.key, p)
                    for i, p in enumerate(batch.pages)]
-        fps = [frozenset(p.get("fingerprints") or ()) for p in batch.pages]
-        self.batches[batch.key] = _LiveBatch(entries, fps, frozenset().union(*fps),
-                                             batch.accepted_at)
+        owners = _Owners([(i, frozenset(p.get("fingerprints") or ()))
+                          for i, p in enumerate(batch.pages)])
+        self.batches[batch.key] = _LiveBatch(entries, owners, batch.accepted_at)
 
     def pages(self, key: str) -> list[_Live] | None:
         b = self.batches.get(key)
@@ -136,46 +174,6 @@ class LiveIndex:
         """Live batches accepted more than ``seconds`` ago."""
         cut = time.time() - seconds
         return sorted(k for k, b in self.batches.items() if b.accepted_at < cut)
-
-
-class _Owners:
-    """A batch's own pages by fingerprint (of one ``fp_config``). Nearly every fingerprint is
-    held by one page of the batch, so that mapping is built by C calls (``dict.fromkeys``),
-    with the few held by several pages beside it."""
-
-    __slots__ = ("more", "one")
-
-    def __init__(self, pages: Sequence[tuple[str, frozenset[str]]]) -> None:
-        self.one: dict[str, str] = {}
-        for doc_id, terms in pages:
-            self.one.update(dict.fromkeys(terms, doc_id))
-        self.more: dict[str, list[str]] = {}
-        if sum(len(terms) for _, terms in pages) > len(self.one):
-            seen: set[str] = set()
-            several: set[str] = set()
-            for _, terms in pages:
-                several |= terms & seen
-                seen |= terms
-            for doc_id, terms in pages:
-                for t in terms & several:
-                    self.more.setdefault(t, []).append(doc_id)
-
-    def of(self, term: str) -> Sequence[str]:
-        """The pages holding ``term``."""
-        more = self.more.get(term)
-        if more is not None:
-            return more
-        one = self.one.get(term)
-        return () if one is None else (one,)
-
-    def count(self, terms: Iterable[str]) -> Counter[str]:
-        """How many of ``terms`` (distinct) each page holds, counted in C."""
-        common = self.one.keys() & terms
-        counts = Counter(map(self.one.__getitem__, common))
-        for t in common & self.more.keys() if self.more else ():
-            last = self.one[t]  # counted above; the others holding it are not
-            counts.update(p for p in self.more[t] if p != last)
-        return counts
 
 
 _LIVE: dict[tuple[int, str], LiveIndex] = {}

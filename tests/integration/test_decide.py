@@ -2,7 +2,7 @@
 candidates found in the index are read (verifier/decide.py). The search names the hits only;
 their fingerprints come with their sources, read whole at once, or, past ``MAX_WHOLE_READS``
 hits, the fingerprints of all first and then the texts of the ranked candidates. Both give the
-same groups."""
+same groups; and so does finding the same pages live instead of in the index."""
 
 from __future__ import annotations
 
@@ -26,15 +26,23 @@ def registry(redis_url: str) -> Iterator[Registry]:
     reg.clear()
 
 
-def _decide_all(store: Any, registry: Registry, pages: list[Any]) -> dict[str, str]:
+def _decide_all(
+    store: Any, registry: Registry, pages: list[Any], all_live: bool = False
+) -> dict[str, str]:
     """Accept ``pages`` in batches of 30, each decided and refreshed before the next is
-    accepted (so a batch finds the earlier ones in the index, none live): ``{id: dup_group}``
-    as indexed."""
+    accepted (so a batch finds the earlier ones in the index, none live), or (``all_live``)
+    every batch accepted before the first is decided and none made searchable (the index does
+    not refresh by itself: each batch finds all the others live only): ``{id: dup_group}`` as
+    indexed."""
     compare = _compare_fn("web")
-    for i in range(0, len(pages), 30):
-        key, _ = registry.accept([p.to_source() for p in pages[i:i + 30]])
-        out = decide_batch(store, registry, key, compare, live=LiveIndex())
-        assert out["errors"] == 0 and registry.live() == [], out
+    chunks = [[p.to_source() for p in pages[i:i + 30]] for i in range(0, len(pages), 30)]
+    keys = [registry.accept(chunk)[0] for chunk in chunks] if all_live else []
+    live = LiveIndex()
+    for i, chunk in enumerate(chunks):
+        key = keys[i] if all_live else registry.accept(chunk)[0]
+        out = decide_batch(store, registry, key, compare, live=live,
+                           searchable=(lambda at: None) if all_live else None)
+        assert out["errors"] == 0 and len(registry.live()) == len(keys), out
     store.refresh()
     got = store.mget([p.id for p in pages], with_fingerprints=False)
     assert len(got) == len(pages)
@@ -56,9 +64,13 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
 
     pages = stored_corpus
     runs = {}
-    for name, limit in (("whole", decide.MAX_WHOLE_READS), ("fingerprints-first", 0)):
+    for name, limit in (("whole", decide.MAX_WHOLE_READS), ("fingerprints-first", 0),
+                        ("live", decide.MAX_WHOLE_READS)):
         store = OpenSearchStore(os_client, f"{index_name}-{name}", stoplist_ttl=0.0)
         store.install()
+        if name == "live":
+            os_client.indices.put_settings(index=store.index,
+                                           body={"index": {"refresh_interval": "-1"}})
         calls: list[int] = []
         fields = store.fields
 
@@ -70,12 +82,13 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
         monkeypatch.setattr(decide, "MAX_WHOLE_READS", limit)
         reg = Registry(registry.redis, f"{registry.index}-{name}")
         try:
-            runs[name] = _decide_all(store, reg, pages)
+            runs[name] = _decide_all(store, reg, pages, all_live=name == "live")
         finally:
             reg.clear()
         # the path taken: whole reads never ask for fields; the other asks once a batch that
         # has index hits
-        assert (not calls) if name == "whole" else (len(calls) >= 3 and all(calls))
+        assert (len(calls) >= 3 and all(calls)) if name == "fingerprints-first" else not calls
     whole = _partition(runs["whole"])
     assert _partition(runs["fingerprints-first"]) == whole
+    assert _partition(runs["live"]) == whole  # found live, not in the index: the same groups
     assert sum(1 for m in whole if len(m) > 1) >= 10  # near-duplicates were grouped
