@@ -1,7 +1,7 @@
-"""Store backends behind one interface (:class:`ingest.store.base.Store`).
+"""Store backends behind one interface (:class:`ingest.store.base.Store`)::
 
->>> store = open_store("embedded")            # in-process, no server
->>> store = open_store("engine", settings)    # the engine at the settings' URL, asked at connect
+    store = open_store("embedded")            # in-process, no server
+    store = open_store("engine", settings)    # the engine at the settings' URL, asked at connect
 
 ``engine`` opens the backend of the search engine behind ``OPENSEARCH_URL`` — ``opensearch``
 or ``elasticsearch``, detected at connect (:mod:`ingest.store.detect`) unless
