@@ -237,11 +237,9 @@ def decide_batch(
                             seq_of[other.id] = other.seq
                         live_text.setdefault(other.id, other)
     t0 = time.perf_counter()
-    by_config: dict[str, set[str]] = {}
-    for d in docs:
-        by_config.setdefault(d.fp_config, set()).update(terms_of[d.id])
     hits = store.fingerprint_holders(  # the store sorts them: equal batches ask alike
-        {c: t for c, t in by_config.items() if t}, [d.id for d in docs], with_fingerprints=False
+        {c: o.one.keys() for c, o in mine.items() if o.one}, [d.id for d in docs],
+        with_fingerprints=False,
     )
     timings.add("batch_query", time.perf_counter() - t0)
     timings.add("batch_hits", 0.0, len(hits))

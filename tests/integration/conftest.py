@@ -30,6 +30,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.integration)
 
 
+@pytest.fixture
+def registry(redis_url: str) -> Iterator[Any]:
+    """A :class:`verifier.registry.Registry` on a real redis-server (database 7) under a
+    unique index name; its keys are removed afterwards."""
+    from verifier.registry import Registry
+
+    base = redis_url.rpartition("/")[0]
+    reg = Registry.from_url(f"{base}/7", f"test-{uuid.uuid4().hex[:8]}")
+    yield reg
+    reg.clear()
+
+
 @pytest.fixture(scope="session")
 def os_client(opensearch_url: str) -> Iterator[Any]:
     """A client of the development node (skips, or fails under CI, when it is not there)."""

@@ -6,8 +6,6 @@ same groups; and so does finding the same pages live instead of in the index."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,14 +14,6 @@ from verifier import decide
 from verifier.decide import LiveIndex, decide_batch
 from verifier.registry import Registry
 from verifier.tasks import _compare_fn
-
-
-@pytest.fixture
-def registry(redis_url: str) -> Iterator[Registry]:
-    base = redis_url.rpartition("/")[0]
-    reg = Registry.from_url(f"{base}/7", f"test-{uuid.uuid4().hex[:8]}")
-    yield reg
-    reg.clear()
 
 
 def _decide_all(

@@ -5,22 +5,10 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from verifier.grouping import GroupForest
 from verifier.registry import Registry
-
-
-@pytest.fixture
-def registry(redis_url: str) -> Iterator[Registry]:
-    base = redis_url.rpartition("/")[0]
-    reg = Registry.from_url(f"{base}/7", f"test-{uuid.uuid4().hex[:8]}")
-    yield reg
-    reg.clear()
 
 
 def page(i: str) -> dict[str, Any]:
