@@ -46,8 +46,8 @@ CMD ["--help"]
 
 FROM runtime AS smoke
 RUN neardup --version && celery --version \
- && python -c "import verifier._lcs, verifier._words, ingest._fingerprint, ingest._text" \
- && NEARDUP_IMPL=cython NEARDUP_FP_IMPL=cython python -c "from verifier.lcs import lcs_length; assert lcs_length('abcabba', 'cbabac') == 4"
+ && python -c "import neardup.verifier._lcs, neardup.verifier._words, neardup.ingest._fingerprint, neardup.ingest._text" \
+ && NEARDUP_IMPL=cython NEARDUP_FP_IMPL=cython python -c "from neardup.verifier.lcs import lcs_length; assert lcs_length('abcabba', 'cbabac') == 4"
 RUN test "$(id -u):$(id -g)" = "10001:10001" \
  && ! command -v gcc && ! command -v cc \
  && writable="$(find / -xdev \( -path /tmp -o -path /var/tmp -o -path /proc -o -path /sys -o -path /dev -o -path /run \) -prune -o ! -type l -writable -print 2>/dev/null || true)" \

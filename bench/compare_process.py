@@ -132,7 +132,7 @@ def byte_compile() -> None:
     import compileall
     import importlib.util
 
-    for name in ("ingest", "verifier"):
+    for name in ("neardup",):
         spec = importlib.util.find_spec(name)
         for folder in (spec.submodule_search_locations or []) if spec else []:
             compileall.compile_dir(folder, quiet=1)
@@ -140,7 +140,7 @@ def byte_compile() -> None:
 
 def race(src: Path, out: Path, repeat: int) -> tuple[float, float]:
     """Best CPU seconds of ``neardup compare`` and of the rapidfuzz script on ``src``."""
-    neardup = [sys.executable, "-m", "ingest.cli", "compare", str(src), "-o", str(out)]
+    neardup = [sys.executable, "-m", "neardup.ingest.cli", "compare", str(src), "-o", str(out)]
     peer = [sys.executable, "-c", PEER, str(src), str(out)]
     ours, theirs = [], []
     for _ in range(repeat):

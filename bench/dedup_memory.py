@@ -36,7 +36,7 @@ from pipeline import bench_corpus, write_jsonl  # noqa: E402
 def run_dedup(src: Path, out: Path, processes: int, source: Path) -> dict[str, float]:
     """Peak RSS (MB), wall and CPU seconds of one ``neardup dedup`` process."""
     env = dict(os.environ, PYTHONPATH=str(source))
-    cmd = [sys.executable, "-m", "ingest.cli", "dedup", str(src), "-o", str(out),
+    cmd = [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(src), "-o", str(out),
            "--no-progress", "-j", str(processes)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=source, env=env, stdout=subprocess.DEVNULL,

@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ingest.extract import extract_text, extract_texts  # noqa: E402
-from ingest.fingerprint import (  # noqa: E402
+from neardup.ingest.extract import extract_text, extract_texts  # noqa: E402
+from neardup.ingest.fingerprint import (  # noqa: E402
     PROFILES,
     FingerprintConfig,
     fingerprint_impl,

@@ -56,8 +56,8 @@ def _post(url: str, body: bytes, timeout: float = 600) -> dict[str, Any]:
 
 
 def bench(n_docs: int, workers: int, request: int, clients: int) -> dict[str, Any]:
-    from ingest.settings import Settings
-    from ingest.store import client_from_env, engine_settings
+    from neardup.ingest.settings import Settings
+    from neardup.ingest.store import client_from_env, engine_settings
 
     settings = engine_settings(Settings.from_env(dict(os.environ)))
     client = client_from_env(settings=settings)
@@ -81,7 +81,7 @@ def bench(n_docs: int, workers: int, request: int, clients: int) -> dict[str, An
             procs = _start_workers(workers, env, Path(tmp))
             t0 = time.perf_counter()
             proc = subprocess.run(
-                [sys.executable, "-m", "ingest.cli", "ingest", str(path), "--wait",
+                [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(path), "--wait",
                  "--no-progress", "--index", cli_index],
                 cwd=ROOT, env={**env, "NEARDUP_INDEX": cli_index}, capture_output=True,
                 text=True, timeout=7200,
@@ -94,7 +94,7 @@ def bench(n_docs: int, workers: int, request: int, clients: int) -> dict[str, An
             port = _free_port()
             log = open(Path(tmp) / "serve.log", "wb")
             server = subprocess.Popen(
-                [sys.executable, "-m", "ingest.cli", "serve", "--port", str(port), "--index",
+                [sys.executable, "-m", "neardup.ingest.cli", "serve", "--port", str(port), "--index",
                  http_index],
                 cwd=ROOT, env={**env, "NEARDUP_INDEX": http_index}, stdout=log,
                 stderr=subprocess.STDOUT,

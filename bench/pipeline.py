@@ -108,7 +108,7 @@ def _start_workers(n: int, env: dict[str, str], log_dir: Path) -> list[subproces
     for i in range(n):
         log = open(log_dir / f"worker{i}.log", "wb")
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "verifier.celery_app", "worker", "--pool=solo",
+            [sys.executable, "-m", "celery", "-A", "neardup.verifier.celery_app", "worker", "--pool=solo",
              "-Q", env["NEARDUP_QUEUE"], "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h",
              "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -125,9 +125,9 @@ def _start_workers(n: int, env: dict[str, str], log_dir: Path) -> list[subproces
 def bench_pipeline(
     n_docs: int, workers: int, batch: int, engine: str | None = None, url: str | None = None
 ) -> dict[str, Any]:
-    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
-    from ingest.settings import Settings
-    from ingest.store import client_from_env, engine_settings, open_store
+    from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
+    from neardup.ingest.settings import Settings
+    from neardup.ingest.store import client_from_env, engine_settings, open_store
 
     overrides = {"NEARDUP_ENGINE": engine or "", "OPENSEARCH_URL": url or ""}
     settings = engine_settings(Settings.from_env({**os.environ, **overrides}))
@@ -180,7 +180,7 @@ def bench_pipeline(
             children = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run(
-                [sys.executable, "-m", "ingest.cli", "ingest", str(path), "--wait",
+                [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(path), "--wait",
                  "--no-progress", "--index", pipe_index, "--batch", str(batch)],
                 cwd=ROOT, env=env, capture_output=True, text=True, timeout=7200,
             )
@@ -281,7 +281,7 @@ def _worker_phases(log_dir: Path, n: int) -> dict[str, Any]:
 
 
 def _drop_templates(client: Any, *indices: str) -> None:
-    from ingest.mappings import template_names
+    from neardup.ingest.mappings import template_names
 
     for index in indices:
         names = template_names(index)
@@ -315,7 +315,7 @@ def bench_dedup(n_docs: int) -> dict[str, Any]:
         write_jsonl(path, bench_corpus(n_docs))
         t0 = time.perf_counter()
         proc = subprocess.run(
-            [sys.executable, "-m", "ingest.cli", "dedup", str(path), "-o", os.devnull,
+            [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(path), "-o", os.devnull,
              "--no-progress"],
             cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
             capture_output=True, text=True, timeout=4 * 3600,

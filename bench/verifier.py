@@ -3,7 +3,7 @@
     python bench/verifier.py [--pairs 300] [--python-pairs 10] [--seed 0] [--repeat 5] [--runs 1]
 
 For near-duplicate and non-duplicate pairs (see bench/_pairs.py) this times, on one core:
-``verifier.compare`` with the compiled implementation (skeleton, Myers O(ND), TLCS, verdict),
+``neardup.verifier.compare`` with the compiled implementation (skeleton, Myers O(ND), TLCS, verdict),
 ``rapidfuzz.distance.LCSseq.similarity`` (LCS length only, bit-parallel O(nm/64)) and the
 pure-Python reference (fewer pairs). Each timing is the best of ``--repeat`` rounds in which
 the functions take turns, measured in CPU time of the process (``time.process_time``: time
@@ -24,11 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _pairs import PairGenerator  # noqa: E402
+from neardup.verifier import _lcs_py  # noqa: E402
+from neardup.verifier.compare import DEFAULT_CONFIG, compare  # noqa: E402
+from neardup.verifier.lcs import implementation  # noqa: E402
 from rapidfuzz.distance import LCSseq  # noqa: E402
-
-from verifier import _lcs_py  # noqa: E402
-from verifier.compare import DEFAULT_CONFIG, compare  # noqa: E402
-from verifier.lcs import implementation  # noqa: E402
 
 
 def rates(

@@ -8,19 +8,19 @@ Step 1 of the method only has to bring true near-duplicates together as *candida
   one non-stoplisted term, keeping the top ``k`` by number of shared terms (ties by id), as the
   store's ``candidates(doc, k)`` does;
 * **coverage (TLCS)**, the paper's definition: of the pairs the verifier
-  (:func:`verifier.compare.compare` on the full texts) judges similar, the share that are
+  (:func:`neardup.verifier.compare.compare` on the full texts) judges similar, the share that are
   candidates — here over *all* pairs of the corpus (unrelated pairs are rejected early by the
   verifier's skeleton bound, so a corpus of ~1,000 documents takes tens of seconds); reported as
   the share of pairs and, as the paper words it, the mean over documents of x/X (similar
   documents found among its candidates / similar documents in the whole corpus);
 * **candidates per document**: the average size of that candidate list (the verification cost).
 
-Terms are what the product indexes: :func:`ingest.fingerprint.index_terms` of each document's
-main content (:func:`ingest.extract.document_texts`; the zero-fingerprint term included), and
-the stoplist is the product's rule (:mod:`ingest.stoplist`) applied to the corpus' own term
+Terms are what the product indexes: :func:`neardup.ingest.fingerprint.index_terms` of each document's
+main content (:func:`neardup.ingest.extract.document_texts`; the zero-fingerprint term included), and
+the stoplist is the product's rule (:mod:`neardup.ingest.stoplist`) applied to the corpus' own term
 frequencies. Everything is a pure function over an inverted index ``term -> document ids`` held
-in a dict; no store, no server. ``python -m evaluation.coverage`` prints the figures for the
-development corpora of :mod:`evaluation.datasets`.
+in a dict; no store, no server. ``python -m neardup.evaluation.coverage`` prints the figures for the
+development corpora of :mod:`neardup.evaluation.datasets`.
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any
 
-from evaluation import datasets
-from ingest.errors import DocumentError
-from ingest.extract import DocumentText, document_texts
-from ingest.fingerprint import PROFILES, FingerprintConfig, index_terms
-from ingest.stoplist import StoplistConfig, compute_stoplist
-from ingest.store.ranking import candidate_terms, rank_candidates
-from verifier.compare import DEFAULT_CONFIG, compare
-from verifier.errors import VerifierInputError
+from neardup.evaluation import datasets
+from neardup.ingest.errors import DocumentError
+from neardup.ingest.extract import DocumentText, document_texts
+from neardup.ingest.fingerprint import PROFILES, FingerprintConfig, index_terms
+from neardup.ingest.stoplist import StoplistConfig, compute_stoplist
+from neardup.ingest.store.ranking import candidate_terms, rank_candidates
+from neardup.verifier.compare import DEFAULT_CONFIG, compare
+from neardup.verifier.errors import VerifierInputError
 
 _PAPER_STOPLIST = StoplistConfig()  # the paper's thresholds (the product default)
 
@@ -111,7 +111,7 @@ def top_candidates(
     for term in dict.fromkeys(terms):
         shared.update(index.get(term, ()))
     shared.pop(doc_id, None)
-    # the store's rule (ingest.store.ranking); a corpus has no ingest order, so ties go by id
+    # the store's rule (neardup.ingest.store.ranking); a corpus has no ingest order, so ties go by id
     return [(c.id, c.shared) for c in rank_candidates(shared, k)]
 
 
@@ -158,7 +158,7 @@ def corpus_stoplist(
     sites: Mapping[str, str | None],
     config: StoplistConfig = _PAPER_STOPLIST,
 ) -> frozenset[str]:
-    """The product's stoplist rule (:func:`ingest.stoplist.compute_stoplist`) on the corpus' own
+    """The product's stoplist rule (:func:`neardup.ingest.stoplist.compute_stoplist`) on the corpus' own
     term frequencies: ``(documents, distinct known sites)`` per term."""
     docs_of: dict[str, int] = Counter()
     sites_of: dict[str, set[str]] = defaultdict(set)
@@ -240,7 +240,7 @@ class TlcsCoverage:
 
 
 def similar_pairs(texts: Mapping[str, str], verify_config: Any = None) -> set[tuple[str, str]]:
-    """All pairs ``(a, b)`` (``a < b``) of ``texts`` that :func:`verifier.compare.compare`
+    """All pairs ``(a, b)`` (``a < b``) of ``texts`` that :func:`neardup.verifier.compare.compare`
     judges similar. Quadratic in the number of documents: for development corpora."""
 
     config = verify_config or DEFAULT_CONFIG
@@ -314,7 +314,7 @@ def _dev_corpora() -> Iterable[tuple[str, list[dict[str, Any]]]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m evaluation.coverage",
+        prog="python -m neardup.evaluation.coverage",
         description="Candidate coverage of the fingerprints on the development corpora.",
     )
     parser.add_argument("--profile", choices=sorted(PROFILES), default="web")

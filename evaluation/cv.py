@@ -11,7 +11,7 @@ two are provided:
 * :class:`ThresholdRule` — one score, similar when ``score >= t``; ``t`` is swept over the
   midpoints between consecutive distinct training scores (:func:`best_threshold`), maximising
   F1 (the "best threshold" of a baseline);
-* :class:`ContentRule` — the content decision of :mod:`verifier.verdict` over precomputed
+* :class:`ContentRule` — the content decision of :mod:`neardup.verifier.verdict` over precomputed
   features: similar when ``max(word_resemble, tlcs_resemble) >= t1`` and ``core_resemble >=
   t2``; ``t1``, ``t2`` on a grid (step 0.025), maximising F1 or, with ``min_precision``,
   recall subject to training precision >= ``min_precision``.
@@ -69,7 +69,7 @@ def confusion(labels: Sequence[bool], preds: Sequence[bool]) -> tuple[int, int, 
 
 def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     """Precision, recall, F1 (precision 1.0 when nothing is predicted, recall 1.0 without
-    positives, as :class:`evaluation.evaluate.Confusion` counts them).
+    positives, as :class:`neardup.evaluation.evaluate.Confusion` counts them).
 
     >>> prf(3, 1, 1)
     (0.75, 0.75, 0.75)

@@ -38,8 +38,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ingest.errors import NeardupError
-from ingest.settings import Settings
+from neardup.ingest.errors import NeardupError
+from neardup.ingest.settings import Settings
 
 __all__ = [
     "DATASETS",
@@ -830,7 +830,7 @@ def pydoc_pairs(
     larger than ``max_chars`` are left out to keep runs short.
 
     The source side is the document field ``rst``, so every method sees the extractor's plain
-    text of it (:func:`ingest.extract.rst_text`: docutils, roles and directives rendered as
+    text of it (:func:`neardup.ingest.extract.rst_text`: docutils, roles and directives rendered as
     Sphinx does), not the raw markup."""
     _split_range(2, split)
     seed = _SPLIT_SEED[split] if seed is None else seed
@@ -1113,7 +1113,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "pairs",
         "web",
         lambda split, n=None, seed=None: __import__(
-            "evaluation.webis", fromlist=["webis_records"]
+            "neardup.evaluation.webis", fromlist=["webis_records"]
         ).webis_records(split, n, seed),
         "Webis ECIR 2020 human-judged web/news pairs (dev half); report: evaluation/webis.py",
         sources=("webis",),

@@ -1,9 +1,9 @@
 """Detection quality of neardup's LCS/TLCS method against the baselines (``neardup eval``).
 
-Two modes, both on labelled data (see :mod:`evaluation.datasets`):
+Two modes, both on labelled data (see :mod:`neardup.evaluation.datasets`):
 
 * **pairs** — every method decides every labelled pair. Ours: text of each side (the
-  extractor), then :func:`verifier.compare.compare`. A baseline: ``fit`` on all texts of the
+  extractor), then :func:`neardup.verifier.compare.compare`. A baseline: ``fit`` on all texts of the
   dataset (unsupervised statistics only, never the labels), ``signature`` per text, then
   ``similar(signature(a), signature(b))``.
 * **corpus** — every method proposes candidate pairs with its own scheme (ours: the paper's
@@ -13,7 +13,7 @@ Two modes, both on labelled data (see :mod:`evaluation.datasets`):
   partition, so a true pair that never became a candidate counts as missed.
 
 Metrics are for the duplicate class. "Same-template" numbers restrict the negatives to those
-whose two pages share one site template (kinds in :data:`evaluation.datasets.SAME_TEMPLATE_KINDS`,
+whose two pages share one site template (kinds in :data:`neardup.evaluation.datasets.SAME_TEMPLATE_KINDS`,
 the paper's hardest case): precision there is TP / (TP + FP on those negatives).
 """
 
@@ -30,15 +30,15 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from evaluation import coverage
-from evaluation.baselines import BASELINES, get_baseline
-from evaluation.baselines.errors import BaselineUnavailable
-from evaluation.datasets import SAME_TEMPLATE_KINDS
-from ingest.extract import document_text, document_texts
-from ingest.fingerprint import fingerprints
-from ingest.pipeline import fingerprint_config as by_profile
-from verifier.compare import compare
-from verifier.config import VerifyConfig
+from neardup.evaluation import coverage
+from neardup.evaluation.baselines import BASELINES, get_baseline
+from neardup.evaluation.baselines.errors import BaselineUnavailable
+from neardup.evaluation.datasets import SAME_TEMPLATE_KINDS
+from neardup.ingest.extract import document_text, document_texts
+from neardup.ingest.fingerprint import fingerprints
+from neardup.ingest.pipeline import fingerprint_config as by_profile
+from neardup.verifier.compare import compare
+from neardup.verifier.config import VerifyConfig
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -283,7 +283,7 @@ def doc_text(doc: Mapping[str, Any], normalize: str | None = None) -> str:
 
 
 def verify_config(profile: str = "web", overrides: Mapping[str, Any] | None = None) -> Any:
-    """The :class:`verifier.config.VerifyConfig` of a profile with ``overrides`` applied."""
+    """The :class:`neardup.verifier.config.VerifyConfig` of a profile with ``overrides`` applied."""
 
     base = VerifyConfig.profile(profile)
     return base.replace(**dict(overrides)) if overrides else base
@@ -350,7 +350,7 @@ def _progress(iterable: Iterable[Any], desc: str, total: int | None, show: bool)
 def texts_of(doc: Mapping[str, Any], normalize: str | None = None) -> tuple[str, str]:
     """``(text, verified)`` of a page in one extraction: the text the baselines see
     (:func:`doc_text`) and the one our verifier compares, as the product does — the main
-    content of an HTML page (:func:`verifier.compare.verified_text`), the text otherwise."""
+    content of an HTML page (:func:`neardup.verifier.compare.verified_text`), the text otherwise."""
     both = document_texts(doc, to_simplified=normalize == "t2s")
     return both.text, both.content
 
@@ -513,8 +513,8 @@ def product_candidates(
     docs: Sequence[Mapping[str, Any]], profile: str = "web", top_k: int = 20
 ) -> set[tuple[str, str]]:
     """Our step 1 as the product runs it: index terms of each document's *main content*
-    (:func:`evaluation.coverage.corpus_terms`: :func:`ingest.fingerprint.index_terms` of
-    :func:`ingest.extract.document_texts`), the stoplist rule on the corpus' own term
+    (:func:`neardup.evaluation.coverage.corpus_terms`: :func:`neardup.ingest.fingerprint.index_terms` of
+    :func:`neardup.ingest.extract.document_texts`), the stoplist rule on the corpus' own term
     frequencies, then each document's top-``top_k`` documents by shared terms."""
 
     def texts_of(doc: Mapping[str, Any]) -> Any:

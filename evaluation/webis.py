@@ -14,8 +14,8 @@ The report (:func:`evaluate_webis`) has three parts:
   the content rule are refitted on the training folds (grid 0.025; ``web``: best F1;
   ``precise``: best recall with training precision >= 0.97) and applied to the held-out fold;
   P / R / F1 pooled over the folds, mean (and spread) over several seeded fold draws
-  (:mod:`evaluation.cv`). The features are computed once per pair
-  (:func:`verifier.verdict.content_features`, with rule 1's bound disabled so that every pair
+  (:mod:`neardup.evaluation.cv`). The features are computed once per pair
+  (:func:`neardup.verifier.verdict.content_features`, with rule 1's bound disabled so that every pair
   is aligned in full);
 * **anchors, tuned in hindsight** — each baseline score swept over its threshold on all pairs
   (the best F1 any threshold reaches: an upper bound nobody could have chosen beforehand), and
@@ -37,18 +37,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation import cv
-from evaluation.baselines._text import tokens
-from evaluation.baselines.minhash_lsh import MinHashLSHBaseline
-from evaluation.baselines.shingling import shingles
-from evaluation.baselines.simhash import SimHash
-from evaluation.datasets import DatasetUnavailable, shared_data_dir, shared_file
-from evaluation.evaluate import _table as table
-from evaluation.evaluate import doc_text
-from ingest.settings import Settings
-from verifier import verdict
-from verifier.compare import compare
-from verifier.config import VerifyConfig
+from neardup.evaluation import cv
+from neardup.evaluation.baselines._text import tokens
+from neardup.evaluation.baselines.minhash_lsh import MinHashLSHBaseline
+from neardup.evaluation.baselines.shingling import shingles
+from neardup.evaluation.baselines.simhash import SimHash
+from neardup.evaluation.datasets import DatasetUnavailable, shared_data_dir, shared_file
+from neardup.evaluation.evaluate import _table as table
+from neardup.evaluation.evaluate import doc_text
+from neardup.ingest.settings import Settings
+from neardup.verifier import verdict
+from neardup.verifier.compare import compare
+from neardup.verifier.config import VerifyConfig
 
 __all__ = [
     "WEBIS_DATASETS",
@@ -119,7 +119,7 @@ def load_webis(path: str | Path | None = None) -> list[dict[str, Any]]:
 def webis_records(split: str = "dev", n: int | None = None, seed: int | None = None) -> list[
     dict[str, Any]
 ]:
-    """The registry's builder (:data:`evaluation.datasets.DATASETS`): the dev pairs only."""
+    """The registry's builder (:data:`neardup.evaluation.datasets.DATASETS`): the dev pairs only."""
     if split != "dev":
         raise DatasetUnavailable(
             "webis-dev has a dev split only (the judged test half is held out for acceptance)"

@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Compiled candidate index of the embedded ``neardup dedup`` (:class:`CandidateTable`).
 
-The rule is :class:`ingest.commands.dedup.CandidateIndex`'s (which owns the documentation):
+The rule is :class:`neardup.ingest.commands.dedup.CandidateIndex`'s (which owns the documentation):
 documents are added in ``(seq, id)`` order and :meth:`CandidateTable.add` returns the top-``k``
 earlier documents sharing at least one distinct term, by shared count desc, then ``seq``, then
 ``id`` — since documents come in ``(seq, id)`` order, their ordinals (0, 1, 2, ...) *are*

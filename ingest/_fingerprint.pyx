@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled twin of :func:`ingest.fingerprint.fingerprints` (the hot path of step 1).
+"""Compiled twin of :func:`neardup.ingest.fingerprint.fingerprints` (the hot path of step 1).
 
 One pass over the raw text finds the sentence breaks (the rules of
-:func:`ingest.sentences.is_break`) and builds each sentence's key in a C buffer, with its width:
+:func:`neardup.ingest.sentences.is_break`) and builds each sentence's key in a C buffer, with its width:
 a loop specialised per string kind (1, 2 or 4 bytes per code point) reads one packed table
 entry per code point (class, key length, width and — for one-byte keys, i.e. ASCII letters and
 digits — the key byte itself) and appends that byte without branching on the character; "\n",
@@ -12,8 +12,8 @@ interpreter's Unicode database), once per user: a cache file keyed by their sour
 in C, tested against hashlib) into a C array, duplicates dropped through a small hash table;
 then per rotation each digest's bucket (its value mod m, carried from one rotation to the
 next), its order (two big-endian 64-bit loads) and the top-Y of each bucket in small sorted
-arrays; combination and base64url in C. The reference (:mod:`ingest.fingerprint`,
-:mod:`ingest.sentences`) owns the documentation; tests assert identical output.
+arrays; combination and base64url in C. The reference (:mod:`neardup.ingest.fingerprint`,
+:mod:`neardup.ingest.sentences`) owns the documentation; tests assert identical output.
 """
 
 import array
@@ -25,8 +25,8 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-from ingest import sentences as _s
-from ingest.sentences import ABBREVIATIONS
+from neardup.ingest import sentences as _s
+from neardup.ingest.sentences import ABBREVIATIONS
 
 cdef extern from "Python.h":
     str PyUnicode_DecodeASCII(const char* s, Py_ssize_t size, const char* errors)
@@ -173,7 +173,7 @@ cdef extern from *:
 
 
 # --- per-code-point tables --------------------------------------------------------------------
-# For every BMP code point: its class (ingest.sentences.char_class flags) and its key (UTF-8
+# For every BMP code point: its class (neardup.ingest.sentences.char_class flags) and its key (UTF-8
 # bytes at _koff[cp] in _KBLOB, _klen[cp] bytes, width _kw[cp]). Built once from the reference
 # functions themselves; astral code points ask them directly (rare).
 
@@ -194,7 +194,7 @@ assert (STOP, PERIOD, SPACE, CLOSER, CJK, ALPHA, UPPER) == (
 
 
 def _build_tables():
-    """Character-class and width tables for the BMP, built once from ``ingest.sentences``."""
+    """Character-class and width tables for the BMP, built once from ``neardup.ingest.sentences``."""
     char_class = _s.char_class.__wrapped__  # uncached: 65536 entries would flush its cache
     cls = bytearray(0x10000)
     klen = bytearray(0x10000)
@@ -221,7 +221,7 @@ def _build_all():
     wide, packed (native uint32) and the key blob."""
     cls, klen, kw, koff, blob = _build_tables()
     # Width of a key character (for chunk widths): 2 for the BMP code points that
-    # ingest.sentences.width counts as 2, else 1; astral code points ask width() (rare).
+    # neardup.ingest.sentences.width counts as 2, else 1; astral code points ask width() (rare).
     wide = bytes(
         _s.width(chr(cp)) == 2 if not 0xD800 <= cp < 0xE000 else 0 for cp in range(0x10000)
     )
@@ -263,8 +263,8 @@ def _cached_tables():
         b"fp-tables-1", source, unicodedata.unidata_version.encode(), sys.version.encode(),
         sys.byteorder.encode(), str(array.array("I").itemsize).encode(),
     ])).hexdigest()[:32]
-    from ingest.errors import ConfigError
-    from ingest.settings import Settings
+    from neardup.ingest.errors import ConfigError
+    from neardup.ingest.settings import Settings
 
     try:
         base = os.path.expanduser(Settings.from_env().cache_dir)
@@ -323,7 +323,7 @@ cdef inline int _class(Py_UCS4 c):
 
 
 cdef bint _period_breaks(int kind, void* data, Py_ssize_t n, Py_ssize_t i, str text):
-    """is_break for a PERIOD character at i (see ingest.sentences.is_break)."""
+    """is_break for a PERIOD character at i (see neardup.ingest.sentences.is_break)."""
     cdef Py_ssize_t j
     if (i + 1 < n and _class(PyUnicode_READ(kind, data, i + 1)) & PERIOD) or (
         i > 0 and _class(PyUnicode_READ(kind, data, i - 1)) & PERIOD
@@ -392,7 +392,7 @@ cdef int _add_digest(Digests* ds, const char* key, Py_ssize_t n, long w) except 
 
 
 cdef struct Chunking:
-    long above  # ingest.fingerprint.CHUNK_ABOVE ...
+    long above  # neardup.ingest.fingerprint.CHUNK_ABOVE ...
     long least
     long most
     uint32_t div
@@ -407,7 +407,7 @@ cdef inline long _char_width(uint32_t cp) except -1:
 cdef int _add_key(Digests* out, const char* key, Py_ssize_t n, long w, int x,
                   const Chunking* ck) except -1:
     """Add the digest of one sentence key (UTF-8, width w) — or, when it is wider than
-    ck.above, of its content-defined chunks: see ingest.fingerprint.chunk_key."""
+    ck.above, of its content-defined chunks: see neardup.ingest.fingerprint.chunk_key."""
     cdef Py_ssize_t i = 0, start = 0, ps = -1, pe = 0
     cdef long cw = 0, pw = 0
     cdef uint32_t cp, a = 0, b = 0, h

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Compiled checks of the input layer (:mod:`ingest.records`): which characters a text holds
+"""Compiled checks of the input layer (:mod:`neardup.ingest.records`): which characters a text holds
 that a page may not keep as they are. One pass over the string's own storage (1, 2 or 4 bytes a
 code point) instead of a regular expression scan and a UTF-8 encoding (the two took about a
 tenth of ``neardup compare`` on plain text); ``records.py`` holds the pure-Python twin, which a

@@ -1,4 +1,4 @@
-"""`neardup` console script: one sub-command per module in :mod:`ingest.commands`.
+"""`neardup` console script: one sub-command per module in :mod:`neardup.ingest.commands`.
 
 Each command module exposes ``add_parser(subparsers)`` (registers its arguments and sets
 ``func``) and is imported by name only when its command runs. ``func(args, settings)`` runs the
@@ -18,10 +18,10 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from ingest.errors import ConfigError
-from ingest.settings import Settings
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.settings import Settings
 
-# Command name -> one-line help. A command's module (``ingest.commands.<name>``) is imported
+# Command name -> one-line help. A command's module (``neardup.ingest.commands.<name>``) is imported
 # only when that command runs: ``neardup compare`` never loads a web server, an engine client
 # or a broker, and a broken optional dependency of one command never breaks the others.
 COMMANDS: dict[str, str] = {
@@ -88,7 +88,7 @@ def build_parser(command: str | None = None, *, listed: bool = True) -> argparse
     sub.required = True
     for name, summary in COMMANDS.items():
         if name == command:
-            importlib.import_module(f"ingest.commands.{name}").add_parser(sub)
+            importlib.import_module(f"neardup.ingest.commands.{name}").add_parser(sub)
         elif listed or command is None:
             sub.add_parser(name, help=summary)
     return parser
@@ -126,12 +126,12 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
 
 
 def _store_error(exc: BaseException, *names: str) -> bool:
-    """Whether ``exc`` is one of the store's errors ``names`` (:mod:`ingest.store.errors`).
+    """Whether ``exc`` is one of the store's errors ``names`` (:mod:`neardup.ingest.store.errors`).
 
     The store is loaded by the commands that use it, never here: ``neardup compare`` does
     without it (about 3 ms of start-up). An exception of one of its classes implies the
     module is loaded, so when it is not, ``exc`` is none of them."""
-    errors = sys.modules.get("ingest.store.errors")
+    errors = sys.modules.get("neardup.ingest.store.errors")
     return errors is not None and isinstance(exc, tuple(getattr(errors, n) for n in names))
 
 

@@ -7,9 +7,9 @@ errors (a bad page: count it, report it against its id, carry on)::
     ├── ConfigError(ValueError)        invalid configuration or argument
     └── DocumentError                  one document could not be processed; carries doc_id
         ├── InvalidRecord              the record is not readable: not UTF-8, not JSON, not an
-        │                              object, nested too deep (ingest.records)
+        │                              object, nested too deep (neardup.ingest.records)
         ├── InvalidField               a field breaks a rule: a bad id, a text that is not a
-        │                              string, a url over its limit (ingest.records)
+        │                              string, a url over its limit (neardup.ingest.records)
         ├── DuplicateId                an id seen earlier in the same input
         ├── ExtractError               HTML/bytes could not be turned into text
         │   ├── DocumentTooLarge       input over the size limit
@@ -79,13 +79,13 @@ class DocumentError(NeardupError):
 
 
 class InvalidRecord(DocumentError):
-    """The record cannot be read as a JSON object (see :mod:`ingest.records`)."""
+    """The record cannot be read as a JSON object (see :mod:`neardup.ingest.records`)."""
 
     type = "parse_exception"
 
 
 class InvalidField(DocumentError):
-    """A field of the record breaks its rule (see :mod:`ingest.records`)."""
+    """A field of the record breaks its rule (see :mod:`neardup.ingest.records`)."""
 
     type = "illegal_argument_exception"
 

@@ -4,7 +4,7 @@
   ``noscript``, ``template``, ``head`` metadata, comments and processing instructions are
   dropped; every block-level element (p, div, li, tr, td, br, h1-h6, pre, article, section, …)
   is set apart by a blank line (``"\n\n"``), the plain-text paragraph break, so block
-  boundaries act as sentence breaks for :mod:`ingest.sentences` (which reads a single line
+  boundaries act as sentence breaks for :mod:`neardup.ingest.sentences` (which reads a single line
   break as a soft wrap inside a paragraph, as in hard-wrapped reST, Markdown or e-mail).
 * **Charset** (for ``bytes`` input), first that applies: a byte-order mark; the HTTP
   ``Content-Type`` charset hint; ``<meta charset>`` / ``<meta http-equiv="Content-Type">`` in
@@ -51,8 +51,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
-from ingest.settings import Settings
+from neardup.ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
+from neardup.ingest.settings import Settings
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

@@ -3,9 +3,9 @@
 For one document:
 
 1. split the text into sentences and take each sentence's *key* — casefolded, letters and
-   digits only (:mod:`ingest.sentences`); cut a key wider than :data:`CHUNK_ABOVE` into
+   digits only (:mod:`neardup.ingest.sentences`); cut a key wider than :data:`CHUNK_ABOVE` into
    content-defined chunks (:func:`chunk_key`); keep the distinct keys (chunks) wider than X
-   (width, GBK-equivalent units, :mod:`verifier.units`);
+   (width, GBK-equivalent units, :mod:`neardup.verifier.units`);
 2. take the MD5 digest of each key (UTF-8) and put it in bucket ``int(digest) mod m``;
 3. in every bucket, take the Y keys with the smallest digests; when there are Y of them and
    together they cover more than Z, combine their digests (smallest first) into one 128-bit
@@ -22,7 +22,7 @@ across billions of terms). A document with no fingerprint (too little text) is s
 can only meet its exact copies, through :func:`body_hash` (see :func:`index_terms` and
 docs/fingerprints.md).
 
-Two implementations give identical output: the compiled one (:mod:`ingest._fingerprint`, used
+Two implementations give identical output: the compiled one (:mod:`neardup.ingest._fingerprint`, used
 when built) and this module's plain-Python reference. ``NEARDUP_FP_IMPL=python|cython`` forces
 one; forcing ``cython`` without the built extension is an error.
 """
@@ -35,13 +35,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
-from ingest.errors import ConfigError
-from ingest.sentences import normalize_text, sentence_keys, width
-from ingest.settings import Settings
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.sentences import normalize_text, sentence_keys, width
+from neardup.ingest.settings import Settings
 
 _compiled: ModuleType | None
 try:
-    from ingest import _fingerprint as _compiled
+    from neardup.ingest import _fingerprint as _compiled
 except ImportError:  # not built (pure-Python install): the reference is used
     _compiled = None
 
@@ -132,7 +132,7 @@ PAPER = FingerprintConfig(min_sentence=10, per_bucket=4, min_cover=100, buckets=
 
 PROFILES: dict[str, FingerprintConfig] = {
     # Web pages: the paper's X and m, Y = 2 sentences covering > 50 (25 CJK characters), the
-    # fingerprints taken from the main content of a page (ingest.extract.document_texts). Y = 4
+    # fingerprints taken from the main content of a page (neardup.ingest.extract.document_texts). Y = 4
     # misses near-duplicates whose small edits are spread over many paragraphs; Y = 2 on the
     # full text fills the top-k with pages sharing only a site template. Measured in
     # docs/fingerprints.md ("Candidate coverage").
@@ -158,7 +158,7 @@ def fingerprints(
 
     Deterministic, in order of rotation then bucket. ``len(result)`` is the document's
     fingerprint count (the paper orders documents by it when grouping). ``normalized`` is
-    accepted for callers that already hold :func:`ingest.sentences.normalize_text` output
+    accepted for callers that already hold :func:`neardup.ingest.sentences.normalize_text` output
     (the result is the same either way).
 
     >>> len(fingerprints("too short")), len(FingerprintConfig().identity)
@@ -182,7 +182,7 @@ def fingerprints(
 
 
 def fingerprints_of_keys(keys: Iterable[str], config: FingerprintConfig) -> list[str]:
-    """Fingerprints from sentence keys (:func:`ingest.sentences.sentence_keys`); the reference."""
+    """Fingerprints from sentence keys (:func:`neardup.ingest.sentences.sentence_keys`); the reference."""
     x = config.min_sentence
     chosen: dict[bytes, int] = {}  # digest -> width, distinct keys
     for key in keys:
@@ -244,12 +244,12 @@ def body_hash(text: str, *, normalized: bool = False, min_sentence: int = 10) ->
     """``"b:"`` + base64url MD5 of the document's sentence keys: the exact-copy term.
 
     A keyword term that lets copies meet when they have no fingerprint (very short documents).
-    It hashes the keys (:func:`ingest.sentences.sentence_keys`, one per line) of the sentences
+    It hashes the keys (:func:`neardup.ingest.sentences.sentence_keys`, one per line) of the sentences
     wider than ``min_sentence`` (X) — or of all sentences when none is — so, like the
     fingerprints, it ignores white space, punctuation, markup, case and width forms, and a
     short heading or label ("Note") next to the text. Text without any letter or digit hashes
     its normalised form with all white space removed. ``normalized`` is accepted for callers
-    holding :func:`ingest.sentences.normalize_text` output (the result is the same).
+    holding :func:`neardup.ingest.sentences.normalize_text` output (the result is the same).
 
     >>> body_hash("Hello  world") == body_hash("Hello\\nworld ") == body_hash("Ｈｅｌｌｏ, world!")
     True
@@ -271,11 +271,11 @@ def index_terms(
 
     ``content`` is the text to fingerprint when it differs from the stored ``text``: the main
     content of an HTML page without its navigation, header, footer and sidebars
-    (:func:`ingest.extract.document_texts`), so pages of one site template do not share
+    (:func:`neardup.ingest.extract.document_texts`), so pages of one site template do not share
     fingerprints made of template sentences. The zero-fingerprint rule: the paper drops such
     documents; we keep them, as singletons that still meet their exact copies (same keys).
 
-    Keys and breaks are defined on the raw text (per character; see :mod:`ingest.sentences`),
+    Keys and breaks are defined on the raw text (per character; see :mod:`neardup.ingest.sentences`),
     so no whole-text normalisation is done here.
     """
     source = text if content is None else content
@@ -352,13 +352,13 @@ def _pick_impl(choice: str) -> str:
         raise ConfigError(f"NEARDUP_FP_IMPL must be 'python' or 'cython', got {impl!r}")
     if impl == "cython" and _compiled is None:
         raise ConfigError(
-            "NEARDUP_FP_IMPL=cython but ingest._fingerprint is not built "
+            "NEARDUP_FP_IMPL=cython but neardup.ingest._fingerprint is not built "
             "(pip install -e .)"
         )
     return impl or ("cython" if _compiled is not None else "python")
 
 
-# Chosen once, at import, like verifier.lcs: the module's functions are bound to one of the two.
+# Chosen once, at import, like neardup.verifier.lcs: the module's functions are bound to one of the two.
 _IMPL = _pick_impl(Settings.from_env().fp_impl)
 
 

@@ -26,7 +26,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from ingest.errors import ConfigError
+from neardup.ingest.errors import ConfigError
 
 __all__ = [
     "TEMPLATE_FILES",
@@ -51,7 +51,7 @@ def mappings_dir(directory: Path | None = None) -> Path:
     shipped as package data)."""
     if directory is not None:
         return Path(directory)
-    packaged = Path(str(files("mappings")))
+    packaged = Path(str(files("neardup.mappings")))
     if (packaged / "pages-template.json").is_file():
         return packaged
     raise ConfigError(

@@ -1,7 +1,7 @@
-"""JSONL lines → validated documents → :class:`~ingest.store.base.StoredDocument` with fingerprints.
+"""JSONL lines → validated documents → :class:`~neardup.ingest.store.base.StoredDocument` with fingerprints.
 
 Step 1 of the method as the batch tools see it, shared by ``neardup ingest``, ``neardup dedup``
-and the HTTP server. Records are decoded and validated by :mod:`ingest.records` (the input
+and the HTTP server. Records are decoded and validated by :mod:`neardup.ingest.records` (the input
 layer every path uses); every line yields exactly one :class:`Prepared` — a document or a
 per-document error with its line, its type and the id when one could be read — so a bad line
 never stops a run.
@@ -21,10 +21,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.errors import ConfigError, DocumentError, DuplicateId, ExtractError
-from ingest.extract import document_texts
-from ingest.fingerprint import PROFILES, index_terms
-from ingest.records import (
+from neardup.ingest.errors import ConfigError, DocumentError, DuplicateId, ExtractError
+from neardup.ingest.extract import document_texts
+from neardup.ingest.fingerprint import PROFILES, index_terms
+from neardup.ingest.records import (
     DEFAULT_LIMITS,
     Limits,
     Page,
@@ -34,7 +34,7 @@ from ingest.records import (
     validate_id,
     validate_page,
 )
-from ingest.store.base import StoredDocument
+from neardup.ingest.store.base import StoredDocument
 
 __all__ = [
     "MAX_DOC_BYTES",
@@ -46,7 +46,7 @@ __all__ = [
     "read_lines",
 ]
 
-# The default limits (ingest.records.Limits; NEARDUP_MAX_DOC_BYTES moves the first).
+# The default limits (neardup.ingest.records.Limits; NEARDUP_MAX_DOC_BYTES moves the first).
 MAX_DOC_BYTES = DEFAULT_LIMITS.max_doc_bytes
 MAX_ID_BYTES = DEFAULT_LIMITS.max_id_bytes
 
@@ -54,7 +54,7 @@ MAX_ID_BYTES = DEFAULT_LIMITS.max_id_bytes
 @dataclass(slots=True)
 class Prepared:
     """One input line after step 1: ``doc`` or ``error`` (never both); ``error_type`` is the
-    error's kind (:attr:`ingest.errors.DocumentError.type`)."""
+    error's kind (:attr:`neardup.ingest.errors.DocumentError.type`)."""
 
     line_no: int  # 1-based
     id: str | None
@@ -73,7 +73,7 @@ class Prepared:
 
 
 def fingerprint_config(profile: str = "web") -> Any:
-    """The :class:`~ingest.fingerprint.FingerprintConfig` of a named profile (web|short)."""
+    """The :class:`~neardup.ingest.fingerprint.FingerprintConfig` of a named profile (web|short)."""
 
     try:
         return PROFILES[profile]
@@ -85,7 +85,7 @@ def read_lines(
     path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS
 ) -> Iterator[tuple[int, bytes | DocumentError]]:
     """``(line_no, raw bytes)`` of every non-blank line of a JSONL file (``-`` = stdin); a line
-    over the record limit comes as its error (:func:`ingest.records.read_jsonl`)."""
+    over the record limit comes as its error (:func:`neardup.ingest.records.read_jsonl`)."""
     return read_jsonl(path, limits)
 
 
@@ -93,9 +93,9 @@ def prepare_document(
     obj: Page | Mapping[str, Any], seq: int, config: Any, limits: Limits = DEFAULT_LIMITS
 ) -> StoredDocument:
     """Extract the text of a page and fingerprint it; a mapping is validated first
-    (:func:`ingest.records.validate_page`).
+    (:func:`neardup.ingest.records.validate_page`).
 
-    Raises :class:`~ingest.errors.DocumentError` (with the id) for a bad document.
+    Raises :class:`~neardup.ingest.errors.DocumentError` (with the id) for a bad document.
     """
     page = obj if isinstance(obj, Page) else validate_page(obj, limits)
     doc_id = page.id or ""
@@ -151,7 +151,7 @@ def prepare_lines(
 ) -> Iterator[Prepared]:
     """One :class:`Prepared` per line, in input order; ``seq = seq_base + line_no``.
 
-    ``limits`` (default: :data:`ingest.records.DEFAULT_LIMITS` with ``max_doc_bytes`` when
+    ``limits`` (default: :data:`neardup.ingest.records.DEFAULT_LIMITS` with ``max_doc_bytes`` when
     given) are the input rules. A repeated id is an error for the repeat: the first record
     with a valid id claims it, even when the rest of that record is bad. With a pool, at most
     ``ahead`` pages (or two chunks per process, if more) are read before the caller takes them.

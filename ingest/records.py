@@ -3,7 +3,7 @@
 Every path that takes pages — ``neardup compare``, ``dedup``, ``ingest``, ``POST /documents``,
 ``/_bulk`` and the verification workers — reads its input through this module, so a bad record
 gets the same per-record error (its ``type`` and message) wherever it is sent, and nothing but a
-:class:`~ingest.errors.DocumentError` ever comes out of bad input. Three steps:
+:class:`~neardup.ingest.errors.DocumentError` ever comes out of bad input. Three steps:
 
 1. **Framing** (:func:`read_jsonl`, :func:`split_lines`): a JSONL file or body into numbered
    lines. A line over :attr:`Limits.max_record_bytes` is skipped without being held in memory
@@ -38,7 +38,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
-from ingest.errors import (
+from neardup.ingest.errors import (
     ConfigError,
     DocumentError,
     DocumentTooLarge,
@@ -47,12 +47,12 @@ from ingest.errors import (
     InvalidField,
     InvalidRecord,
 )
-from ingest.extract import DEFAULT_TIMEOUT, MARKUP_FIELDS
-from ingest.settings import Settings
+from neardup.ingest.extract import DEFAULT_TIMEOUT, MARKUP_FIELDS
+from neardup.ingest.settings import Settings
 
 _compiled: ModuleType | None
 try:  # the compiled checks of a text's characters (ingest/_text.pyx), when built
-    from ingest import _text as _compiled
+    from neardup.ingest import _text as _compiled
 except ImportError:  # a pure-Python install: the checks below are used
     _compiled = None
 
@@ -144,7 +144,7 @@ class Page:
     content_type: str | None = None  # HTTP header hint for bytes (Python callers only)
 
     def document(self) -> dict[str, Any]:
-        """The page as the extractor's mapping (:func:`ingest.extract.document_texts`)."""
+        """The page as the extractor's mapping (:func:`neardup.ingest.extract.document_texts`)."""
         out: dict[str, Any] = {"id": self.id, self.field: self.source}
         if self.content_type is not None:
             out["content_type"] = self.content_type
@@ -163,7 +163,7 @@ def read_jsonl(
     """``(line number, line)`` of a JSONL file (``-``: stdin) or binary stream, line ends
     removed; blank lines skipped unless ``skip_blank`` is false. A line over
     ``limits.max_record_bytes`` is read past in pieces and comes as a
-    :class:`~ingest.errors.DocumentTooLarge` in its place."""
+    :class:`~neardup.ingest.errors.DocumentTooLarge` in its place."""
     if isinstance(source, (str, os.PathLike)):
         if str(source) == "-":
             yield from read_jsonl(sys.stdin.buffer, limits, skip_blank=skip_blank)
@@ -268,7 +268,7 @@ def _no_constant(name: str) -> Any:
 
 def decode_json(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """The JSON value of ``text`` under the decoding rules (module docstring, step 2); raises
-    :class:`~ingest.errors.InvalidRecord` and nothing else."""
+    :class:`~neardup.ingest.errors.InvalidRecord` and nothing else."""
     if _too_deep(text, limits.max_depth):
         raise InvalidRecord(f"JSON nested deeper than {limits.max_depth} levels")
     try:
@@ -290,8 +290,8 @@ def decode_json(text: str, limits: Limits = DEFAULT_LIMITS) -> Any:
 def decode_record(raw: bytes | str, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
     """One record (a JSONL line, a bulk source line) as a JSON object.
 
-    Raises :class:`~ingest.errors.DocumentTooLarge` over ``limits.max_record_bytes`` and
-    :class:`~ingest.errors.InvalidRecord` for anything that is not a UTF-8 JSON object within
+    Raises :class:`~neardup.ingest.errors.DocumentTooLarge` over ``limits.max_record_bytes`` and
+    :class:`~neardup.ingest.errors.InvalidRecord` for anything that is not a UTF-8 JSON object within
     the decoding rules."""
     size = len(raw) if isinstance(raw, bytes) else utf8_size(raw, limits.max_record_bytes)
     if size > limits.max_record_bytes:
@@ -319,7 +319,7 @@ def decode_record(raw: bytes | str, limits: Limits = DEFAULT_LIMITS) -> dict[str
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_HAS_CONTROL, _HAS_SURROGATE = 1, 2  # the flags of _text_flags (as ingest._text)
+_HAS_CONTROL, _HAS_SURROGATE = 1, 2  # the flags of _text_flags (as neardup.ingest._text)
 
 
 def _has_surrogates_py(text: str) -> bool:
@@ -333,7 +333,7 @@ def _has_surrogates_py(text: str) -> bool:
 def _text_flags_py(text: str) -> int:
     """1 when ``text`` holds a C0 control character other than tab and line ends, plus 2
     when it holds a lone surrogate: the specification of the compiled
-    ``ingest._text.text_flags`` (one pass over the string, where these are a regular
+    ``neardup.ingest._text.text_flags`` (one pass over the string, where these are a regular
     expression scan and a UTF-8 encoding)."""
     return (_HAS_CONTROL if _CONTROL.search(text) else 0) | (
         _HAS_SURROGATE if _has_surrogates_py(text) else 0
@@ -389,7 +389,7 @@ def _preview(value: str, n: int = 40) -> str:
 def validate_id(value: Any, limits: Limits = DEFAULT_LIMITS) -> str:
     """The id of a record: a non-blank string, or an integer (taken as its decimal digits: ``7``
     and ``"7"`` are one id, as ``_id`` is in OpenSearch), of valid Unicode and at most
-    ``limits.max_id_bytes`` UTF-8 bytes. Raises :class:`~ingest.errors.InvalidField`."""
+    ``limits.max_id_bytes`` UTF-8 bytes. Raises :class:`~neardup.ingest.errors.InvalidField`."""
     if value is None:
         raise InvalidField("missing 'id'")
     if isinstance(value, bool) or not isinstance(value, str | int):
@@ -469,9 +469,9 @@ def _metadata(obj: Mapping[str, Any], key: str, limits: Limits, doc_id: str | No
 
 def clean_text(text: str, doc_id: str | None = None) -> str:
     """A page's extracted text as neardup stores and verifies it: C0 control characters
-    (but tab and line ends) blanked, or :class:`~ingest.errors.ExtractError` when they are
+    (but tab and line ends) blanked, or :class:`~neardup.ingest.errors.ExtractError` when they are
     over :data:`MAX_CONTROL_SHARE` of it (binary junk); lone surrogates as U+FFFD;
-    :class:`~ingest.errors.EmptyDocument` when nothing visible is left."""
+    :class:`~neardup.ingest.errors.EmptyDocument` when nothing visible is left."""
     flags = _text_flags(text)
     if flags & _HAS_CONTROL:
         controls = len(_CONTROL.findall(text))
@@ -486,7 +486,7 @@ def clean_text(text: str, doc_id: str | None = None) -> str:
 
 
 def check_stored(doc: Any, limits: Limits = DEFAULT_LIMITS) -> None:
-    """Raise the :class:`~ingest.errors.DocumentError` of a stored document the verifier cannot
+    """Raise the :class:`~neardup.ingest.errors.DocumentError` of a stored document the verifier cannot
     take (a worker reads pages back from the index, where another pipeline may have written
     them): a text that is not a string or over ``limits.max_doc_bytes``, no ingest sequence."""
     body = getattr(doc, "body", None)
@@ -522,7 +522,7 @@ def _bytes(n: int) -> str:
 
 
 def limits_table(limits: Limits = DEFAULT_LIMITS) -> str:
-    """The Markdown table of the input rules and their numbers (``python -m ingest.records``)."""
+    """The Markdown table of the input rules and their numbers (``python -m neardup.ingest.records``)."""
     rows = [
         ("record: a JSONL line, a `POST /documents` line or element, a `_bulk` source line",
          "UTF-8 (a leading BOM is dropped); one JSON object",

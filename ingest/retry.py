@@ -15,6 +15,7 @@ import random
 from collections.abc import Callable
 from typing import TypeVar
 
+from neardup.ingest.store.errors import StoreUnavailable
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -22,8 +23,6 @@ from tenacity import (
     stop_after_delay,
 )
 from tenacity.wait import wait_base
-
-from ingest.store.errors import StoreUnavailable
 
 __all__ = ["TRANSIENT", "backoff", "retry_call"]
 

@@ -17,7 +17,7 @@ gives the *same* sentences whatever page or format it came from (HTML, reST, Mar
   a break. The HTML extractor separates blocks by a blank line, so block boundaries still break.
 
 Each break is decided by :func:`is_break` on one character and its neighbours, so the compiled
-fast path (:mod:`ingest._fingerprint`) can make the same decisions in one pass.
+fast path (:mod:`neardup.ingest._fingerprint`) can make the same decisions in one pass.
 
 **Keys.** A sentence is hashed through its *key* (:func:`sentence_key`), built character by
 character: NFKD, casefold, and only letters and digits kept (``str.isalnum``; CJK ideographs are
@@ -28,7 +28,7 @@ matter. Being per character (NFKD decomposes, it never composes), the key needs 
 over the whole text: the fingerprinting path reads the raw text, and so does :func:`is_break`,
 which classifies each character by its own NFKC form (full-width ！ is a ``!``).
 
-Widths are in the project's unit, GBK-equivalent width (see :mod:`verifier.units`).
+Widths are in the project's unit, GBK-equivalent width (see :mod:`neardup.verifier.units`).
 """
 
 from __future__ import annotations
@@ -295,7 +295,7 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 @lru_cache(maxsize=2)
 def _wide_runs(astral: bool) -> re.Pattern[str]:
-    """Runs of code points that :func:`verifier.units.char_width` counts as 2.
+    """Runs of code points that :func:`neardup.verifier.units.char_width` counts as 2.
 
     Built from the running interpreter's Unicode database, so it always agrees with
     ``char_width``, on first use. Two patterns: the BMP one compiles to a bitmap (a fast scan);
@@ -320,7 +320,7 @@ def _wide_runs(astral: bool) -> re.Pattern[str]:
 
 
 def width(text: str) -> int:
-    """GBK-equivalent width of ``text``; equal to :func:`verifier.units.text_width`.
+    """GBK-equivalent width of ``text``; equal to :func:`neardup.verifier.units.text_width`.
 
     ASCII costs ``len``; other text is one C-level scan that deletes the wide characters
     (width = 2 per code point minus 1 per narrow one) instead of a Python loop over characters.

@@ -4,12 +4,12 @@
 the HTTP server, the Celery app module); the frozen :class:`Settings` object is then passed
 down to what needs it (``open_store``, the commands, the server). No other module reads
 ``os.environ``: ``tests/ingest/test_settings.py`` checks that, and that the table of variables
-in ``docs/settings.md`` matches the fields below (``python -m ingest.settings`` prints it).
+in ``docs/settings.md`` matches the fields below (``python -m neardup.ingest.settings`` prints it).
 
-An empty variable counts as unset. A bad value raises :class:`~ingest.errors.ConfigError`
+An empty variable counts as unset. A bad value raises :class:`~neardup.ingest.errors.ConfigError`
 naming the variable, when the object is created.
 
-This module imports only the standard library and :mod:`ingest.errors`, so the verifier and
+This module imports only the standard library and :mod:`neardup.ingest.errors`, so the verifier and
 the worker can take it without loading the rest of ``ingest``.
 """
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ingest.errors import ConfigError
+from neardup.ingest.errors import ConfigError
 
 __all__ = ["DEB_PREFIX", "Settings", "child_environ", "export_broker_url", "settings_table"]
 
@@ -50,7 +50,7 @@ class Settings:
     >>> Settings.from_env({"NEARDUP_VISIBILITY_TIMEOUT": "soon"})
     Traceback (most recent call last):
     ...
-    ingest.errors.ConfigError: NEARDUP_VISIBILITY_TIMEOUT='soon': expected a number
+    neardup.ingest.errors.ConfigError: NEARDUP_VISIBILITY_TIMEOUT='soon': expected a number
     """
 
     # --- OpenSearch (or Elasticsearch) ---------------------------------------------------------
@@ -276,7 +276,7 @@ def child_environ(**overrides: str) -> dict[str, str]:
 def export_broker_url(url: str) -> None:
     """Make ``url`` this process's broker. Celery reads ``CELERY_BROKER_URL`` itself, ahead of
     its configuration, so an override (``neardup serve --broker-url``) goes through the
-    environment, before :mod:`verifier.celery_app` is imported."""
+    environment, before :mod:`neardup.verifier.celery_app` is imported."""
     os.environ["CELERY_BROKER_URL"] = url
 
 

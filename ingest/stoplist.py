@@ -3,7 +3,7 @@
 Fingerprints that occur very often are not evidence of near-duplication but of shared site
 templates or spam: the paper drops those occurring more than 10000 times, and those occurring
 more than 400 times when concentrated in a few sites. Stoplisted fingerprints are never used to
-look up candidates (:func:`ingest.store.query.build_candidate_query`).
+look up candidates (:func:`neardup.ingest.store.query.build_candidate_query`).
 
 :func:`compute_stoplist` is the pure rule on ``{fingerprint: (documents, distinct sites)}``;
 :func:`refresh_stoplist` reads the frequencies from a store, applies the rule and stores the
@@ -17,8 +17,8 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ingest.errors import ConfigError
-from ingest.store.base import StoplistEntry, Store
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.store.base import StoplistEntry, Store
 
 __all__ = [
     "CONCENTRATED",

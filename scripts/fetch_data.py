@@ -18,7 +18,7 @@ Targets (each prints its path when fetched):
 * ``tests`` = people-daily, manpages-zh (what the test suite needs); ``all`` = every target.
 
 The cache is ``$NEARDUP_CACHE``, or ``.cache/`` in the repository (``--cache`` overrides both),
-the same folder :mod:`evaluation.datasets` reads. Only the standard library is used; pip is
+the same folder :mod:`neardup.evaluation.datasets` reads. Only the standard library is used; pip is
 run as ``<this interpreter> -m pip``. Nothing is fetched twice: a target that is present is
 left alone. neardup itself never downloads: this script is the one place that does.
 """

@@ -86,7 +86,7 @@ for ds in $DATASETS; do
       echo "Generated $(date -u +%Y-%m-%d) by \`scripts/quality.sh\` (methods: $METHODS)."
       echo
       echo '```'
-      "$PY" -m ingest.cli eval --dataset "$ds" --split "$split" --methods "$METHODS" \
+      "$PY" -m neardup.ingest.cli eval --dataset "$ds" --split "$split" --methods "$METHODS" \
         ${SIZE:+--size "$SIZE"} --no-progress --json ".cache/quality/$ds.$split.json"
       echo '```'
     } > "$tmp"
@@ -102,9 +102,9 @@ if [[ $WEBIS == 1 ]]; then
     echo "Generated $(date -u +%Y-%m-%d) by \`scripts/quality.sh\`."
     echo
     echo '```'
-    "$PY" -m ingest.cli eval --dataset webis-dev --json .cache/quality/webis-dev.json
+    "$PY" -m neardup.ingest.cli eval --dataset webis-dev --json .cache/quality/webis-dev.json
     echo
-    "$PY" -m ingest.cli eval --dataset webis-dev --mode corpus \
+    "$PY" -m neardup.ingest.cli eval --dataset webis-dev --mode corpus \
       --json .cache/quality/webis-dev.corpus.json
     echo '```'
   } > "$tmp"

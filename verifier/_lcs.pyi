@@ -1,6 +1,6 @@
-"""Types of the compiled twin of verifier._lcs_py (same API)."""
+"""Types of the compiled twin of neardup.verifier._lcs_py (same API)."""
 
-from verifier.config import VerifyConfig
+from neardup.verifier.config import VerifyConfig
 
 IMPLEMENTATION: str
 

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled twin of :mod:`verifier._lcs_py` (same API, same results; see its docstrings).
+"""Compiled twin of :mod:`neardup.verifier._lcs_py` (same API, same results; see its docstrings).
 
 Texts are copied once into C arrays of ``Py_UCS4`` code points; skeleton, Myers and TLCS then
 run on C arrays only. Every decision mirrors the reference (same order of the Myers search,
@@ -25,8 +25,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memmove, memset
 
-from verifier._bitlcs cimport bp_lcs, bp_step
-from verifier.units import char_width as _char_width
+include "_bitlcs.pxi"  # bp_step, bp_lcs: inline, shared with the other twin
+from neardup.verifier.units import char_width as _char_width
 
 
 cdef extern from *:
@@ -43,7 +43,7 @@ cdef uint64_t _BASE = 0x100000001B3ULL
 cdef int64_t _FAR_BACK = -(1LL << 62)
 cdef int64_t _FAR_AHEAD = 1LL << 62
 
-# Widths of the Basic Multilingual Plane, from the one definition in verifier.units; and the
+# Widths of the Basic Multilingual Plane, from the one definition in neardup.verifier.units; and the
 # same with 0 for the code points normalisation treats as blank. Filled a page of 256 code
 # points at a time, when a text first holds one of them (``_fill_pages``): the whole plane
 # costs 65,536 Python calls, a start-up a one-pair ``neardup compare`` would notice.

@@ -1,7 +1,7 @@
 """Pure-Python reference of steps 2 and 3: filter skeleton, Myers O(ND) LCS, TLCS.
 
-This module is the specification: :mod:`verifier._lcs` (Cython) has the same API and must give
-the same results; :mod:`verifier.lcs` picks one of the two. Keep both in step.
+This module is the specification: :mod:`neardup.verifier._lcs` (Cython) has the same API and must give
+the same results; :mod:`neardup.verifier.lcs` picks one of the two. Keep both in step.
 
 Texts are sequences of code points. :func:`verify` first normalises whitespace (see
 :func:`normalize`); :func:`skeleton`, :func:`matching_blocks` and :func:`lcs_length` work on
@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from verifier.units import char_width
+from neardup.verifier.units import char_width
 
 if TYPE_CHECKING:
-    from verifier.config import VerifyConfig
+    from neardup.verifier.config import VerifyConfig
 
 __all__ = [
     "IMPLEMENTATION",
@@ -568,7 +568,7 @@ def verify(a: str, b: str, config: VerifyConfig) -> RawVerdict:
 
     Examples
     --------
-    >>> from verifier.config import VerifyConfig
+    >>> from neardup.verifier.config import VerifyConfig
     >>> text = "The quick brown fox jumps over the lazy dog near the river bank. " * 4
     >>> verify(text, text.upper(), VerifyConfig())[7]
     'skeleton'

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled twin of the word layer of :mod:`verifier.verdict` (tokens as code points, the
+"""Compiled twin of the word layer of :mod:`neardup.verifier.verdict` (tokens as code points, the
 multiset bound, word containment). The pure-Python functions in ``verdict.py`` are the
 specification; ``tests/verifier/test_verdict_words.py`` holds the two to the same results."""
 
@@ -10,7 +10,7 @@ from libc.string cimport memset
 from libc.string cimport memcmp
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 
-from verifier._bitlcs cimport bp_lcs, bp_step
+include "_bitlcs.pxi"  # bp_step, bp_lcs: inline, shared with the other twin
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)

@@ -1,8 +1,8 @@
 """The Celery application of the verification workers (broker: Redis).
 
 Configuration comes from the environment so a worker, ``neardup ingest`` and the tests agree.
-A worker (``celery -A verifier.celery_app``) has no other entry point, so this module reads
-:class:`~ingest.settings.Settings` once, at import (:data:`settings`; see docs/settings.md):
+A worker (``celery -A neardup.verifier.celery_app``) has no other entry point, so this module reads
+:class:`~neardup.ingest.settings.Settings` once, at import (:data:`settings`; see docs/settings.md):
 
 - ``CELERY_BROKER_URL`` (default ``redis://127.0.0.1:6379/0``);
 - ``NEARDUP_QUEUE`` (default ``neardup.verify``): the queue ``verify`` tasks go to;
@@ -23,8 +23,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import after_setup_logger
-
-from ingest.settings import Settings
+from neardup.ingest.settings import Settings
 
 __all__ = [
     "DEFAULT_BROKER_URL",
@@ -50,7 +49,7 @@ def queue_name() -> str:
     return settings.queue
 
 
-app = Celery("neardup", broker=settings.broker_url, include=["verifier.tasks"])
+app = Celery("neardup", broker=settings.broker_url, include=["neardup.verifier.tasks"])
 app.conf.update(
     task_serializer="json",
     accept_content=["json"],

@@ -1,7 +1,7 @@
 """Steps 2 and 3 of the method for one pair: skeleton → Myers LCS → TLCS → verdict.
 
 ``compare(a, b)`` is what the workers, ``neardup compare`` and ``neardup dedup`` call. The work
-is done by :mod:`verifier.lcs` (compiled when built); this module checks the inputs and shapes
+is done by :mod:`neardup.verifier.lcs` (compiled when built); this module checks the inputs and shapes
 the result.
 """
 
@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.extract import document_texts
-from ingest.records import Page, clean_text, validate_page
-from verifier import lcs as _lcs
-from verifier import verdict as _verdict
-from verifier.config import VerifyConfig
-from verifier.errors import InputTooLargeError, VerifierInputError
+from neardup.ingest.extract import document_texts
+from neardup.ingest.records import Page, clean_text, validate_page
+from neardup.verifier import lcs as _lcs
+from neardup.verifier import verdict as _verdict
+from neardup.verifier.config import VerifyConfig
+from neardup.verifier.errors import InputTooLargeError, VerifierInputError
 
 __all__ = ["DEFAULT_CONFIG", "Verdict", "compare", "compare_documents"]
 
@@ -37,7 +37,7 @@ class Verdict:
     Attributes
     ----------
     similar
-        The decision of ``config.decision``: ``"content"`` (default, :mod:`verifier.verdict`)
+        The decision of ``config.decision``: ``"content"`` (default, :mod:`neardup.verifier.verdict`)
         or ``"tlcs"`` (resemble >= config.resemble or contain >= config.contain).
     resemble
         |TLCS| / (|A| + |B| - |TLCS|); an upper bound when ``bound`` is set.
@@ -119,7 +119,7 @@ def _check(text: object, name: str, config: VerifyConfig) -> str:
     if not isinstance(text, str):
         raise VerifierInputError(
             f"{name} must be a str, got {type(text).__name__}; decode bytes first "
-            "(ingest.extract does it for HTML)"
+            "(neardup.ingest.extract does it for HTML)"
         )
     if len(text) > config.max_chars:
         raise InputTooLargeError(
@@ -202,9 +202,9 @@ def compare_documents(
     a: Page | Mapping[str, Any], b: Page | Mapping[str, Any], config: VerifyConfig = DEFAULT_CONFIG
 ) -> Verdict:
     """:func:`compare` on two JSONL documents (``text``, ``html``, ``rst``, ``markdown``),
-    validated by the input layer (:func:`ingest.records.validate_page`, no id needed).
+    validated by the input layer (:func:`neardup.ingest.records.validate_page`, no id needed).
 
-    An HTML page is verified on its *main content* (:func:`ingest.extract.document_texts`:
+    An HTML page is verified on its *main content* (:func:`neardup.ingest.extract.document_texts`:
     without navigation, header, footer, sidebars and link lists; the whole text when the main
     content is too short to stand for the page — decided per page), so the chrome of two
     pages of one site never makes them similar and another site's template never keeps the

@@ -1,6 +1,6 @@
 """Parameters of steps 2 and 3 of the method (skeleton, LCS, TLCS, verdict).
 
-Units (see :mod:`verifier.units`): the skeleton window ``window`` (the paper's S) is measured in
+Units (see :mod:`neardup.verifier.units`): the skeleton window ``window`` (the paper's S) is measured in
 GBK-equivalent width (CJK = 2, everything else = 1); block sizes, LCS lengths and rates are
 counted in code points of the whitespace-normalised text.
 """
@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from verifier.errors import VerifierConfigError
+from neardup.verifier.errors import VerifierConfigError
 
 __all__ = ["PROFILES", "VerifyConfig"]
 
@@ -61,13 +61,13 @@ class VerifyConfig:
     max_chars
         Longest text accepted (code points, before normalisation).
     decision
-        How ``similar`` is decided: ``"content"`` (web default; :mod:`verifier.verdict`:
+        How ``similar`` is decided: ``"content"`` (web default; :mod:`neardup.verifier.verdict`:
         word LCS resemble >= ``min_word_resemble`` and core resemble >=
         ``min_core_resemble``) or ``"tlcs"`` (the paper's rule: TLCS resemble >= ``resemble``
         or contain >= ``contain``; the ``short`` profile).
     min_word_resemble, min_core_resemble
         Thresholds of the content decision, fitted by grouped 5-fold cross-validation on the
-        Webis dev pairs (table in :mod:`verifier.verdict`): 0.525 / 0.70 is the best-F1
+        Webis dev pairs (table in :mod:`neardup.verifier.verdict`): 0.525 / 0.70 is the best-F1
         point (``web``), 0.525 / 0.80 the precision-first one (``precise``).
     anchor_words
         Shortest shared run of words that bounds the core (first and last such run).

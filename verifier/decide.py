@@ -1,16 +1,16 @@
 """Decide a batch of accepted pages and index each one once, with its ``dup_group``.
 
 Steps 2-3 of the method on the engine backend (docs/workers.md, "Deciding before indexing").
-For a batch accepted by ingest (:mod:`verifier.registry`):
+For a batch accepted by ingest (:mod:`neardup.verifier.registry`):
 
 1. **Candidates** of each page: the pages sharing a usable fingerprint (same ``fp_config``,
    not stoplisted) — in the index (one unscored ``terms`` search for the whole batch) and
    among the accepted pages not yet searchable (the ``live`` batches in Redis, kept as an
    in-memory inverted index by each worker) — ranked by shared count, then ``(seq, id)``, at
    most ``k``.
-2. **Verify** each page against its candidates (:func:`verifier.compare.compare`), skipping a
+2. **Verify** each page against its candidates (:func:`neardup.verifier.compare.compare`), skipping a
    candidate already in the page's group; a pair *joins* when the verdict says similar with
-   a strong match (:func:`verifier.grouping.joins`).
+   a strong match (:func:`neardup.verifier.grouping.joins`).
 3. **Group**: the joins go to the group forest in Redis in one atomic script; each page's
    ``dup_group`` is its component's root, the earliest member by ``(seq, id)``.
 4. **Index** the batch once (one ``_bulk``), pages carrying their groups; rewrite the members
@@ -36,11 +36,11 @@ from collections.abc import Callable, Iterable, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from ingest.store.base import Store, StoredDocument, now_iso
-from ingest.store.ranking import rank_candidates
-from verifier import timings
-from verifier.grouping import GROUPED, joins
-from verifier.registry import Batch, Registry, stored_page
+from neardup.ingest.store.base import Store, StoredDocument, now_iso
+from neardup.ingest.store.ranking import rank_candidates
+from neardup.verifier import timings
+from neardup.verifier.grouping import GROUPED, joins
+from neardup.verifier.registry import Batch, Registry, stored_page
 
 __all__ = ["DEFAULT_K", "LiveIndex", "Poison", "Refresher", "decide_batch"]
 

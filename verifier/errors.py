@@ -29,7 +29,7 @@ class VerifierError(Exception):
 
 
 class VerifierConfigError(VerifierError, ValueError):
-    """A :class:`~verifier.config.VerifyConfig` parameter is out of range."""
+    """A :class:`~neardup.verifier.config.VerifyConfig` parameter is out of range."""
 
 
 class VerifierInputError(VerifierError, ValueError):

@@ -36,7 +36,7 @@ ERROR = "error"
 OrderKey = tuple[int, str]
 
 class VerdictLike(Protocol):
-    """What :func:`joins` needs from :func:`verifier.compare.compare`'s ``Verdict``."""
+    """What :func:`joins` needs from :func:`neardup.verifier.compare.compare`'s ``Verdict``."""
 
     @property
     def similar(self) -> bool: ...
@@ -70,7 +70,7 @@ class GroupForest:
     """Union-find whose root is always the earliest ``(seq, id)`` of its component.
 
     The in-memory twin of the group forest the workers keep in Redis
-    (:mod:`verifier.registry`): ``neardup dedup`` and the tests use it.
+    (:mod:`neardup.verifier.registry`): ``neardup dedup`` and the tests use it.
     """
 
     _parent: dict[str, str] = field(default_factory=dict)

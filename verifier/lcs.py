@@ -1,10 +1,10 @@
 """The public door to the LCS machinery: picks the compiled implementation.
 
-``verifier._lcs`` (Cython) is used when it is built; ``verifier._lcs_py`` is the pure-Python
+``neardup.verifier._lcs`` (Cython) is used when it is built; ``neardup.verifier._lcs_py`` is the pure-Python
 reference with the same API. ``NEARDUP_IMPL=python`` forces the reference;
 ``NEARDUP_IMPL=cython`` forces the compiled module and makes its absence an error (what
 production wants: a silent 100x slowdown is worse than a failed start). The choice is made
-once, at import, from :class:`ingest.settings.Settings` (``settings.impl``).
+once, at import, from :class:`neardup.ingest.settings.Settings` (``settings.impl``).
 
 Edit scripts are derived here, in one place, from :func:`matching_blocks`.
 """
@@ -15,12 +15,12 @@ import importlib
 from types import ModuleType
 from typing import Literal
 
-from ingest.settings import Settings
-from verifier.errors import ImplementationUnavailable
+from neardup.ingest.settings import Settings
+from neardup.verifier.errors import ImplementationUnavailable
 
 _compiled: ModuleType | None
 try:
-    from verifier import _lcs as _compiled
+    from neardup.verifier import _lcs as _compiled
 except ImportError:  # not built (pure-Python install): the reference is used
     _compiled = None
 
@@ -56,7 +56,7 @@ def implementation(name: str | None = None) -> ModuleType:
     if _compiled is None:
         if choice == "cython":
             raise ImplementationUnavailable(
-                "NEARDUP_IMPL=cython but the extension verifier._lcs is not built; run "
+                "NEARDUP_IMPL=cython but the extension neardup.verifier._lcs is not built; run "
                 "`pip install -e .`"
             )
         return _reference()
@@ -66,7 +66,7 @@ def implementation(name: str | None = None) -> ModuleType:
 def _reference() -> ModuleType:
     # A lazy door: loaded only when chosen, so a compiled run (``neardup compare`` on one
     # pair) does not pay for loading the specification.
-    return importlib.import_module("verifier._lcs_py")
+    return importlib.import_module("neardup.verifier._lcs_py")
 
 
 _impl = implementation()

@@ -37,9 +37,8 @@ from functools import wraps
 from typing import Any, TypeVar
 
 import redis
-
-from ingest.records import dumps, dumps_fast, loads_fast
-from ingest.store.base import StoredDocument, now_iso
+from neardup.ingest.records import dumps, dumps_fast, loads_fast
+from neardup.ingest.store.base import StoredDocument, now_iso
 
 __all__ = ["Batch", "Registry", "batch_payload", "page_payload", "stored_page"]
 
@@ -160,7 +159,7 @@ return out
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# A broker restarting or unreachable: the callers' transient errors (ingest.retry.TRANSIENT).
+# A broker restarting or unreachable: the callers' transient errors (neardup.ingest.retry.TRANSIENT).
 _REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
                redis.exceptions.BusyLoadingError)
 
@@ -197,7 +196,7 @@ class Batch:
 
 
 def page_payload(doc: Any, ingested_at: str | None = None) -> dict[str, Any]:
-    """A prepared page (:class:`~ingest.store.base.StoredDocument`) as a batch carries it."""
+    """A prepared page (:class:`~neardup.ingest.store.base.StoredDocument`) as a batch carries it."""
     return {"id": doc.id, "body": doc.body, "content": doc.content,
             "fingerprints": list(doc.fingerprints), "fp_config": doc.fp_config, "url": doc.url,
             "site": doc.site, "title": doc.title,
@@ -206,7 +205,7 @@ def page_payload(doc: Any, ingested_at: str | None = None) -> dict[str, Any]:
 
 def stored_page(page: Mapping[str, Any], seq: int = 0) -> StoredDocument:
     """A page as a batch carries it (:func:`page_payload`), back as a
-    :class:`~ingest.store.base.StoredDocument`: not decided yet (``status: pending``)."""
+    :class:`~neardup.ingest.store.base.StoredDocument`: not decided yet (``status: pending``)."""
     return StoredDocument(
         id=str(page["id"]), body=str(page.get("body") or ""),
         fingerprints=list(page.get("fingerprints") or ()), fp_config=str(page.get("fp_config")),

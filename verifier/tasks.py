@@ -1,16 +1,16 @@
 """Celery tasks: decide accepted batches and index their pages once, with ``dup_group``.
 
 Steps 2-3 of the method on the engine backend. Ingest accepts a batch into Redis
-(:mod:`verifier.registry`) and queues a ``decide_batch`` message carrying its key; the task is
-:func:`verifier.decide.decide_batch`. It re-reads everything and is idempotent (a redelivered
+(:mod:`neardup.verifier.registry`) and queues a ``decide_batch`` message carrying its key; the task is
+:func:`neardup.verifier.decide.decide_batch`. It re-reads everything and is idempotent (a redelivered
 batch is decided and written again, to the same result; one already indexed and dropped from
 Redis is a no-op), so ``acks_late`` is safe.
 
 Failure policy:
 
-- Transient store/broker trouble (:class:`~ingest.store.errors.StoreUnavailable`, connection
+- Transient store/broker trouble (:class:`~neardup.ingest.store.errors.StoreUnavailable`, connection
   errors) → the whole batch is retried with exponential backoff (capped at 30 s) and jitter
-  (:func:`ingest.retry.backoff`), bounded by *time*, not by count: an outage (a restarting
+  (:func:`neardup.ingest.retry.backoff`), bounded by *time*, not by count: an outage (a restarting
   node) is waited out for :data:`OUTAGE_BUDGET` seconds from the batch's first failure.
 - A page that cannot be verified or indexed (a poison page) is indexed with ``status=error``
   when it can be, and pushed to the dead-letter list (:func:`dead_letter_key`); the rest of
@@ -28,17 +28,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from celery import Task
-
-from ingest.records import dumps
-from ingest.retry import TRANSIENT, backoff, retry_call
-from ingest.store import open_store
-from ingest.store.base import GroupUpdate, Store
-from verifier import timings
-from verifier.celery_app import app, broker_url, settings
-from verifier.compare import compare
-from verifier.config import VerifyConfig
-from verifier.decide import DEFAULT_K, Refresher, decide_batch, live_index
-from verifier.registry import Registry
+from neardup.ingest.records import dumps
+from neardup.ingest.retry import TRANSIENT, backoff, retry_call
+from neardup.ingest.store import open_store
+from neardup.ingest.store.base import GroupUpdate, Store
+from neardup.verifier import timings
+from neardup.verifier.celery_app import app, broker_url, settings
+from neardup.verifier.compare import compare
+from neardup.verifier.config import VerifyConfig
+from neardup.verifier.decide import DEFAULT_K, Refresher, decide_batch, live_index
+from neardup.verifier.registry import Registry
 
 __all__ = [
     "OUTAGE_BUDGET",
@@ -99,7 +98,7 @@ def open_task_store(index: str | None) -> Store:
 
 
 def open_registry(index: str | None) -> Registry:
-    """This process's :class:`~verifier.registry.Registry` for ``index`` (on the broker)."""
+    """This process's :class:`~neardup.verifier.registry.Registry` for ``index`` (on the broker)."""
     registry: Registry = _per_process(
         "registry", index, lambda name: Registry.from_url(broker_url(), name)
     )
@@ -107,7 +106,7 @@ def open_registry(index: str | None) -> Registry:
 
 
 def _refresher(index: str | None, registry: Registry, store: Store) -> Refresher:
-    """This process's :class:`~verifier.decide.Refresher` for ``index``."""
+    """This process's :class:`~neardup.verifier.decide.Refresher` for ``index``."""
     refresher: Refresher = _per_process(
         "refresher", index,
         lambda _name: Refresher(registry, store.refresh, settings.refresh_every),

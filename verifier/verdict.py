@@ -1,6 +1,6 @@
 """Content equivalence as people judge it: the decision over word-alignment features.
 
-The TLCS rates (:mod:`verifier.lcs`) say how much text two pages share; people judging
+The TLCS rates (:mod:`neardup.verifier.lcs`) say how much text two pages share; people judging
 near-duplicates (Webis ECIR 2020 sample, issue 16) also ask *where* the differences sit.
 Two pages are content-equivalent when
 
@@ -29,9 +29,9 @@ the compiled ``matching_blocks`` where the pages differ little, the bit-parallel
 allows. Before it, an O(n) bound (the shared token multiset) rejects pairs that cannot reach
 rule 1. A rejected pair reports that upper bound, never 0.0.
 
-The functions here are the specification of the word layer; ``verifier._words`` is their
+The functions here are the specification of the word layer; ``neardup.verifier._words`` is their
 compiled twin. No fitting at run time: the thresholds are frozen in
-:class:`verifier.config.VerifyConfig`.
+:class:`neardup.verifier.config.VerifyConfig`.
 
 How they were chosen (issue 16): Webis ECIR 2020 dev pairs (194 human-judged web/news pairs,
 positive = label >= 1), grouped 5-fold cross-validation (pairs sharing a page id in one fold,
@@ -67,14 +67,14 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from verifier import lcs as _lcs
+from neardup.verifier import lcs as _lcs
 
 if TYPE_CHECKING:
-    from verifier.config import VerifyConfig
+    from neardup.verifier.config import VerifyConfig
 
 _compiled: ModuleType | None
 try:
-    from verifier import _words as _compiled
+    from neardup.verifier import _words as _compiled
 except ImportError:  # not built (pure-Python install): the reference below is used
     _compiled = None
 

@@ -17,7 +17,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from ingest.errors import ConfigError
+from neardup.ingest.errors import ConfigError
 
 __all__ = ["BASELINES", "Baseline", "get_baseline"]
 
@@ -85,7 +85,7 @@ BASELINES: dict[str, Callable[..., Baseline]] = {
 def get_baseline(name: str, **params: Any) -> Baseline:
     """Build the baseline registered as ``name`` with keyword ``params``.
 
-    Raises :class:`~ingest.errors.ConfigError` for an unknown name or a bad parameter.
+    Raises :class:`~neardup.ingest.errors.ConfigError` for an unknown name or a bad parameter.
     """
     try:
         factory = BASELINES[name]

@@ -36,13 +36,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import regex
+from neardup.evaluation.baselines._text import frequent_tokens
+from neardup.evaluation.baselines.errors import NotFittedError
+from neardup.evaluation.baselines.wordnet import WordNet, load_wordnet
+from neardup.ingest.errors import ConfigError
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, shortest_path
-
-from evaluation.baselines._text import frequent_tokens
-from evaluation.baselines.errors import NotFittedError
-from evaluation.baselines.wordnet import WordNet, load_wordnet
-from ingest.errors import ConfigError
 
 __all__ = ["DWDCS", "ConceptVector", "key_concepts"]
 

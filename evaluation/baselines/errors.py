@@ -1,6 +1,6 @@
-"""Errors raised by :mod:`evaluation.baselines`.
+"""Errors raised by :mod:`neardup.evaluation.baselines`.
 
-Bad parameters raise :class:`ingest.errors.ConfigError` like everywhere else in neardup; the
+Bad parameters raise :class:`neardup.ingest.errors.ConfigError` like everywhere else in neardup; the
 errors below are about the state a baseline runs in::
 
     NeardupError
@@ -12,7 +12,7 @@ errors below are about the state a baseline runs in::
 
 from __future__ import annotations
 
-from ingest.errors import NeardupError
+from neardup.ingest.errors import NeardupError
 
 __all__ = ["BaselineError", "BaselineUnavailable", "NotFittedError"]
 

@@ -21,9 +21,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from itertools import combinations
 
-from evaluation.baselines._text import terms
-from evaluation.baselines.errors import NotFittedError
-from ingest.errors import ConfigError
+from neardup.evaluation.baselines._text import terms
+from neardup.evaluation.baselines.errors import NotFittedError
+from neardup.ingest.errors import ConfigError
 
 __all__ = ["IMatch", "MultiLexiconIMatch", "idf_lexicon"]
 

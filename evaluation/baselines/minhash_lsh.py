@@ -6,7 +6,7 @@ is then checked. :class:`datasketch.MinHashLSH` chooses ``b × r`` for a Jaccard
 minimises the weighted false-positive/false-negative area around it); the check is the
 estimated Jaccard against the same threshold.
 
-Sets are the w-shingles of :mod:`evaluation.baselines.shingling` (same tokens, same ``w``).
+Sets are the w-shingles of :mod:`neardup.evaluation.baselines.shingling` (same tokens, same ``w``).
 
 Threshold 0.5: under the judging guidelines a near duplicate may add or drop up to 40 % of the
 text (shingle Jaccard down to ~0.6 from that alone) and edit up to 10 % inside paragraphs,
@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from datasketch import LeanMinHash, MinHash, MinHashLSH
-
-from evaluation.baselines._text import tokens
-from evaluation.baselines.shingling import shingles
-from ingest.errors import ConfigError
+from neardup.evaluation.baselines._text import tokens
+from neardup.evaluation.baselines.shingling import shingles
+from neardup.ingest.errors import ConfigError
 
 __all__ = ["MinHashLSHBaseline"]
 

@@ -25,8 +25,7 @@ from itertools import combinations
 
 import numpy as np
 import regex
-
-from ingest.errors import ConfigError
+from neardup.ingest.errors import ConfigError
 
 __all__ = ["PinyinDNA", "initials"]
 

@@ -7,7 +7,7 @@ min-hashes (one per random hash function); the 84 values are cut into 6 consecut
 of their 6 super-shingles are near duplicates. The fraction of equal min-hashes is the
 unbiased resemblance estimate, used as the score.
 
-Tokens are lowercased words and single Han characters (:func:`~evaluation.baselines._text.tokens`).
+Tokens are lowercased words and single Han characters (:func:`~neardup.evaluation.baselines._text.tokens`).
 Min-hashes come from :class:`datasketch.MinHash`.
 """
 
@@ -21,9 +21,8 @@ from itertools import combinations
 
 import numpy as np
 from datasketch import MinHash
-
-from evaluation.baselines._text import tokens
-from ingest.errors import ConfigError
+from neardup.evaluation.baselines._text import tokens
+from neardup.ingest.errors import ConfigError
 
 __all__ = ["ShingleSketch", "Shingling", "shingles"]
 

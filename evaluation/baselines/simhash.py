@@ -17,9 +17,8 @@ from collections.abc import Iterable, Mapping
 from itertools import combinations
 
 import numpy as np
-
-from evaluation.baselines._text import hash64, terms
-from ingest.errors import ConfigError
+from neardup.evaluation.baselines._text import hash64, terms
+from neardup.ingest.errors import ConfigError
 
 __all__ = ["SimHash", "hamming", "simhash64"]
 

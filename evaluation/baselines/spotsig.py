@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 
-from evaluation.baselines._text import frequent_tokens, tokens
-from evaluation.baselines.errors import NotFittedError
-from ingest.errors import ConfigError
+from neardup.evaluation.baselines._text import frequent_tokens, tokens
+from neardup.evaluation.baselines.errors import NotFittedError
+from neardup.ingest.errors import ConfigError
 
 __all__ = ["SpotSig", "jaccard", "spot_signatures"]
 

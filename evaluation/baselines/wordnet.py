@@ -13,8 +13,8 @@ from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
 
-from evaluation.baselines.errors import BaselineUnavailable
-from ingest.settings import Settings
+from neardup.evaluation.baselines.errors import BaselineUnavailable
+from neardup.ingest.settings import Settings
 
 __all__ = ["DEFAULT_DIR", "WordNet", "load_wordnet"]
 

@@ -24,18 +24,18 @@ import json
 import sys
 from typing import Any, TextIO
 
-from ingest.commands.ingest import Submitter, WaitReport, wait_for_groups
-from ingest.commands.progress import progress_bar
-from ingest.errors import ConfigError, DocumentError
-from ingest.pipeline import fingerprint_config, prepare_document
-from ingest.records import Limits, dumps, validate_page
-from ingest.settings import Settings
-from ingest.store import open_store
-from ingest.store.base import now_iso
-from verifier.celery_app import broker_url
-from verifier.decide import DEFAULT_K
-from verifier.registry import Registry, page_payload
-from verifier.tasks import queue_consumers
+from neardup.ingest.commands.ingest import Submitter, WaitReport, wait_for_groups
+from neardup.ingest.commands.progress import progress_bar
+from neardup.ingest.errors import ConfigError, DocumentError
+from neardup.ingest.pipeline import fingerprint_config, prepare_document
+from neardup.ingest.records import Limits, dumps, validate_page
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import open_store
+from neardup.ingest.store.base import now_iso
+from neardup.verifier.celery_app import broker_url
+from neardup.verifier.decide import DEFAULT_K
+from neardup.verifier.registry import Registry, page_payload
+from neardup.verifier.tasks import queue_consumers
 
 __all__ = ["add_parser", "backfill"]
 

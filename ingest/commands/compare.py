@@ -6,7 +6,7 @@ key is passed through. Output, one object per input line in the same order: the 
 keys plus ``similar``, ``resemble``, ``contain``, ``tlcs``; a bad line gives ``{"line": n,
 "error": "...", "type": "..."}`` (plus its pass-through keys when the line parsed) and the run
 goes on. Lines are read and each side validated by the input layer every command shares
-(:mod:`ingest.records`, docs/limits.md). Exit status 0 when the run completed, 2 on usage
+(:mod:`neardup.ingest.records`, docs/limits.md). Exit status 0 when the run completed, 2 on usage
 errors (argparse, unreadable input).
 """
 
@@ -20,11 +20,18 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from typing import IO, Any, TextIO
 
-from ingest.errors import DocumentError, InvalidField
-from ingest.records import DEFAULT_LIMITS, Limits, decode_record, dumps, read_jsonl, validate_page
-from ingest.settings import Settings
-from verifier.compare import compare_documents
-from verifier.config import PROFILES, VerifyConfig
+from neardup.ingest.errors import DocumentError, InvalidField
+from neardup.ingest.records import (
+    DEFAULT_LIMITS,
+    Limits,
+    decode_record,
+    dumps,
+    read_jsonl,
+    validate_page,
+)
+from neardup.ingest.settings import Settings
+from neardup.verifier.compare import compare_documents
+from neardup.verifier.config import PROFILES, VerifyConfig
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +64,7 @@ def compare_lines(
     limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[dict[str, Any]]:
     """One output object per input line (blank lines included, as errors): ``lines`` are
-    ``(line number, raw line)`` as :func:`ingest.records.read_jsonl` gives them."""
+    ``(line number, raw line)`` as :func:`neardup.ingest.records.read_jsonl` gives them."""
 
     for number, raw in lines:
         out: dict[str, Any] = {}

@@ -20,11 +20,11 @@ import argparse
 import sys
 from typing import Any
 
-from ingest import dashboards
-from ingest.errors import ConfigError
-from ingest.settings import Settings
-from ingest.store.detect import detect
-from ingest.store.errors import StoreError
+from neardup.ingest import dashboards
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.settings import Settings
+from neardup.ingest.store.detect import detect
+from neardup.ingest.store.errors import StoreError
 
 __all__ = ["add_parser", "run"]
 

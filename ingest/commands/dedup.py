@@ -8,7 +8,7 @@ errors.
 * ``embedded`` (default): no servers. Extraction and fingerprinting run in a process pool; the
   candidates of each document are taken from an in-memory index *before* the document is added
   (its earlier candidates: each candidate pair is seen once); verification runs in a process
-  pool too. The groups are the components of the joining pairs (:mod:`verifier.grouping`),
+  pool too. The groups are the components of the joining pairs (:mod:`neardup.verifier.grouping`),
   whatever the parallelism.
 * ``opensearch``: through the real stack — the documents are ingested into a fresh index
   (``--index``; deleted afterwards unless ``--keep-index``), verified by Celery workers, and
@@ -31,25 +31,25 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from ingest.commands.progress import progress_bar
-from ingest.errors import ConfigError
-from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
-from ingest.records import Limits, dumps
-from ingest.settings import Settings
-from ingest.store.ranking import rank_candidates
-from verifier.compare import compare
-from verifier.config import VerifyConfig
-from verifier.grouping import GroupForest, joins
+from neardup.ingest.commands.progress import progress_bar
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
+from neardup.ingest.records import Limits, dumps
+from neardup.ingest.settings import Settings
+from neardup.ingest.store.ranking import rank_candidates
+from neardup.verifier.compare import compare
+from neardup.verifier.config import VerifyConfig
+from neardup.verifier.grouping import GroupForest, joins
 
 _CandidateTable: Any
 try:
-    from ingest._candidates import CandidateTable as _CandidateTable
+    from neardup.ingest._candidates import CandidateTable as _CandidateTable
 except ImportError:  # not built (pure-Python install): the dict rule is used
     _CandidateTable = None
 
 __all__ = ["CandidateIndex", "CandidateLists", "DiskTexts", "add_parser", "dedup_embedded", "earlier_candidates", "result_line"]
 
-DEFAULT_K = 100  # the most candidates a document is verified against (verifier.decide)
+DEFAULT_K = 100  # the most candidates a document is verified against (neardup.verifier.decide)
 VERIFY_CHUNK = 16  # documents per verification task of the process pool
 
 
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     else:
         # The engine path is a lazy door like the CLI's: the embedded default never loads an
         # engine client or a broker.
-        engine = importlib.import_module("ingest.commands.ingest")
+        engine = importlib.import_module("neardup.ingest.commands.ingest")
         groups = engine.dedup_via_opensearch(prepared, args, progress, settings)
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
@@ -296,7 +296,7 @@ class CandidateIndex:
     ``id`` (the OpenSearch query's rule) — and then indexes it. Documents must come in strictly
     increasing ``(seq, id)`` (``ValueError`` otherwise).
 
-    The compiled table (:mod:`ingest._candidates`) keeps about 6 bytes per distinct fingerprint
+    The compiled table (:mod:`neardup.ingest._candidates`) keeps about 6 bytes per distinct fingerprint
     of a document in memory and the documents' fingerprints on disk, so a million pages fit in
     a few hundred MB; without the built extension the rule runs on Python dicts (a fingerprint
     seen once holds its one id, a shared one the list of ids: ~100 bytes a fingerprint).
@@ -382,7 +382,7 @@ def dedup_embedded(
     earlier: Mapping[str, list[str]] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Groups of the prepared documents, in-process: ``{id: {dup_group, dup_of, resemble,
-    contain}}`` (documents in error are absent). The rule of :mod:`verifier.grouping`: the
+    contain}}`` (documents in error are absent). The rule of :mod:`neardup.verifier.grouping`: the
     components of the candidate pairs that join, each pair verified unless its pages are
     already in one group; ``dup_of`` is the joined page a document resembles most among
     those it was verified against. ``timings`` receives the seconds spent in the candidate

@@ -25,11 +25,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from evaluation import datasets, evaluate, webis
-from ingest.commands.dedup import dedup_embedded
-from ingest.errors import ConfigError
-from ingest.pipeline import fingerprint_config, prepare_lines
-from ingest.settings import Settings
+from neardup.evaluation import datasets, evaluate, webis
+from neardup.ingest.commands.dedup import dedup_embedded
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.pipeline import fingerprint_config, prepare_lines
+from neardup.ingest.settings import Settings
 
 __all__ = ["add_parser", "format_list", "run"]
 
@@ -209,7 +209,7 @@ def _dedup_groups(docs: Sequence[dict[str, Any]], profile: str) -> dict[str, str
 
 
 def _run_webis(args: argparse.Namespace) -> int:
-    """``--dataset webis-dev``: the human-judged report (:mod:`evaluation.webis`)."""
+    """``--dataset webis-dev``: the human-judged report (:mod:`neardup.evaluation.webis`)."""
     if args.split != "dev":
         return _usage(f"{args.dataset} has a dev split only")
     try:

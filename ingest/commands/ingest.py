@@ -1,10 +1,10 @@
 """``neardup ingest FILE.jsonl``: accept pages; workers index each one once, with its group.
 
-Pages are validated and fingerprinted (:mod:`ingest.pipeline`) and accepted in batches
+Pages are validated and fingerprinted (:mod:`neardup.ingest.pipeline`) and accepted in batches
 (:class:`Submitter`): a page already in the index is ``unchanged``; the others are stored in
 Redis as one batch and a ``decide_batch`` message is queued. A worker finds each page's
 candidates, verifies them, and indexes the page once, carrying its ``dup_group``
-(:mod:`verifier.decide`); a page is searchable only once it is decided. Summary on stdout
+(:mod:`neardup.verifier.decide`); a page is searchable only once it is decided. Summary on stdout
 (JSON): ``{"accepted", "unchanged", "errors", "messages", ...}``; per-document errors as JSONL
 ``{"line", "id", "error", "type"}`` on ``--errors FILE`` (default stderr). Re-ingesting
 changes nothing for pages already indexed; pages accepted by an earlier run that never got
@@ -30,19 +30,19 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any, TextIO
 
-from ingest.commands.progress import progress_bar
-from ingest.errors import ConfigError
-from ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
-from ingest.records import Limits, dumps
-from ingest.retry import TRANSIENT, retry_call
-from ingest.settings import Settings, child_environ
-from ingest.store import open_store
-from ingest.store.base import now_iso
-from verifier import tasks
-from verifier.celery_app import broker_url
-from verifier.decide import DEFAULT_K
-from verifier.registry import Registry, page_payload
-from verifier.tasks import queue_consumers
+from neardup.ingest.commands.progress import progress_bar
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
+from neardup.ingest.records import Limits, dumps
+from neardup.ingest.retry import TRANSIENT, retry_call
+from neardup.ingest.settings import Settings, child_environ
+from neardup.ingest.store import open_store
+from neardup.ingest.store.base import now_iso
+from neardup.verifier import tasks
+from neardup.verifier.celery_app import broker_url
+from neardup.verifier.decide import DEFAULT_K
+from neardup.verifier.registry import Registry, page_payload
+from neardup.verifier.tasks import queue_consumers
 
 __all__ = ["Submitter", "WaitReport", "add_parser", "dedup_via_opensearch", "ingest_prepared",
            "wait_for_groups"]
@@ -173,7 +173,7 @@ def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
 
 
 def wait_for_room(registry: Any, max_live: int, budget: float = 600.0) -> None:
-    """Backpressure (:meth:`verifier.registry.Registry.wait_for_room`), through a broker
+    """Backpressure (:meth:`neardup.verifier.registry.Registry.wait_for_room`), through a broker
     restart; after ``budget`` seconds the batch is accepted all the same."""
     retry_call(lambda: registry.wait_for_room(max_live, budget), budget=budget, on=TRANSIENT)
 
@@ -181,7 +181,7 @@ def wait_for_room(registry: Any, max_live: int, budget: float = 600.0) -> None:
 class Submitter:
     """Accept prepared pages in batches and queue their decisions (``neardup ingest``, the
     HTTP service, ``neardup backfill``): pages already indexed are ``unchanged``; the rest are
-    accepted (:meth:`verifier.registry.Registry.accept`) and a ``decide_batch`` message is
+    accepted (:meth:`neardup.verifier.registry.Registry.accept`) and a ``decide_batch`` message is
     queued. Remembers what it accepted, so :func:`wait_for_groups` can send a batch again."""
 
     def __init__(self, store: Any, registry: Any, profile: str = "web", k: int = DEFAULT_K,
@@ -488,7 +488,7 @@ def start_workers(n: int, queue: str) -> list[Any]:
     env = child_environ(NEARDUP_QUEUE=queue)
     return [
         subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "verifier.celery_app", "worker", "--pool=solo",
+            [sys.executable, "-m", "celery", "-A", "neardup.verifier.celery_app", "worker", "--pool=solo",
              "-Q", queue, "-n", f"dedup{i}-{queue}@%h", "--loglevel=WARNING", "--without-gossip",
              "--without-mingle", "--without-heartbeat"],
             env=env,

@@ -17,10 +17,10 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from ingest.settings import Settings
-from ingest.store import open_store
-from ingest.store.base import Store
-from verifier.registry import Registry
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import open_store
+from neardup.ingest.store.base import Store
+from neardup.verifier.registry import Registry
 
 __all__ = ["add_parser", "explain_empty", "format_hits", "search"]
 

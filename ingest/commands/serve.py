@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import logging
 
-from ingest.records import Limits
-from ingest.server.app import DEFAULT_MAX_BODY, ServerConfig, create_app
-from ingest.server.backend import Backend
-from ingest.settings import Settings, export_broker_url
-from ingest.store import open_store
-from verifier.celery_app import app as celery_app
+from neardup.ingest.records import Limits
+from neardup.ingest.server.app import DEFAULT_MAX_BODY, ServerConfig, create_app
+from neardup.ingest.server.backend import Backend
+from neardup.ingest.settings import Settings, export_broker_url
+from neardup.ingest.store import open_store
+from neardup.verifier.celery_app import app as celery_app
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.broker_url:
-        # Before verifier.celery_app is imported: it reads its settings then, and Celery reads
+        # Before neardup.verifier.celery_app is imported: it reads its settings then, and Celery reads
         # CELERY_BROKER_URL itself.
         export_broker_url(args.broker_url)
     broker_url = args.broker_url or settings.broker_url

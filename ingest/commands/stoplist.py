@@ -7,10 +7,10 @@ import json
 import sys
 from collections.abc import Iterable
 
-from ingest.errors import ConfigError
-from ingest.settings import Settings
-from ingest.stoplist import StoplistConfig, refresh_stoplist
-from ingest.store import BACKENDS, StoplistEntry, Store, open_store
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.settings import Settings
+from neardup.ingest.stoplist import StoplistConfig, refresh_stoplist
+from neardup.ingest.store import BACKENDS, StoplistEntry, Store, open_store
 
 _DEFAULTS = StoplistConfig()
 

@@ -1,6 +1,6 @@
 """``neardup worker``: a Celery worker that verifies documents and writes ``dup_group`` back.
 
-Runs :data:`verifier.celery_app.app` with the project's configuration (broker from
+Runs :data:`neardup.verifier.celery_app.app` with the project's configuration (broker from
 ``CELERY_BROKER_URL``, queue from ``NEARDUP_QUEUE``, OpenSearch from ``OPENSEARCH_URL``).
 Extra arguments after ``--`` go to ``celery worker`` unchanged.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ingest.settings import Settings
-from verifier.celery_app import app
+from neardup.ingest.settings import Settings
+from neardup.verifier.celery_app import app
 
 __all__ = ["add_parser", "worker_argv"]
 

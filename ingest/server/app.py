@@ -22,21 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import MutableHeaders
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import JSONResponse as _StarletteJSONResponse
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from ingest.errors import ConfigError, DocumentError
-from ingest.records import MAX_BODY_BYTES, dumps_bytes, validate_id
-from ingest.server.backend import Backend, IngestItem
-from ingest.server.bulk import (
+from neardup.ingest.errors import ConfigError, DocumentError
+from neardup.ingest.records import MAX_BODY_BYTES, dumps_bytes, validate_id
+from neardup.ingest.server.backend import Backend, IngestItem
+from neardup.ingest.server.bulk import (
     BulkSyntaxError,
     DocumentsSyntaxError,
     ItemError,
@@ -47,9 +36,19 @@ from ingest.server.bulk import (
     parse_documents,
     raw_document,
 )
-from ingest.server.inspector import MAX_GROUPS
-from ingest.store.errors import StoreUnavailable
-from ingest.store.query import FIND_FILTERS
+from neardup.ingest.server.inspector import MAX_GROUPS
+from neardup.ingest.store.errors import StoreUnavailable
+from neardup.ingest.store.query import FIND_FILTERS
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse as _StarletteJSONResponse
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
     "API_CSP",
@@ -372,7 +371,7 @@ def create_app(backend: Backend, config: ServerConfig | None = None) -> Starlett
             if isinstance(entry, ItemError):
                 items.append((line, entry))
                 continue
-            # validated with the document by the input layer (ingest.records), as on every path
+            # validated with the document by the input layer (neardup.ingest.records), as on every path
             items.append((line, IngestItem(action="index", raw=entry, line=line)))
         await run_in_threadpool(
             backend.ingest,
@@ -677,7 +676,7 @@ def _took(started: float) -> int:
 
 def _path_id(request: Request, name: str, route: str) -> str:
     """A document or group id from the path, under the id rule of every input
-    (:func:`ingest.records.validate_id`): 400 for one no document can have."""
+    (:func:`neardup.ingest.records.validate_id`): 400 for one no document can have."""
     raw = request.path_params.get(name, "")
     try:
         return validate_id(raw)

@@ -1,9 +1,9 @@
 """What ``neardup serve`` does behind its endpoints: the I/O edge of the HTTP service.
 
-:class:`Backend` ties together the store (:func:`ingest.store.open_store`), step 1 of the
-method (:func:`ingest.pipeline.prepare_document`), the verification queue
-(:mod:`verifier.tasks`) and, for the inspector, the verifier itself
-(:func:`verifier.compare.compare`). The HTTP layer (``ingest.server.app``) only parses requests and
+:class:`Backend` ties together the store (:func:`neardup.ingest.store.open_store`), step 1 of the
+method (:func:`neardup.ingest.pipeline.prepare_document`), the verification queue
+(:mod:`neardup.verifier.tasks`) and, for the inspector, the verifier itself
+(:func:`neardup.verifier.compare.compare`). The HTTP layer (``neardup.ingest.server.app``) only parses requests and
 shapes answers; everything here is synchronous and runs in the server's thread pool.
 
 Ingest semantics (shared by ``POST /documents`` and ``POST /_bulk``):
@@ -29,20 +29,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ingest.errors import DocumentError
-from ingest.fingerprint import BODY_HASH_PREFIX
-from ingest.pipeline import fingerprint_config, prepare_document
-from ingest.records import DEFAULT_LIMITS, Limits, validate_page
-from ingest.server.bulk import ItemError
-from ingest.server.inspector import page_status, segments, snippet
-from ingest.settings import Settings
-from ingest.store.base import Store, StoredDocument
-from ingest.store.errors import Unsupported
-from ingest.store.query import MAX_GROUPS
-from verifier.compare import compare
-from verifier.config import VerifyConfig
-from verifier.registry import Registry, page_payload, stored_page
-from verifier.tasks import submit
+from neardup.ingest.errors import DocumentError
+from neardup.ingest.fingerprint import BODY_HASH_PREFIX
+from neardup.ingest.pipeline import fingerprint_config, prepare_document
+from neardup.ingest.records import DEFAULT_LIMITS, Limits, validate_page
+from neardup.ingest.server.bulk import ItemError
+from neardup.ingest.server.inspector import page_status, segments, snippet
+from neardup.ingest.settings import Settings
+from neardup.ingest.store.base import Store, StoredDocument
+from neardup.ingest.store.errors import Unsupported
+from neardup.ingest.store.query import MAX_GROUPS
+from neardup.verifier.compare import compare
+from neardup.verifier.config import VerifyConfig
+from neardup.verifier.registry import Registry, page_payload, stored_page
+from neardup.verifier.tasks import submit
 
 __all__ = ["Backend", "IngestItem", "document_summary", "document_with_status"]
 
@@ -108,14 +108,14 @@ class Backend:
         (default: :class:`BrokerPipeline` on ``broker_url``).
     compare
         ``compare(a_text, b_text) -> Verdict`` with ``a_span``/``b_span`` (default:
-        :func:`verifier.compare.compare`).
+        :func:`neardup.verifier.compare.compare`).
     broker_url
         Checked by :meth:`readiness` (default: ``Settings``' default; ``neardup serve`` passes
         its settings' ``broker_url``).
     profile
         Fingerprint profile (``web`` or ``short``).
     limits
-        The input rules (:class:`ingest.records.Limits`; ``neardup serve`` passes its
+        The input rules (:class:`neardup.ingest.records.Limits`; ``neardup serve`` passes its
         settings'), applied by the same layer as on every other path.
     """
 
@@ -492,7 +492,7 @@ def spans_of(verdict: Any, side: str) -> list[tuple[int, int]]:
 
 
 def default_compare(profile: str = "web") -> Callable[[str, str], Any]:
-    """:func:`verifier.compare.compare` with the profile's config, as the workers call it."""
+    """:func:`neardup.verifier.compare.compare` with the profile's config, as the workers call it."""
 
     config = VerifyConfig.profile(profile)
     return lambda a, b: compare(a, b, config)
@@ -519,8 +519,8 @@ class Pipeline(Protocol):
 
 
 class BrokerPipeline:
-    """The pages ``index``'s batches on the broker (:mod:`verifier.registry`) and the workers'
-    queue (:func:`verifier.tasks.submit`)."""
+    """The pages ``index``'s batches on the broker (:mod:`neardup.verifier.registry`) and the workers'
+    queue (:func:`neardup.verifier.tasks.submit`)."""
 
     def __init__(self, broker_url: str, index: str, profile: str = "web",
                  max_live: int = 8, room_wait: float = 30.0) -> None:

@@ -3,12 +3,12 @@
 ``neardup serve`` answers ``POST /_bulk`` so that any pipeline that speaks the bulk API
 (Logstash, Data Prepper, Fluent Bit, ``opensearchpy.helpers``) can send pages to neardup instead
 of to OpenSearch. This module turns an NDJSON body into :class:`BulkOp` items and builds the
-response items in OpenSearch's shape; ``ingest.server.app`` does the indexing and queueing.
+response items in OpenSearch's shape; ``neardup.ingest.server.app`` does the indexing and queueing.
 
 Parsing follows OpenSearch: a malformed *action* line fails the whole request (400, the
 position of the next action is unknown), a malformed *source* line fails only its item.
 The body of ``POST /documents`` (a JSON object, a JSON array or JSONL) is parsed here too.
-Lines and records are decoded by the input layer every path shares (:mod:`ingest.records`):
+Lines and records are decoded by the input layer every path shares (:mod:`neardup.ingest.records`):
 the same bad record gets the same error ``type`` here as in ``neardup ingest``.
 """
 
@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest.errors import DocumentError
-from ingest.records import (
+from neardup.ingest.errors import DocumentError
+from neardup.ingest.records import (
     CONTENT_FIELDS,
     DEFAULT_LIMITS,
     Limits,
@@ -138,7 +138,7 @@ def parse_bulk(
         index = meta.get("_index", default_index)
         op = BulkOp(action=action, index=index if isinstance(index, str) else default_index, id=None)
         if meta.get("_id") is not None:
-            try:  # the id rule of every path (ingest.records.validate_id)
+            try:  # the id rule of every path (neardup.ingest.records.validate_id)
                 op.id = validate_id(meta["_id"], limits)
             except DocumentError as exc:
                 op.error = ItemError(400, exc.type, f"_id on line [{number}]: {exc.message}")

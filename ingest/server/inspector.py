@@ -2,8 +2,8 @@
 duplicates of their representative, and what became of a page.
 
 Pure functions (unit tested on plain dicts and strings): the terms aggregation on
-``dup_group`` behind the list of largest groups (:mod:`ingest.store.query`, asked by
-:meth:`ingest.store.base.Store.largest_groups`); the split of a text into plain and
+``dup_group`` behind the list of largest groups (:mod:`neardup.ingest.store.query`, asked by
+:meth:`neardup.ingest.store.base.Store.largest_groups`); the split of a text into plain and
 highlighted segments around the verifier's trustable LCS region, cut to whole words;
 a page's state in words (:func:`page_status`); the snippet of a page's main content.
 Segments are sent rather than offsets because Python counts code points and JavaScript counts
@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ingest.errors import ConfigError
-from ingest.fingerprint import BODY_HASH_PREFIX, FingerprintConfig
-from ingest.store.query import MAX_GROUPS, build_largest_groups_query, parse_largest_groups
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.fingerprint import BODY_HASH_PREFIX, FingerprintConfig
+from neardup.ingest.store.query import MAX_GROUPS, build_largest_groups_query, parse_largest_groups
 
 __all__ = [
     "MAX_GROUPS",

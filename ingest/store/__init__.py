@@ -1,12 +1,12 @@
-"""Store backends behind one interface (:class:`ingest.store.base.Store`)::
+"""Store backends behind one interface (:class:`neardup.ingest.store.base.Store`)::
 
     store = open_store("embedded")            # in-process, no server
     store = open_store("engine", settings)    # the engine at the settings' URL, asked at connect
 
 ``engine`` opens the backend of the search engine behind ``OPENSEARCH_URL`` — ``opensearch``
-or ``elasticsearch``, detected at connect (:mod:`ingest.store.detect`) unless
+or ``elasticsearch``, detected at connect (:mod:`neardup.ingest.store.detect`) unless
 ``NEARDUP_ENGINE`` (``neardup --engine``) names it — with its node, credentials, TLS options
-and index from :class:`ingest.settings.Settings` (see docs/settings.md); without ``settings``,
+and index from :class:`neardup.ingest.settings.Settings` (see docs/settings.md); without ``settings``,
 from the environment. Each backend lives in its own module, loaded when opened.
 """
 
@@ -18,9 +18,9 @@ import importlib
 import logging
 from typing import Any
 
-from ingest.errors import ConfigError
-from ingest.settings import Settings
-from ingest.store.base import (
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.settings import Settings
+from neardup.ingest.store.base import (
     Candidate,
     GroupUpdate,
     PutResult,
@@ -28,8 +28,8 @@ from ingest.store.base import (
     Store,
     StoredDocument,
 )
-from ingest.store.errors import DocumentNotFound, StoreError, StoreUnavailable
-from ingest.store.lazy import LazyStore
+from neardup.ingest.store.errors import DocumentNotFound, StoreError, StoreUnavailable
+from neardup.ingest.store.lazy import LazyStore
 
 __all__ = [
     "BACKENDS",
@@ -52,19 +52,19 @@ __all__ = [
 # Backend name -> its module (each has ``open_backend(settings, **options)``). ``engine`` is
 # not a module: it stands for whichever search engine answers at the URL.
 _MODULES = {
-    "embedded": "ingest.store.embedded",
-    "opensearch": "ingest.store.opensearch",
-    "elasticsearch": "ingest.store.elasticsearch",
+    "embedded": "neardup.ingest.store.embedded",
+    "opensearch": "neardup.ingest.store.opensearch",
+    "elasticsearch": "neardup.ingest.store.elasticsearch",
 }
 BACKENDS = ("embedded", "engine", "opensearch", "elasticsearch")
 DEFAULT_URL = Settings.opensearch_url
 
 
 def _detect(url: str, settings: Settings) -> Any:
-    """:func:`ingest.store.detect.detect`, loaded when first asked (a lazy door: it loads
+    """:func:`neardup.ingest.store.detect.detect`, loaded when first asked (a lazy door: it loads
     urllib3, which the CLI's commands without an engine — ``compare``, ``dedup`` — never need,
     though they import this package for its error types)."""
-    return importlib.import_module("ingest.store.detect").detect(url, settings)
+    return importlib.import_module("neardup.ingest.store.detect").detect(url, settings)
 
 
 def default_index(settings: Settings | None = None) -> str:
@@ -101,7 +101,7 @@ def quiet_transport_log() -> None:
 
 def engine_settings(settings: Settings, url: str | None = None) -> Settings:
     """``settings`` with ``engine`` filled in: the configured one, else the node's answer
-    (:func:`ingest.store.detect.detect`) at ``url`` (default: the settings' URL). Pass the
+    (:func:`neardup.ingest.store.detect.detect`) at ``url`` (default: the settings' URL). Pass the
     result on (to workers, through ``NEARDUP_ENGINE``) and the question is asked once."""
     if settings.engine:
         return settings
@@ -130,12 +130,12 @@ def open_store(
 ) -> Store:
     """A store by backend name (:data:`BACKENDS`).
 
-    ``embedded``: options of :class:`~ingest.store.embedded.EmbeddedStore` (``path``: an
+    ``embedded``: options of :class:`~neardup.ingest.store.embedded.EmbeddedStore` (``path``: an
     SQLite file, default in memory). ``engine``: the search engine at the URL, ``opensearch``
     or ``elasticsearch`` as ``settings.engine`` says or the node answers at connect.
     ``opensearch``, ``elasticsearch``: ``client`` (default: the official client from the
     settings), ``url``, ``index`` (default ``settings.index``) and the options of
-    :class:`~ingest.store.engine.EngineStore`. ``settings`` default to the environment's
+    :class:`~neardup.ingest.store.engine.EngineStore`. ``settings`` default to the environment's
     (:meth:`Settings.from_env`).
     """
     # Backends are loaded by name when opened (a lazy door, like the CLI's): the embedded

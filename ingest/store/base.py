@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingest.store.errors import StoreUnavailable, Unsupported
+from neardup.ingest.store.errors import StoreUnavailable, Unsupported
 
 __all__ = [
     "Candidate",
@@ -40,7 +40,7 @@ class StoredDocument:
 
     id: str
     body: str  # the whole extracted text: stored, searched, shown
-    fingerprints: list[str]  # keyword terms (see ingest.fingerprint)
+    fingerprints: list[str]  # keyword terms (see neardup.ingest.fingerprint)
     fp_config: str  # identity of the FingerprintConfig that made them; never mix configs
     seq: int  # ingest sequence number: "earliest ingest wins" when groups are decided
     url: str | None = None
@@ -95,7 +95,7 @@ class StoredDocument:
         known = {k: source.get(k) for k in cls.__slots__ if k != "version" and k in source}
         known.setdefault("fingerprints", [])
         # A page written by another pipeline may lack them: None, for the verifier's check
-        # (ingest.records.check_stored) to reject that page alone, not the whole read.
+        # (neardup.ingest.records.check_stored) to reject that page alone, not the whole read.
         for name in ("body", "fp_config", "seq"):
             known.setdefault(name, None)
         doc = cls(**known)  # type: ignore[arg-type]
@@ -127,7 +127,7 @@ class PutResult:
 
 @dataclass(frozen=True, slots=True)
 class StoplistEntry:
-    """One stoplisted fingerprint and why (see :mod:`ingest.stoplist`)."""
+    """One stoplisted fingerprint and why (see :mod:`neardup.ingest.stoplist`)."""
 
     fingerprint: str
     count: int | None = None  # documents containing it when the stoplist was computed
@@ -149,7 +149,7 @@ class GroupUpdate:
 
 
 class Store(ABC):
-    """Abstract store. Backends are picked by :func:`ingest.store.open_store`."""
+    """Abstract store. Backends are picked by :func:`neardup.ingest.store.open_store`."""
 
     @abstractmethod
     def install(self) -> dict[str, str]:
@@ -204,7 +204,7 @@ class Store(ABC):
     def update_group(self, update: GroupUpdate, version: tuple[int, int] | None = None) -> bool:
         """Write a verdict back (and ``grouped_at``). With ``version``, only if the stored
         version still matches; returns False on a version conflict (the caller re-reads and
-        decides again). Raises :class:`ingest.store.errors.DocumentNotFound` when the
+        decides again). Raises :class:`neardup.ingest.store.errors.DocumentNotFound` when the
         document does not exist."""
 
     def update_groups(
@@ -213,8 +213,8 @@ class Store(ABC):
         """Several :meth:`update_group` calls, in one request where the backend can (one
         ``_bulk`` of conditional updates on OpenSearch). Per item, in order: True (written),
         False (version conflict) or the exception :meth:`update_group` would raise for it
-        (:class:`~ingest.store.errors.DocumentNotFound`, ...). A transient failure
-        (:class:`~ingest.store.errors.StoreUnavailable`) is raised for the whole call; the
+        (:class:`~neardup.ingest.store.errors.DocumentNotFound`, ...). A transient failure
+        (:class:`~neardup.ingest.store.errors.StoreUnavailable`) is raised for the whole call; the
         items are idempotent, so it can simply be sent again."""
         out: list[bool | Exception] = []
         for update, version in updates:
@@ -305,29 +305,29 @@ class Store(ABC):
         self, query_text: str, size: int = 10, inner_hits_size: int = 5
     ) -> list[dict[str, Any]]:
         """Full-text hits, one per ``dup_group``, each with ``inner_hits.members``
-        (:func:`ingest.store.query.build_collapse_search`)."""
+        (:func:`neardup.ingest.store.query.build_collapse_search`)."""
         raise Unsupported(f"{type(self).__name__} has no full-text search; use the opensearch store")
 
     def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
         """The ``size`` largest groups of at least ``min_size`` documents
-        (:func:`ingest.store.query.parse_largest_groups`)."""
+        (:func:`neardup.ingest.store.query.parse_largest_groups`)."""
         raise Unsupported(f"{type(self).__name__} has no group aggregation; use the opensearch store")
 
     def group_sizes(self, group_ids: Sequence[str]) -> dict[str, int]:
         """``{group id: members}`` of the groups among ``group_ids`` that have members
-        (:func:`ingest.store.query.build_group_sizes_query`)."""
+        (:func:`neardup.ingest.store.query.build_group_sizes_query`)."""
         raise Unsupported(f"{type(self).__name__} has no group aggregation; use the opensearch store")
 
     def find(
         self, text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20
     ) -> tuple[int, list[StoredDocument]]:
         """``(total, page)``: the pages whose id or URL is ``text`` or whose text matches it,
-        in ``state`` (:func:`ingest.store.query.build_find_query`)."""
+        in ``state`` (:func:`neardup.ingest.store.query.build_find_query`)."""
         raise Unsupported(f"{type(self).__name__} has no full-text search; use the opensearch store")
 
     def overview(self) -> dict[str, Any] | None:
         """Pages per status, the group-size histogram and duplicates per site
-        (:func:`ingest.store.query.parse_index_overview`); None when the index does not exist."""
+        (:func:`neardup.ingest.store.query.parse_index_overview`); None when the index does not exist."""
         raise Unsupported(f"{type(self).__name__} has no aggregations; use the opensearch store")
 
     def engine_info(self) -> dict[str, Any]:

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import urllib3
-
-from ingest.settings import Settings
-from ingest.store.errors import StoreError, StoreUnavailable
+from neardup.ingest.settings import Settings
+from neardup.ingest.store.errors import StoreError, StoreUnavailable
 
 __all__ = ["ENGINES", "Detected", "detect"]
 

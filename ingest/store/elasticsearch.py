@@ -1,4 +1,4 @@
-"""The Elasticsearch backend: :class:`~ingest.store.engine.EngineStore` spoken through the
+"""The Elasticsearch backend: :class:`~neardup.ingest.store.engine.EngineStore` spoken through the
 official clients, ``elasticsearch8`` for 8.x nodes and ``elasticsearch`` (9.0.x) for 9.x.
 
 An Elasticsearch client sends ``compatible-with=<its major>`` and a node refuses a newer major
@@ -13,10 +13,10 @@ import importlib
 from functools import cache
 from typing import Any
 
-from ingest.settings import Settings
-from ingest.store.detect import detect
-from ingest.store.engine import Dialect, EngineStore
-from ingest.store.errors import StoreError
+from neardup.ingest.settings import Settings
+from neardup.ingest.store.detect import detect
+from neardup.ingest.store.engine import Dialect, EngineStore
+from neardup.ingest.store.errors import StoreError
 
 __all__ = ["ElasticsearchStore", "client_module", "connect", "dialect", "open_backend"]
 
@@ -102,7 +102,7 @@ def open_backend(
     version: str | None = None,
     **options: Any,
 ) -> ElasticsearchStore:
-    """The store :func:`ingest.store.open_store` opens for ``elasticsearch``; the node's
+    """The store :func:`neardup.ingest.store.open_store` opens for ``elasticsearch``; the node's
     ``version`` (default: asked at connect) picks the client."""
     if client is None:
         client = connect(url, settings, version)

@@ -4,7 +4,7 @@ Backs batch ``neardup dedup`` without servers. One implementation for memory (th
 ``path=None``) and disk (``path="pages.db"``) keeps a single code path to hold equal to the
 OpenSearch backend: postings ``(fp_config, fingerprint, id)`` play the inverted index, and the
 candidate query counts shared distinct non-stoplisted fingerprints and orders them by the rule
-of :mod:`ingest.store.ranking` (:data:`~ingest.store.ranking.CANDIDATE_ORDER_SQL`). Versions are per-document counters (``(n, 1)``), bumped by every
+of :mod:`neardup.ingest.store.ranking` (:data:`~neardup.ingest.store.ranking.CANDIDATE_ORDER_SQL`). Versions are per-document counters (``(n, 1)``), bumped by every
 write, so ``update_group`` has the same compare-and-set behaviour as ``if_seq_no``.
 
 Thread-safe: one connection guarded by a lock (the batch CLI may use threads).
@@ -20,8 +20,8 @@ from collections.abc import Iterable, Iterator
 from os import PathLike
 from typing import Any
 
-from ingest.errors import ConfigError
-from ingest.store.base import (
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.store.base import (
     Candidate,
     GroupUpdate,
     PutResult,
@@ -30,8 +30,8 @@ from ingest.store.base import (
     StoredDocument,
     now_iso,
 )
-from ingest.store.errors import DocumentNotFound
-from ingest.store.ranking import CANDIDATE_ORDER_SQL, candidate_terms
+from neardup.ingest.store.errors import DocumentNotFound
+from neardup.ingest.store.ranking import CANDIDATE_ORDER_SQL, candidate_terms
 
 __all__ = ["EmbeddedStore", "open_backend"]
 
@@ -315,5 +315,5 @@ class EmbeddedStore(Store):
 
 
 def open_backend(**options: Any) -> EmbeddedStore:
-    """The store :func:`ingest.store.open_store` opens for ``embedded``."""
+    """The store :func:`neardup.ingest.store.open_store` opens for ``embedded``."""
     return EmbeddedStore(**options)

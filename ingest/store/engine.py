@@ -1,8 +1,8 @@
 """The search-engine store: pages in one index, fingerprints as a ``keyword`` array, on
-OpenSearch or Elasticsearch (:mod:`ingest.store.opensearch`, :mod:`ingest.store.elasticsearch`).
+OpenSearch or Elasticsearch (:mod:`neardup.ingest.store.opensearch`, :mod:`neardup.ingest.store.elasticsearch`).
 
 - indexing with ``helpers.streaming_bulk`` (bounded retries with exponential backoff on 429);
-- candidates with the query of :func:`ingest.store.query.build_candidate_query` (score = number of
+- candidates with the query of :func:`neardup.ingest.store.query.build_candidate_query` (score = number of
   shared non-stoplisted fingerprints; ties by ``seq`` then ``id``);
 - group write-back with the update API under ``if_seq_no``/``if_primary_term``, one document
   at a time or as one ``_bulk`` of conditional updates (:meth:`EngineStore.update_groups`);
@@ -11,7 +11,7 @@ OpenSearch or Elasticsearch (:mod:`ingest.store.opensearch`, :mod:`ingest.store.
 - the stoplist in its own index, ``<index>-stoplist`` (one document per fingerprint), read
   through a short-lived cache so a worker does not fetch it for every document.
 
-Transient transport failures surface as :class:`ingest.store.errors.StoreUnavailable`.
+Transient transport failures surface as :class:`neardup.ingest.store.errors.StoreUnavailable`.
 
 The two engines' official clients take the same calls (``search``, ``mget``, ``update``,
 ``bulk``, the template APIs, ``helpers.streaming_bulk``) with keyword arguments; what differs —
@@ -34,8 +34,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from ingest.mappings import install_templates, load
-from ingest.store.base import (
+from neardup.ingest.mappings import install_templates, load
+from neardup.ingest.store.base import (
     Candidate,
     GroupUpdate,
     PutResult,
@@ -44,8 +44,8 @@ from ingest.store.base import (
     StoredDocument,
     now_iso,
 )
-from ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
-from ingest.store.query import (
+from neardup.ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
+from neardup.ingest.store.query import (
     build_candidate_query,
     build_collapse_search,
     build_find_query,
@@ -57,7 +57,7 @@ from ingest.store.query import (
     parse_index_overview,
     parse_largest_groups,
 )
-from ingest.store.ranking import candidate_terms
+from neardup.ingest.store.ranking import candidate_terms
 
 __all__ = ["Dialect", "EngineStore", "translate_errors"]
 
@@ -216,7 +216,7 @@ class EngineStore(Store):
     def install(self) -> dict[str, str]:
         """Install the templates (versioned) and create both indices when missing.
 
-        Returns what :func:`ingest.mappings.install_templates` did, plus
+        Returns what :func:`neardup.ingest.mappings.install_templates` did, plus
         ``{index name: "created" | "exists"}``."""
         done = self.install_templates()
         done.update(self.create_indices())
@@ -542,7 +542,7 @@ class EngineStore(Store):
     ) -> list[tuple[int, dict[str, Any]]]:
         """One ``_bulk`` of ``update`` operations: ``(status, item)`` of each, in order. An
         operation refused for a transient reason (429, 50x) raises
-        :class:`~ingest.store.errors.StoreUnavailable` for the whole call: the updates are
+        :class:`~neardup.ingest.store.errors.StoreUnavailable` for the whole call: the updates are
         idempotent, the caller sends the lot again."""
         params: dict[str, Any] = {}
         if refresh and self.refresh_writes:

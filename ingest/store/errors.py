@@ -2,7 +2,7 @@
 
 ::
 
-    NeardupError (ingest.errors)
+    NeardupError (neardup.ingest.errors)
     └── StoreError                    the store could not do what was asked
         ├── StoreUnavailable          transient: node down, timeout, 429/502/503/504 — retry later
         ├── DocumentNotFound(KeyError) the document to update does not exist
@@ -19,7 +19,7 @@ query, say) is a bug, not a blip, and propagates unchanged.
 
 from __future__ import annotations
 
-from ingest.errors import NeardupError
+from neardup.ingest.errors import NeardupError
 
 __all__ = ["DocumentNotFound", "IndexNotFound", "StoreError", "StoreUnavailable", "Unsupported"]
 

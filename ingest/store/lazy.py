@@ -1,4 +1,4 @@
-"""A store whose engine is asked at first use: what :func:`ingest.store.open_store` returns for
+"""A store whose engine is asked at first use: what :func:`neardup.ingest.store.open_store` returns for
 ``engine`` when no engine answers at connect (``neardup serve`` and the workers start before the
 node, and report it unavailable until it answers, like any outage)."""
 
@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ingest.store.base import Store
+from neardup.ingest.store.base import Store
 
 __all__ = ["LazyStore"]
 

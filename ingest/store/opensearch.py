@@ -1,4 +1,4 @@
-"""The OpenSearch backend: :class:`~ingest.store.engine.EngineStore` spoken through
+"""The OpenSearch backend: :class:`~neardup.ingest.store.engine.EngineStore` spoken through
 opensearch-py (2.x and 3.x nodes alike)."""
 
 from __future__ import annotations
@@ -7,11 +7,10 @@ from typing import Any
 
 import opensearchpy
 import orjson
+from neardup.ingest.settings import Settings
+from neardup.ingest.store.engine import Dialect, EngineStore
 from opensearchpy import helpers
 from opensearchpy.serializer import JSONSerializer
-
-from ingest.settings import Settings
-from ingest.store.engine import Dialect, EngineStore
 
 __all__ = ["DIALECT", "OpenSearchStore", "connect", "open_backend"]
 
@@ -98,7 +97,7 @@ def open_backend(
     version: str | None = None,
     **options: Any,
 ) -> OpenSearchStore:
-    """The store :func:`ingest.store.open_store` opens for ``opensearch``."""
+    """The store :func:`neardup.ingest.store.open_store` opens for ``opensearch``."""
     client = client if client is not None else connect(url, settings)
     index = options.pop("index", None) or settings.index
     return OpenSearchStore(client, index, mappings_dir=settings.mappings_dir, **options)

@@ -4,7 +4,7 @@
   page, ordered by how many they share. Each non-stoplisted fingerprint is one
   ``constant_score``/``term`` clause of a ``bool.should`` worth exactly 1, so a hit's ``_score``
   *is* the number of shared fingerprints (a sum of at most 112 ones is exact in float32).
-  Ties are broken by ``seq`` then ``id``: the rule of :mod:`ingest.store.ranking`.
+  Ties are broken by ``seq`` then ``id``: the rule of :mod:`neardup.ingest.store.ranking`.
 - :func:`build_holders_query` — the verifier workers' candidates in the index: every page
   holding a fingerprint of a batch, with its fingerprints, ranked in the worker.
 - :func:`build_collapse_search` — ``neardup search``: one hit per ``dup_group`` with the
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from ingest.errors import ConfigError
-from ingest.store.ranking import CANDIDATE_SORT, candidate_terms
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.store.ranking import CANDIDATE_SORT, candidate_terms
 
 __all__ = [
     "CANDIDATE_SORT",
@@ -63,7 +63,7 @@ def build_candidate_query(
     >>> [c["constant_score"]["filter"]["term"]["fingerprints"] for c in body["query"]["bool"]["should"]]
     ['a', 'b']
 
-    Raises :class:`~ingest.errors.ConfigError` when no usable fingerprint is left (the store
+    Raises :class:`~neardup.ingest.errors.ConfigError` when no usable fingerprint is left (the store
     answers ``[]`` without asking the node) or when ``k`` is not positive.
     """
     if k < 1:

@@ -9,7 +9,7 @@ A page's candidates are the documents of the same fingerprint config sharing at 
 
 and cut at the top ``k`` (:func:`rank_candidates`). Both backends answer with this order: the
 OpenSearch query sorts by :data:`CANDIDATE_SORT` (``_score`` *is* the shared count, see
-:mod:`ingest.store.query`) and the embedded store's SQL by :data:`CANDIDATE_ORDER_SQL`; every
+:mod:`neardup.ingest.store.query`) and the embedded store's SQL by :data:`CANDIDATE_ORDER_SQL`; every
 ranking done in Python (the workers' batch queries, ``neardup dedup``, the coverage
 evaluation) calls :func:`rank_candidates`.
 """
@@ -20,7 +20,7 @@ import heapq
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from ingest.store.base import Candidate
+from neardup.ingest.store.base import Candidate
 
 __all__ = [
     "CANDIDATE_ORDER_SQL",

@@ -1,4 +1,4 @@
-"""evaluation.coverage: pure coverage arithmetic, and coverage on a small People's Daily corpus."""
+"""neardup.evaluation.coverage: pure coverage arithmetic, and coverage on a small People's Daily corpus."""
 
 from __future__ import annotations
 
@@ -8,8 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from evaluation.coverage import build_index, candidate_coverage, coverage_of_terms, top_candidates
+from neardup.evaluation.coverage import (
+    build_index,
+    candidate_coverage,
+    coverage_of_terms,
+    top_candidates,
+)
 
 
 def test_top_candidates_order_and_cut() -> None:
@@ -65,7 +69,7 @@ def test_coverage_on_small_people_daily_corpus(people_daily: Path) -> None:
 
 
 def test_tlcs_coverage_counts_similar_pairs_among_candidates() -> None:
-    from evaluation.coverage import tlcs_coverage
+    from neardup.evaluation.coverage import tlcs_coverage
 
     terms = {"a": ["x", "y"], "b": ["x"], "c": ["y"], "d": ["q"], "e": []}
     similar = {("a", "b"), ("a", "d"), ("c", "e")}
@@ -79,7 +83,7 @@ def test_tlcs_coverage_counts_similar_pairs_among_candidates() -> None:
 
 
 def test_similar_pairs_uses_the_verifier() -> None:
-    from evaluation.coverage import similar_pairs
+    from neardup.evaluation.coverage import similar_pairs
 
     page = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂，共庆佳节。" * 4
     other = "全国各地的农民正在积极准备春耕生产，各级政府加强了对农业的支持力度。" * 4
@@ -88,8 +92,8 @@ def test_similar_pairs_uses_the_verifier() -> None:
 
 
 def test_corpus_stoplist_applies_the_product_rule() -> None:
-    from evaluation.coverage import corpus_stoplist
-    from ingest.stoplist import StoplistConfig
+    from neardup.evaluation.coverage import corpus_stoplist
+    from neardup.ingest.stoplist import StoplistConfig
 
     terms = {f"d{i}": ["t", f"u{i}"] + (["s"] if i < 3 else []) for i in range(20)}
     sites = {f"d{i}": f"site{i % 2}" for i in range(20)}
@@ -102,8 +106,8 @@ def test_corpus_stoplist_applies_the_product_rule() -> None:
 
 
 def test_stoplist_max_share_rule() -> None:
-    from ingest.errors import ConfigError
-    from ingest.stoplist import FREQUENT, StoplistConfig, compute_stoplist
+    from neardup.ingest.errors import ConfigError
+    from neardup.ingest.stoplist import FREQUENT, StoplistConfig, compute_stoplist
 
     config = StoplistConfig(max_share=0.01)
     assert config.frequent_count(1000) == 10 and config.min_count_for(1000) == 11

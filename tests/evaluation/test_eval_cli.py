@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from ingest.cli import main
+from neardup.ingest.cli import main
 
 ARTICLE = "".join(
     f"第{i}段：新华社北京一月一日电，今天是新年的第一天，首都各界群众在人民大会堂欢聚一堂，"

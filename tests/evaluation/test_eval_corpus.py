@@ -5,9 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from evaluation import datasets as ds
-from evaluation.evaluate import (
+from neardup.evaluation import datasets as ds
+from neardup.evaluation.evaluate import (
     doc_text,
     evaluate_corpus,
     fingerprint_candidates,

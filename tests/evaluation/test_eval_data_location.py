@@ -12,10 +12,9 @@ import os
 from pathlib import Path
 
 import pytest
-
-from evaluation import datasets
-from ingest.cli import main
-from ingest.settings import Settings
+from neardup.evaluation import datasets
+from neardup.ingest.cli import main
+from neardup.ingest.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +23,7 @@ def test_project_root_is_the_checkout_or_the_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert datasets.project_root() == ROOT  # the source tree (pip install -e)
-    installed = tmp_path / "venv" / "lib" / "site-packages" / "evaluation"
+    installed = tmp_path / "venv" / "lib" / "site-packages" / "neardup" / "evaluation"
     installed.mkdir(parents=True)
     work = tmp_path / "work"
     work.mkdir()

@@ -13,9 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from evaluation import datasets as ds
-from ingest.extract import document_text
+from neardup.evaluation import datasets as ds
+from neardup.ingest.extract import document_text
 
 needs_people_daily = pytest.mark.usefixtures("people_daily")
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluation.evaluate import (
+from neardup.evaluation.evaluate import (
     Confusion,
     EvalReport,
     MethodResult,
@@ -99,7 +98,7 @@ def test_table_is_aligned() -> None:
 
 
 def test_content_fields_follow_the_extractor() -> None:
-    from evaluation import evaluate
-    from ingest.extract import MARKUP_FIELDS
+    from neardup.evaluation import evaluate
+    from neardup.ingest.extract import MARKUP_FIELDS
 
     assert evaluate.CONTENT_FIELDS == MARKUP_FIELDS

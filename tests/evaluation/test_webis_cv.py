@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-from evaluation import cv, webis
-from evaluation.datasets import DatasetUnavailable
-from ingest.cli import main
+from neardup.evaluation import cv, webis
+from neardup.evaluation.datasets import DatasetUnavailable
+from neardup.ingest.cli import main
 
 
 def test_pairs_sharing_a_page_are_one_group_and_stay_in_one_fold() -> None:

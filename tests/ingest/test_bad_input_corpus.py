@@ -18,10 +18,9 @@ from urllib.parse import quote
 import pytest
 from badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers, pairs_jsonl
 from fakes import FakePipeline
-
-from ingest.server.app import ServerConfig, create_app
-from ingest.server.backend import Backend
-from ingest.store import open_store
+from neardup.ingest.server.app import ServerConfig, create_app
+from neardup.ingest.server.backend import Backend
+from neardup.ingest.store import open_store
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -33,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NEARDUP_MAX_DOC_BYTES": str(PAGE_LIMIT), "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "ingest.cli", *args], capture_output=True, text=True, env=env,
+        [sys.executable, "-m", "neardup.ingest.cli", *args], capture_output=True, text=True, env=env,
         cwd=ROOT, timeout=600,
     )
 
@@ -85,7 +84,7 @@ Queue = FakePipeline
 
 
 def test_corpus_through_post_documents() -> None:
-    from ingest.records import Limits
+    from neardup.ingest.records import Limits
 
     store = open_store("embedded")
     queue = Queue(store)

@@ -1,7 +1,7 @@
 """Issue 13's list of what bad input and faults did, each through every path it applies to:
 ``compare``, ``dedup`` (one process and a pool), ``ingest`` (the command, on the embedded
 store with the queue recorded), ``POST /documents``, ``/_bulk`` and the workers. Each test
-failed on the code before the input layer (ingest.records). Paths that need a real
+failed on the code before the input layer (neardup.ingest.records). Paths that need a real
 OpenSearch (a missing index in ``search``, a server's log while OpenSearch is down) are in
 tests/integration/test_bad_input_stack.py.
 """
@@ -18,13 +18,12 @@ from typing import Any
 
 import pytest
 from fakes import FakePipeline, fake_cli_pipeline
-
-from ingest.cli import main
-from ingest.server.app import ServerConfig, create_app
-from ingest.server.backend import Backend
-from ingest.settings import Settings
-from ingest.store import open_store
-from ingest.store.base import Store
+from neardup.ingest.cli import main
+from neardup.ingest.server.app import ServerConfig, create_app
+from neardup.ingest.server.backend import Backend
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import open_store
+from neardup.ingest.store.base import Store
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -261,7 +260,7 @@ def test_4_unreachable_opensearch_at_start_is_one_line(tmp_path: Path, argv: lis
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
            "OPENSEARCH_URL": "http://neardup:s3cret@127.0.0.1:9", "HOME": str(tmp_path)}
     proc = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", *[a.format(pages=pages) for a in argv]],
+        [sys.executable, "-m", "neardup.ingest.cli", *[a.format(pages=pages) for a in argv]],
         capture_output=True, text=True, env=env, timeout=120, cwd=ROOT,
     )
     assert proc.returncode == 1, proc.stderr
@@ -299,7 +298,7 @@ def test_5_one_page_limit_on_every_path(tmp_path: Path, monkeypatch: pytest.Monk
     assert [e["type"] for e in errors] == ["document_too_large"] * 2
     rows = run_compare(tmp_path, lines(pair(big), pair(GOOD)), settings=settings)
     assert rows[0]["type"] == "document_too_large" and rows[1]["similar"] is True
-    from ingest.records import Limits
+    from neardup.ingest.records import Limits
 
     store = open_store("embedded")
     backend = Backend(store, pipeline=Queue(store), limits=Limits(4096))
@@ -362,7 +361,7 @@ def test_8_one_id_rule_on_every_path(tmp_path: Path, client: TestClient,
 def test_8_a_worker_message_without_a_batch_key_is_dead_lettered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from verifier import tasks
+    from neardup.verifier import tasks
 
     dead: list[dict[str, Any]] = []
     monkeypatch.setattr(tasks, "_dead_letter", dead.append)
@@ -410,7 +409,7 @@ def test_10_headers_on_401(backend: Backend) -> None:
 
 
 def test_10_inspector_links_only_http_urls() -> None:
-    from ingest.server.app import INSPECTOR_DIR
+    from neardup.ingest.server.app import INSPECTOR_DIR
 
     script = (INSPECTOR_DIR / "inspector.js").read_text()
     assert "href: doc.url" not in script

@@ -21,10 +21,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
-from ingest import dashboards
-from ingest.cli import main
-from ingest.errors import ConfigError
+from neardup.ingest import dashboards
+from neardup.ingest.cli import main
+from neardup.ingest.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 NDJSON = ROOT / "mappings" / "dashboards" / "neardup.ndjson"

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from ingest import dashboards
-from ingest.cli import main
+from neardup.ingest import dashboards
+from neardup.ingest.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 KIBANA = ROOT / "mappings" / "dashboards" / "kibana.ndjson"

@@ -1,14 +1,13 @@
-"""ingest.extract: parser, dropped content, block breaks, charsets, limits, document_text."""
+"""neardup.ingest.extract: parser, dropped content, block breaks, charsets, limits, document_text."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from ingest import extract
-from ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
-from ingest.extract import decode_html, document_text, document_texts, extract_text
+from neardup.ingest import extract
+from neardup.ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError, ExtractTimeout
+from neardup.ingest.extract import decode_html, document_text, document_texts, extract_text
 
 ZH = "中华人民共和国国务院新闻办公室今天发表白皮书，介绍了我国的经济发展情况。这是第二句话！"
 
@@ -24,7 +23,7 @@ def test_scripts_styles_comments_dropped_tails_kept() -> None:
 
 
 def test_block_elements_become_paragraph_breaks() -> None:
-    # Blocks end with a blank line: a single newline is a soft wrap (see ingest.sentences).
+    # Blocks end with a blank line: a single newline is a soft wrap (see neardup.ingest.sentences).
     html = (
         "<div>one<br>two</div><p>three <b>bold</b> four</p><ul><li>a</li><li>b</li></ul>"
         "<table><tr><td>c1</td><td>c2</td></tr></table><h2>head</h2><pre>code</pre>"

@@ -1,4 +1,4 @@
-"""ingest.fingerprint: config, determinism, bounds, near-duplicates meet, implementations agree."""
+"""neardup.ingest.fingerprint: config, determinism, bounds, near-duplicates meet, implementations agree."""
 
 from __future__ import annotations
 
@@ -10,11 +10,16 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from ingest import fingerprint as fp
-from ingest.errors import ConfigError
-from ingest.fingerprint import PROFILES, FingerprintConfig, body_hash, fingerprints, index_terms
-from ingest.settings import Settings
+from neardup.ingest import fingerprint as fp
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.fingerprint import (
+    PROFILES,
+    FingerprintConfig,
+    body_hash,
+    fingerprints,
+    index_terms,
+)
+from neardup.ingest.settings import Settings
 
 _B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _WORDS = (
@@ -160,14 +165,14 @@ def test_index_terms_fingerprint_the_content() -> None:
 
 def test_raw_and_normalised_text_give_the_same_terms() -> None:
     # index_terms does not normalise the whole text: breaks and keys are per character.
-    from ingest.sentences import normalize_text
+    from neardup.ingest.sentences import normalize_text
 
     text = "  Ｆｕｌｌ ｗｉｄｔｈ！\r\n\n" + _join(_article(9)) + " wrapped\nline. Café 1998年。\t"
     for cfg in (PROFILES["web"], fp.PAPER, FingerprintConfig(per_bucket=1, min_cover=0)):
         assert fingerprints(text, cfg) == fingerprints(normalize_text(text), cfg)
 
 
-needs_cython = pytest.mark.skipif(fp._compiled is None, reason="ingest._fingerprint not built")
+needs_cython = pytest.mark.skipif(fp._compiled is None, reason="neardup.ingest._fingerprint not built")
 _CONFIGS = [
     PROFILES["web"], PROFILES["short"], FingerprintConfig(per_bucket=1, min_cover=0), fp.PAPER,
     FingerprintConfig(per_bucket=2, min_cover=50), FingerprintConfig(buckets=3, rotations=5),
@@ -281,7 +286,7 @@ def test_the_compiled_tables_come_from_a_cache_equal_to_a_fresh_build(
 ) -> None:
     """The per-code-point tables are read from a per-user cache file when one exists; what is
     read equals a build from the reference functions, and a damaged file is built again."""
-    compiled = pytest.importorskip("ingest._fingerprint")
+    compiled = pytest.importorskip("neardup.ingest._fingerprint")
     monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path))
     built = compiled._cached_tables()  # nothing cached: built and saved
     (saved,) = list(tmp_path.iterdir())

@@ -1,4 +1,4 @@
-"""ingest.pipeline: line validation, per-document errors, order and seq (no network)."""
+"""neardup.ingest.pipeline: line validation, per-document errors, order and seq (no network)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from ingest.errors import ConfigError, DocumentError, EmptyDocument, ExtractError
-from ingest.pipeline import (
+from neardup.ingest.errors import ConfigError, DocumentError, EmptyDocument, ExtractError
+from neardup.ingest.pipeline import (
     MAX_ID_BYTES,
     Prepared,
     fingerprint_config,
@@ -19,7 +18,7 @@ from ingest.pipeline import (
     prepare_lines,
     read_lines,
 )
-from ingest.records import Limits
+from neardup.ingest.records import Limits
 
 ARTICLE = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂，庆祝新年的到来。" * 12
 CONFIG = fingerprint_config("web")
@@ -33,7 +32,7 @@ def prepare(lines: list[bytes | str], **kwargs: Any) -> list[Prepared]:
     return list(prepare_lines(enumerate(lines, 1), CONFIG, **kwargs))
 
 
-# --- reading lines (the input layer, ingest.records, through the pipeline) ----------------------
+# --- reading lines (the input layer, neardup.ingest.records, through the pipeline) ----------------------
 
 
 def one(raw: bytes | str) -> Prepared:
@@ -270,17 +269,16 @@ def test_a_bad_first_occurrence_does_not_claim_the_id() -> None:
 
 
 def test_an_extractor_crash_is_one_documents_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ingest.extract
-    import ingest.pipeline
+    from neardup.ingest import extract, pipeline
 
-    real = ingest.extract.document_texts
+    real = extract.document_texts
 
-    def boom(obj: Any, **options: Any) -> ingest.extract.DocumentText:
+    def boom(obj: Any, **options: Any) -> extract.DocumentText:
         if obj["id"] == "bad":
             raise RuntimeError("extractor bug")
         return real(obj, **options)
 
-    monkeypatch.setattr(ingest.pipeline, "document_texts", boom)
+    monkeypatch.setattr(pipeline, "document_texts", boom)
     out = prepare([line(id="a", text=ARTICLE), line(id="bad", text=ARTICLE),
                    line(id="b", text=ARTICLE)])
     assert [p.ok for p in out] == [True, False, True]

@@ -1,4 +1,4 @@
-"""ingest.records, the input layer every path uses: its rules, a Hypothesis fuzz test (arbitrary
+"""neardup.ingest.records, the input layer every path uses: its rules, a Hypothesis fuzz test (arbitrary
 JSON values and byte strings never raise anything but the documented per-record error), and
 docs/limits.md against the code."""
 
@@ -13,11 +13,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from ingest import records
-from ingest.errors import DocumentError, DocumentTooLarge, InvalidField, InvalidRecord
-from ingest.pipeline import fingerprint_config, prepare_document
-from ingest.records import (
+from neardup.ingest import records
+from neardup.ingest.errors import DocumentError, DocumentTooLarge, InvalidField, InvalidRecord
+from neardup.ingest.pipeline import fingerprint_config, prepare_document
+from neardup.ingest.records import (
     CONTENT_FIELDS,
     DEFAULT_LIMITS,
     METADATA_FIELDS,
@@ -33,7 +32,7 @@ from ingest.records import (
     validate_id,
     validate_page,
 )
-from ingest.store.base import StoredDocument
+from neardup.ingest.store.base import StoredDocument
 
 ROOT = Path(__file__).resolve().parents[2]
 # Every type a per-record error can have (docs/limits.md).
@@ -246,7 +245,7 @@ def test_docs_table_is_the_codes() -> None:
     doc = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
     m = re.search(r"<!-- limits-table[^>]*-->\n(.*?)<!-- /limits-table -->", doc, re.DOTALL)
     assert m, "docs/limits.md has lost its generated table"
-    assert m.group(1) == limits_table(), "docs/limits.md differs: python -m ingest.records"
+    assert m.group(1) == limits_table(), "docs/limits.md differs: python -m neardup.ingest.records"
     assert f"{DEFAULT_LIMITS.max_doc_bytes} bytes (8 MiB)" in m.group(1)
 
 
@@ -259,7 +258,7 @@ _CHECKED = st.text(
 )
 
 
-@pytest.mark.skipif(records._compiled is None, reason="ingest._text is not built")
+@pytest.mark.skipif(records._compiled is None, reason="neardup.ingest._text is not built")
 @settings(max_examples=400, deadline=None)
 @given(_CHECKED, st.sampled_from(["", "x", "é", "中", "\U00020001"]))
 def test_compiled_text_checks_are_the_reference(text: str, pad: str) -> None:

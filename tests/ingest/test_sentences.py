@@ -1,10 +1,10 @@
-"""ingest.sentences: normalisation, splitting (Chinese, English), width."""
+"""neardup.ingest.sentences: normalisation, splitting (Chinese, English), width."""
 
 from __future__ import annotations
 
 import random
 
-from ingest.sentences import (
+from neardup.ingest.sentences import (
     normalize_text,
     sentence_key,
     sentence_keys,
@@ -12,7 +12,7 @@ from ingest.sentences import (
     split_sentences,
     width,
 )
-from verifier.units import char_width, text_width
+from neardup.verifier.units import char_width, text_width
 
 
 def _texts(text: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""ingest.settings: parsing, validation and defaults; the environment is read nowhere else;
+"""neardup.ingest.settings: parsing, validation and defaults; the environment is read nowhere else;
 every field is in the documentation table."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-
-from ingest.errors import ConfigError
-from ingest.settings import Settings, settings_table
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.settings import Settings, settings_table
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "settings.md"
@@ -182,7 +181,7 @@ def test_only_the_settings_module_reads_the_environment() -> None:
     allowed = {o for o in offenders if o.startswith(f"{SETTINGS_MODULE}:")}
     assert allowed, "ingest/settings.py should be the module that reads os.environ"
     assert sorted(set(offenders) - allowed) == [], (
-        "read the environment through ingest.settings.Settings, not os.environ"
+        "read the environment through neardup.ingest.settings.Settings, not os.environ"
     )
 
 
@@ -210,7 +209,7 @@ def test_every_field_is_in_the_documentation_table() -> None:
 
 def test_the_documentation_table_is_the_generated_one() -> None:
     text = DOC.read_text(encoding="utf-8")
-    assert settings_table() in text, "regenerate it: python -m ingest.settings"
+    assert settings_table() in text, "regenerate it: python -m neardup.ingest.settings"
 
 
 def test_readme_links_the_settings_page() -> None:
@@ -221,7 +220,7 @@ def test_readme_links_the_settings_page() -> None:
 def test_neardup_exits_2_on_a_bad_variable(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ingest.cli import main
+    from neardup.ingest.cli import main
 
     monkeypatch.setenv("NEARDUP_VISIBILITY_TIMEOUT", "soon")
     assert main(["compare", "-"]) == 2

@@ -5,7 +5,7 @@
   the test creates under that name — the index, ``<name>-*`` indices (the stoplist index),
   and index/component templates named ``<name>`` or ``<name>-*`` — is deleted afterwards, by
   exact name; nothing else on the node is touched;
-- ``os_store``: an installed :class:`~ingest.store.opensearch.OpenSearchStore` on
+- ``os_store``: an installed :class:`~neardup.ingest.store.opensearch.OpenSearchStore` on
   ``index_name`` (stoplist cache disabled, so a test sees its own stoplist at once).
 
 Every test under tests/integration is marked ``integration``.
@@ -32,9 +32,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture
 def registry(redis_url: str) -> Iterator[Any]:
-    """A :class:`verifier.registry.Registry` on a real redis-server (database 7) under a
+    """A :class:`neardup.verifier.registry.Registry` on a real redis-server (database 7) under a
     unique index name; its keys are removed afterwards."""
-    from verifier.registry import Registry
+    from neardup.verifier.registry import Registry
 
     base = redis_url.rpartition("/")[0]
     reg = Registry.from_url(f"{base}/7", f"test-{uuid.uuid4().hex[:8]}")
@@ -93,7 +93,7 @@ def index_name(os_client: Any) -> Iterator[str]:
 @pytest.fixture
 def os_store(os_client: Any, index_name: str) -> Iterator[Any]:
     """An installed OpenSearchStore on ``index_name``."""
-    from ingest.store.opensearch import OpenSearchStore
+    from neardup.ingest.store.opensearch import OpenSearchStore
 
     store = OpenSearchStore(os_client, index_name, stoplist_ttl=0.0)
     store.install()
@@ -184,8 +184,8 @@ def corpus(people_daily: Path) -> list[dict[str, Any]]:
 
 def to_stored(docs: list[dict[str, Any]]) -> list[Any]:
     """StoredDocuments with the real fingerprints (web profile) of the corpus texts."""
-    from ingest.fingerprint import PROFILES, fingerprints
-    from ingest.store.base import StoredDocument
+    from neardup.ingest.fingerprint import PROFILES, fingerprints
+    from neardup.ingest.store.base import StoredDocument
 
     config = PROFILES["web"]
     return [
@@ -261,8 +261,8 @@ def engine_index(engine: Any) -> Iterator[str]:
 @pytest.fixture
 def engine_store(engine: Any, engine_index: str) -> Iterator[Any]:
     """An installed store (the backend detected at ``engine.url``) on ``engine_index``."""
-    from ingest.settings import Settings
-    from ingest.store import open_store
+    from neardup.ingest.settings import Settings
+    from neardup.ingest.store import open_store
 
     settings = Settings.from_env({"OPENSEARCH_URL": engine.url})
     store = open_store("engine", settings, index=engine_index, stoplist_ttl=0.0)

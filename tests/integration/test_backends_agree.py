@@ -5,11 +5,10 @@ same results on the same input"): candidates, the stoplist, grouping."""
 from __future__ import annotations
 
 import pytest
-
-from ingest.stoplist import StoplistConfig, refresh_stoplist
-from ingest.store.base import GroupUpdate, StoredDocument
-from ingest.store.embedded import EmbeddedStore
-from ingest.store.engine import EngineStore
+from neardup.ingest.stoplist import StoplistConfig, refresh_stoplist
+from neardup.ingest.store.base import GroupUpdate, StoredDocument
+from neardup.ingest.store.embedded import EmbeddedStore
+from neardup.ingest.store.engine import EngineStore
 
 
 @pytest.fixture

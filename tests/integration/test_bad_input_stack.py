@@ -43,7 +43,7 @@ def test_corpus_through_ingest_and_a_worker(
     try:
         with running_workers(env, tmp_path, 1) as workers:
             proc = subprocess.run(
-                [sys.executable, "-m", "ingest.cli", "ingest", str(src), "--wait", "--no-progress",
+                [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(src), "--wait", "--no-progress",
                  "--timeout", "300", "--errors", str(errors)],
                 cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
                 capture_output=True, text=True, timeout=400,
@@ -141,7 +141,7 @@ def test_search_and_ingest_tell_a_missing_index_in_one_line(
 ) -> None:
     env = dict(os.environ, OPENSEARCH_URL=opensearch_url, PYTHONPATH=str(ROOT))
     proc = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "search", "harbour", "--index", index_name],
+        [sys.executable, "-m", "neardup.ingest.cli", "search", "harbour", "--index", index_name],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 1, proc.stderr

@@ -28,7 +28,7 @@ def test_bad_input_is_reported_per_document(tmp_path: Path) -> None:
     src.write_bytes("\n".join(lines).encode() + b"\n\xff\xfe binary\n")
     out = tmp_path / "out.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "dedup", str(src), "-o", str(out), "-j", "1"],
+        [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(src), "-o", str(out), "-j", "1"],
         cwd=ROOT, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
@@ -44,7 +44,7 @@ def test_bad_input_is_reported_per_document(tmp_path: Path) -> None:
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "dedup", str(tmp_path / "missing.jsonl")],
+        [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(tmp_path / "missing.jsonl")],
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 2

@@ -22,12 +22,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from corpus import corpus  # noqa: E402
+from neardup.ingest.settings import Settings  # noqa: E402
+from neardup.ingest.store import open_store  # noqa: E402
 from test_faults import PipedIngest, _dead_letters, _wait_for  # noqa: E402
 from test_workers_e2e import embedded_groups, write_jsonl  # noqa: E402
 from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
-
-from ingest.settings import Settings  # noqa: E402
-from ingest.store import open_store  # noqa: E402
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PORTS = os.environ.get("NEARDUP_TEST_CLUSTER_PORTS", "9240 9242").split()
@@ -73,7 +72,7 @@ def test_two_node_cluster_loses_a_node_mid_run_and_nothing_is_lost(
     env = worker_env(redis_url, cluster, index)
     lines = path.read_bytes().splitlines(keepends=True)
     third = 650  # whole batches of 25 (ingest --batch 25): a partial one waits for more input
-    ingest = PipedIngest(env, index, tmp_path / "ingest.log")
+    ingest = PipedIngest(env, index, tmp_path / "neardup.ingest.log")
     try:
         with running_workers(env, tmp_path, 3) as workers:
             ingest.feed(lines[:third])

@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from verifier import decide
-from verifier.decide import LiveIndex, decide_batch
-from verifier.registry import Registry
-from verifier.tasks import _compare_fn
+from neardup.verifier import decide
+from neardup.verifier.decide import LiveIndex, decide_batch
+from neardup.verifier.registry import Registry
+from neardup.verifier.tasks import _compare_fn
 
 
 def _decide_all(
@@ -50,7 +49,7 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
     os_client: Any, index_name: str, registry: Registry, stored_corpus: list[Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ingest.store.opensearch import OpenSearchStore
+    from neardup.ingest.store.opensearch import OpenSearchStore
 
     pages = stored_corpus
     runs = {}

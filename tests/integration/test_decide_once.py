@@ -36,7 +36,7 @@ def write_jsonl(path: Path, docs: list[dict[str, Any]]) -> Path:
 
 def neardup(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "ingest.cli", *args, "--no-progress"],
+        [sys.executable, "-m", "neardup.ingest.cli", *args, "--no-progress"],
         cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -57,8 +57,8 @@ def groups_of(client: Any, index: str) -> dict[str, str]:
 
 
 def embedded_partition(path: Path) -> set[frozenset[str]]:
-    from ingest.commands.dedup import dedup_embedded
-    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
+    from neardup.ingest.commands.dedup import dedup_embedded
+    from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
 
     prepared = list(prepare_lines(read_lines(path), fingerprint_config("web")))
     return partition({i: g["dup_group"] for i, g in dedup_embedded(prepared).items()})

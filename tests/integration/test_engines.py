@@ -20,13 +20,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from corpus import corpus, partition  # noqa: E402
+from neardup.ingest.mappings import load  # noqa: E402
+from neardup.ingest.settings import Settings  # noqa: E402
+from neardup.ingest.store import client_from_env, open_store  # noqa: E402
+from neardup.ingest.store.detect import detect  # noqa: E402
 from test_workers_e2e import embedded_groups, run_ingest, write_jsonl  # noqa: E402
 from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
-
-from ingest.mappings import load  # noqa: E402
-from ingest.settings import Settings  # noqa: E402
-from ingest.store import client_from_env, open_store  # noqa: E402
-from ingest.store.detect import detect  # noqa: E402
 
 
 def _settings(engine: Any, **extra: str) -> Settings:
@@ -129,7 +128,7 @@ def test_backfill_tags_an_index_filled_by_the_engines_own_bulk_helper(
     try:
         with running_workers(env, tmp_path, 2) as workers:
             proc = subprocess.run(
-                [sys.executable, "-m", "ingest.cli", "backfill", engine_index, "--no-progress"],
+                [sys.executable, "-m", "neardup.ingest.cli", "backfill", engine_index, "--no-progress"],
                 cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
                 capture_output=True, text=True, timeout=600,
             )

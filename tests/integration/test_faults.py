@@ -156,7 +156,7 @@ class PipedIngest:
         # stderr (request logs) to a file: a pipe nobody reads would fill and block ingest
         self.log = log
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ingest.cli", "ingest", "-", "--wait", "--no-progress",
+            [sys.executable, "-m", "neardup.ingest.cli", "ingest", "-", "--wait", "--no-progress",
              "-j", "1", "--batch", "25", "--index", index, "--timeout", "400", *extra],
             cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("wb"),
@@ -228,7 +228,7 @@ def _count(client: Any, index: str, query: dict[str, Any] | None = None) -> int:
 
 def _wipe(client: Any, index: str) -> None:
     """Delete what the test created on the private node: both indices and the templates."""
-    from ingest.mappings import template_names
+    from neardup.ingest.mappings import template_names
 
     client.indices.delete(index=f"{index},{index}-stoplist", ignore_unavailable=True)
     names = template_names(index)
@@ -258,7 +258,7 @@ def test_opensearch_restarted_mid_ingest(
     env = worker_env(redis_url, url, index)
     lines = path.read_bytes().splitlines(keepends=True)
     half = len(lines) // 2
-    ingest = PipedIngest(env, index, tmp_path / "ingest.log")
+    ingest = PipedIngest(env, index, tmp_path / "neardup.ingest.log")
     try:
         with running_workers(env, tmp_path, 2) as workers:
             ingest.feed(lines[:half])
@@ -301,7 +301,7 @@ def test_redis_restarted_mid_run(
     env = worker_env(broker, opensearch_url, index_name)
     lines = path.read_bytes().splitlines(keepends=True)
     half = len(lines) // 2
-    ingest = PipedIngest(env, index_name, tmp_path / "ingest.log", "--stall", "5")
+    ingest = PipedIngest(env, index_name, tmp_path / "neardup.ingest.log", "--stall", "5")
     workers = Workers(env, tmp_path)
     try:
         if keep_data:  # the workers live through the broker's restart

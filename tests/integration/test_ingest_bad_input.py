@@ -140,8 +140,8 @@ def test_ingest_bad_input_per_document_errors(
     assert {i: s["dup_group"] for i, s in stored.items()} == expected
 
     # the metacharacter ids are plain ids for GET, for the group write-back and for search
-    from ingest.commands.search import search
-    from ingest.store import open_store
+    from neardup.ingest.commands.search import search
+    from neardup.ingest.store import open_store
 
     store = open_store("opensearch", client=os_client, index=index_name)
     for meta in META_IDS:

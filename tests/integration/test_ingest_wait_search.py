@@ -28,7 +28,7 @@ from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E
 
 def _neardup(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ingest.cli", *args],
+        [sys.executable, "-m", "neardup.ingest.cli", *args],
         cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
         capture_output=True, text=True, timeout=timeout,
     )
@@ -106,7 +106,7 @@ def test_search_explains_a_missing_index_and_no_match(
     env = worker_env(redis_url, opensearch_url, index_name)
     missing = _neardup(env, "search", "anything")
     assert missing.returncode == 1 and missing.stdout == ""
-    # one line saying so and what to do (ingest.cli.service_message), never a traceback
+    # one line saying so and what to do (neardup.ingest.cli.service_message), never a traceback
     assert f"neardup search: index [{index_name}] does not exist; nothing was ingested into it" \
         in missing.stderr
     assert "Traceback" not in missing.stderr

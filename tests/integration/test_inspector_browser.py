@@ -245,7 +245,7 @@ def inspector_pages(stack: Stack, grouped: dict[str, dict[str, Any]],  # noqa: F
         assert r.status_code == 200 and not r.json()["errors"], r.text
     found = stack.wait_grouped([d["id"] for d in docs] + ["xss-rep", "xss-member"])
     pending = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "ingest", "-", "--no-progress"],
+        [sys.executable, "-m", "neardup.ingest.cli", "ingest", "-", "--no-progress"],
         input=json.dumps({"id": "waiting-page", "text": PENDING}) + "\n",
         env=dict(os.environ, OPENSEARCH_URL=stack.opensearch_url, NEARDUP_INDEX=stack.index,
                  CELERY_BROKER_URL=stack.broker_url, NEARDUP_QUEUE=f"{stack.queue}.nobody"),

@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from ingest.extract import document_texts
-from verifier.compare import compare, compare_documents
+from neardup.ingest.extract import document_texts
+from neardup.verifier.compare import compare, compare_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = (
@@ -61,7 +60,7 @@ def _dedup(tmp_path: Path, *extra: str, env: dict[str, str] | None = None) -> di
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     src.write_text("".join(json.dumps(p) + "\n" for p in PAGES), encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "dedup", str(src), "-o", str(out), "--no-progress",
+        [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(src), "-o", str(out), "--no-progress",
          *extra],
         cwd=ROOT, capture_output=True, text=True, timeout=600, env=env,
     )

@@ -98,7 +98,7 @@ def test_elasticdump_mapping_then_data(
 ) -> None:
     docs, clean = pages
     # a mapping dumped from a neardup index elsewhere, and its pages
-    from ingest.mappings import load
+    from neardup.ingest.mappings import load
 
     properties = load("pages-mappings")["template"]["mappings"]["properties"]
     mapping = tmp_path / "mapping.json"

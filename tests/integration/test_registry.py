@@ -7,8 +7,8 @@ import threading
 import time
 from typing import Any
 
-from verifier.grouping import GroupForest
-from verifier.registry import Registry
+from neardup.verifier.grouping import GroupForest
+from neardup.verifier.registry import Registry
 
 
 def page(i: str) -> dict[str, Any]:
@@ -91,7 +91,7 @@ def test_the_refresher_makes_written_batches_searchable_sharing_refreshes(
 ) -> None:
     """Batches written within one interval share a refresh that started after the last of
     them; each leaves the live set, its pending pages with it; a failing refresh is retried."""
-    from verifier.decide import Refresher
+    from neardup.verifier.decide import Refresher
 
     started: list[float] = []
     failures = [1]

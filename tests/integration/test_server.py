@@ -124,7 +124,7 @@ def start_server(
         env["NEARDUP_TOKEN"] = token
     log = (logs / f"{name}.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ingest.cli", "serve", "--port", str(port), *extra],
+        [sys.executable, "-m", "neardup.ingest.cli", "serve", "--port", str(port), *extra],
         cwd=ROOT,
         env=env,
         stdout=log,

@@ -33,7 +33,7 @@ def _write(path: Path, copies: int) -> None:
 
 def _dedup(src: Path, out: Path, *extra: str, env: dict[str, str] | None = None) -> list[dict]:
     proc = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "dedup", str(src), "-o", str(out), "--no-progress",
+        [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(src), "-o", str(out), "--no-progress",
          *extra],
         cwd=ROOT, capture_output=True, text=True, timeout=900, env=env,
     )

@@ -9,14 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from ingest import mappings
-from ingest.stoplist import StoplistConfig, refresh_stoplist
-from ingest.store import open_store
-from ingest.store.base import GroupUpdate, StoplistEntry, StoredDocument
-from ingest.store.errors import DocumentNotFound, StoreUnavailable
-from ingest.store.opensearch import OpenSearchStore
-from ingest.store.query import build_collapse_search
+from neardup.ingest import mappings
+from neardup.ingest.stoplist import StoplistConfig, refresh_stoplist
+from neardup.ingest.store import open_store
+from neardup.ingest.store.base import GroupUpdate, StoplistEntry, StoredDocument
+from neardup.ingest.store.errors import DocumentNotFound, StoreUnavailable
+from neardup.ingest.store.opensearch import OpenSearchStore
+from neardup.ingest.store.query import build_collapse_search
 
 
 def _by_id(docs: list[StoredDocument]) -> dict[str, StoredDocument]:
@@ -337,7 +336,7 @@ def test_cli_templates_and_stoplist(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from ingest.cli import main
+    from neardup.ingest.cli import main
 
     monkeypatch.setenv("OPENSEARCH_URL", opensearch_url)
     monkeypatch.setenv("NEARDUP_INDEX", index_name)

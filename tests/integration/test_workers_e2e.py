@@ -29,7 +29,7 @@ def run_ingest(path: Path, env: dict[str, str], *extra: str, timeout: float = 90
     import os
 
     proc = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "ingest", str(path), "--wait", "--no-progress",
+        [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(path), "--wait", "--no-progress",
          "--timeout", str(timeout - 30), *extra],
         cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
         capture_output=True, text=True, timeout=timeout,
@@ -52,8 +52,8 @@ def stored_groups(client: Any, index: str) -> dict[str, dict[str, Any]]:
 
 
 def embedded_groups(path: Path) -> dict[str, str]:
-    from ingest.commands.dedup import dedup_embedded
-    from ingest.pipeline import fingerprint_config, prepare_lines, read_lines
+    from neardup.ingest.commands.dedup import dedup_embedded
+    from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
 
     prepared = list(prepare_lines(read_lines(path), fingerprint_config("web")))
     return {i: g["dup_group"] for i, g in dedup_embedded(prepared, processes=2).items()}
@@ -99,8 +99,8 @@ def test_end_to_end_two_workers(
     assert len(expected & found) >= 0.98 * len(expected), len(expected & found)
 
     # collapsed search: one hit per group
-    from ingest.commands.search import search
-    from ingest.store import open_store
+    from neardup.ingest.commands.search import search
+    from neardup.ingest.store import open_store
 
     store = open_store("opensearch", client=os_client, index=index_name)
     hits = search(store, "中国", size=1000, members=3)
@@ -122,7 +122,7 @@ def test_fingerprint_holders_are_every_page_sharing_a_term(
     """The workers' one search per batch for candidates in the index
     (``fingerprint_holders``, paged with ``search_after``) returns exactly the pages holding
     one of the terms, with their seq, fingerprints and group, but not the batch's own."""
-    from ingest.store import engine
+    from neardup.ingest.store import engine
 
     docs = stored_corpus
     for i, d in enumerate(docs):
@@ -149,8 +149,8 @@ def test_fingerprint_holders_are_every_page_sharing_a_term(
 
 def test_update_groups_reports_each_item(os_store: Any, stored_corpus: list[Any]) -> None:
     """One ``_bulk`` of conditional updates: written, version conflict, missing — per item."""
-    from ingest.store.base import GroupUpdate
-    from ingest.store.errors import DocumentNotFound
+    from neardup.ingest.store.base import GroupUpdate
+    from neardup.ingest.store.errors import DocumentNotFound
 
     a, b, c = stored_corpus[:3]
     assert all(r.ok for r in os_store.put([a, b, c]))

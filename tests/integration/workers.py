@@ -2,7 +2,7 @@
 
 Each test gets its own queue, dead-letter key and Redis DB number (:func:`worker_env`), so
 tests never consume each other's messages; workers run ``python -m celery -A
-verifier.celery_app worker --pool=solo`` with cwd = the repository.
+neardup.verifier.celery_app worker --pool=solo`` with cwd = the repository.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Workers:
             i = len(self.procs)
             log = open(self.log_dir / f"worker{i}.log", "wb")
             proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "verifier.celery_app", "worker",
+                [sys.executable, "-m", "celery", "-A", "neardup.verifier.celery_app", "worker",
                  "--pool=solo", "-Q", self.env["NEARDUP_QUEUE"], "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h",
                  "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
                 cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,

@@ -5,11 +5,10 @@ from __future__ import annotations
 from types import ModuleType
 
 import pytest
-
-from verifier import _lcs_py
+from neardup.verifier import _lcs_py
 
 try:
-    from verifier import _lcs as _lcs_c
+    from neardup.verifier import _lcs as _lcs_c
 except ImportError:  # pragma: no cover - the build is part of set-up
     _lcs_c = None
 
@@ -18,7 +17,7 @@ IMPLS = [
     pytest.param(
         _lcs_c,
         id="cython",
-        marks=pytest.mark.skipif(_lcs_c is None, reason="verifier._lcs is not built"),
+        marks=pytest.mark.skipif(_lcs_c is None, reason="neardup.verifier._lcs is not built"),
     ),
 ]
 

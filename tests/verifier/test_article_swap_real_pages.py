@@ -5,7 +5,7 @@ The swapped page is page X's own HTML with its main ``div[role=main]`` replaced 
 both articles are short (under 2,500 characters of main content), so the shared chrome —
 navigation, sidebars, footer — weighs as much as the article, the case where the paper's
 TLCS rule alone calls the pages near-duplicates. Pages are drawn with a fixed seed. Pages are
-compared as the product compares them (:func:`verifier.compare.compare_documents`: the main
+compared as the product compares them (:func:`neardup.verifier.compare.compare_documents`: the main
 content of each page), and the whole texts, chrome included, under the content rule
 without its containment path."""
 
@@ -17,10 +17,9 @@ from pathlib import Path
 
 import lxml.html
 import pytest
-
-from ingest.extract import document_texts
-from verifier.compare import compare, compare_documents
-from verifier.config import PROFILES
+from neardup.ingest.extract import document_texts
+from neardup.verifier.compare import compare, compare_documents
+from neardup.verifier.config import PROFILES
 
 SHORT_ARTICLE = 2500
 

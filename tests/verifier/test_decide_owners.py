@@ -1,4 +1,4 @@
-"""The batch's own pages by fingerprint (``verifier.decide._Owners``), which the live and the
+"""The batch's own pages by fingerprint (``neardup.verifier.decide._Owners``), which the live and the
 index matches of ``decide_batch`` count shared fingerprints with, against the plain
 definition: the pages holding a term, and per page how many distinct terms of a set it holds."""
 
@@ -8,8 +8,7 @@ import random
 from collections import Counter
 
 import pytest
-
-from verifier.decide import _Owners
+from neardup.verifier.decide import _Owners
 
 
 def _pages(rng: random.Random, n: int, shared_rate: float) -> list[tuple[str, frozenset[str]]]:

@@ -9,10 +9,9 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from ingest.commands.dedup import dedup_embedded
-from ingest.pipeline import fingerprint_config, prepare_lines
-from verifier.grouping import GroupForest, joins
+from neardup.ingest.commands.dedup import dedup_embedded
+from neardup.ingest.pipeline import fingerprint_config, prepare_lines
+from neardup.verifier.grouping import GroupForest, joins
 
 BASE = [
     "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂，共同迎接新的一年。",

@@ -6,9 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from verifier.compare import EARLY_REASONS, compare
-from verifier.config import PROFILES
+from neardup.verifier.compare import EARLY_REASONS, compare
+from neardup.verifier.config import PROFILES
 
 WORDS = (
     "river harbour council budget school winter market railway museum festival library "

@@ -1,4 +1,4 @@
-"""The compiled word layer (``verifier._words``) against its reference in ``verdict.py``."""
+"""The compiled word layer (``neardup.verifier._words``) against its reference in ``verdict.py``."""
 
 from __future__ import annotations
 
@@ -7,15 +7,14 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from verifier import verdict
+from neardup.verifier import verdict
 
 try:
-    from verifier import _words
+    from neardup.verifier import _words
 except ImportError:  # pragma: no cover - the build is part of set-up
     _words = None
 
-compiled = pytest.mark.skipif(_words is None, reason="verifier._words is not built")
+compiled = pytest.mark.skipif(_words is None, reason="neardup.verifier._words is not built")
 
 # Latin, digits, underscore, punctuation, CJK, kana, hangul, accents, a supplementary ideograph,
 # and folds longer than one code point (ß -> ss, ﬁ -> fi, İ -> i + a combining dot, which is no
@@ -100,7 +99,7 @@ TOKENS = st.integers(1, 12).flatmap(
 @settings(max_examples=300, deadline=None)
 @given(TOKENS, TOKENS, st.integers(-2, 40))
 def test_lcs_reaches_is_the_dp_oracle_and_the_capped_alignment(sa: str, sb: str, delta: int) -> None:
-    from verifier import lcs
+    from neardup.verifier import lcs
 
     common = _dp_lcs(sa, sb)
     impls = [verdict.lcs_reaches] + ([_words.lcs_reaches] if _words is not None else [])
@@ -128,7 +127,7 @@ def test_lcs_reaches_on_long_sequences_stops_early_with_the_right_answer() -> No
 @settings(max_examples=200, deadline=None)
 @given(TEXT, TEXT, st.sampled_from([0.0, 0.2, 0.6]))
 def test_the_rejection_filter_changes_no_feature(a: str, b: str, shared: float) -> None:
-    from verifier.config import VerifyConfig
+    from neardup.verifier.config import VerifyConfig
 
     config = VerifyConfig(min_contain_words=2, contain_ngram=2)
     assert verdict.content_features(a, b, config, shared, apart=True) == verdict.content_features(
@@ -182,13 +181,13 @@ def test_the_alignment_switch_is_the_same_rule_in_both_twins(
     # only: with the reference's pieces or the compiled ones it gives the same blocks, an LCS
     # (the DP oracle's length), and None exactly when D > max_d. The multiset's lower bound of
     # D only skips a capped attempt that would fail: the same blocks with it or without.
-    from verifier import _lcs_py
+    from neardup.verifier import _lcs_py
 
     common = _dp_lcs(sa, sb)
     results = []
     impls = [(_lcs_py.matching_blocks, verdict.bit_blocks)]
     if _words is not None:
-        from verifier import _lcs as _lcs_c
+        from neardup.verifier import _lcs as _lcs_c
 
         impls.append((_lcs_c.matching_blocks, _words.bit_blocks))
     with pytest.MonkeyPatch.context() as mp:

@@ -14,11 +14,10 @@ import gzip
 from pathlib import Path
 
 import pytest
-
-from ingest.extract import to_simplified
-from verifier import _lcs_py as ref
-from verifier.config import VerifyConfig
-from verifier.lcs import implementation
+from neardup.ingest.extract import to_simplified
+from neardup.verifier import _lcs_py as ref
+from neardup.verifier.config import VerifyConfig
+from neardup.verifier.lcs import implementation
 
 CONFIG = VerifyConfig.profile("web")
 

@@ -16,9 +16,8 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from verifier import _lcs_py
-from verifier.config import VerifyConfig
+from neardup.verifier import _lcs_py
+from neardup.verifier.config import VerifyConfig
 
 WEB = VerifyConfig()
 

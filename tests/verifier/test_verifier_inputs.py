@@ -8,11 +8,10 @@ import sys
 from types import ModuleType
 
 import pytest
-
-from verifier import _lcs_py
-from verifier.compare import compare
-from verifier.config import VerifyConfig
-from verifier.errors import (
+from neardup.verifier import _lcs_py
+from neardup.verifier.compare import compare
+from neardup.verifier.config import VerifyConfig
+from neardup.verifier.errors import (
     InputTooLargeError,
     VerifierConfigError,
     VerifierError,
@@ -88,7 +87,7 @@ def test_config_identity_and_profiles() -> None:
 
 
 def test_forced_implementation() -> None:
-    code = "import verifier.lcs as l; print(l.IMPLEMENTATION)"
+    code = "import neardup.verifier.lcs as l; print(l.IMPLEMENTATION)"
     env = dict(os.environ, NEARDUP_IMPL="python")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "python"

@@ -7,14 +7,13 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from verifier import _lcs_py
+from neardup.verifier import _lcs_py
 
 try:
-    from verifier import _lcs as _lcs_c
+    from neardup.verifier import _lcs as _lcs_c
 except ImportError:  # pragma: no cover - the build is part of set-up
     _lcs_c = None
-from verifier.lcs import (
+from neardup.verifier.lcs import (
     apply_edit_script,
     edit_script,
     edit_script_from_blocks,
@@ -167,7 +166,7 @@ def test_skeleton_sizes_are_the_skeletons_lengths(a: str, b: str) -> None:
 PAGE = st.text(alphabet="ab 新华社北京电\n", min_size=40, max_size=400)
 
 
-@pytest.mark.skipif(_lcs_c is None, reason="verifier._lcs is not built")
+@pytest.mark.skipif(_lcs_c is None, reason="neardup.verifier._lcs is not built")
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="ab新华", max_size=300), st.text(alphabet="ab新华", max_size=300),
        st.integers(-2, 30))
@@ -178,13 +177,13 @@ def test_bit_parallel_filter_is_the_dp_oracle(a: str, b: str, delta: int) -> Non
         assert _lcs_c._skeleton_lcs_reaches(a, b, need) is (common >= need)
 
 
-@pytest.mark.skipif(_lcs_c is None, reason="verifier._lcs is not built")
+@pytest.mark.skipif(_lcs_c is None, reason="neardup.verifier._lcs is not built")
 @settings(max_examples=150, deadline=None)
 @given(PAGE, PAGE, st.sampled_from([0, 3, 10, 40, 120]), st.booleans())
 def test_long_skeletons_far_apart_verify_as_the_reference(
     a: str, b: str, max_d: int, iterative: bool
 ) -> None:
-    from verifier.config import VerifyConfig
+    from neardup.verifier.config import VerifyConfig
 
     assert _lcs_c is not None
     assert _lcs_c._skeleton_lcs_reaches(a, a, len(a))
@@ -203,7 +202,7 @@ def _densely_edited(seed: int, n: int, rate: float) -> tuple[str, str]:
     return a, b[3 * quarter :] + b[2 * quarter : 3 * quarter] + b[quarter : 2 * quarter] + b[:quarter]
 
 
-@pytest.mark.skipif(_lcs_c is None, reason="verifier._lcs is not built")
+@pytest.mark.skipif(_lcs_c is None, reason="neardup.verifier._lcs is not built")
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from([300, 1500, 4000]), st.sampled_from([0.03, 0.06, 0.1]),
        st.sampled_from([0, 30, 400, 20000]), st.booleans())
@@ -213,7 +212,7 @@ def test_pages_edited_too_densely_for_any_region_verify_as_the_reference(
     # Every block keeps under 1 - theta of its characters in the skeleton: the compiled twin
     # skips Myers there (no alignment can give a region) and takes the LCS from the
     # bit-parallel length; the reference aligns.
-    from verifier.config import VerifyConfig
+    from neardup.verifier.config import VerifyConfig
 
     assert _lcs_c is not None
     a, b = _densely_edited(seed, n, rate)
@@ -240,7 +239,7 @@ def _max_block_coverage(a: str, b: str, config: object) -> float:
 def test_a_densely_edited_page_has_common_text_but_no_region() -> None:
     # The case the test above is about: every block keeps under 1 - theta of its text in the
     # skeleton, so no region exists, yet the skeletons share text (lcs > 0).
-    from verifier.config import VerifyConfig
+    from neardup.verifier.config import VerifyConfig
 
     config = VerifyConfig()
     a, b = _densely_edited(3, 3000, 0.1)

@@ -7,11 +7,10 @@ from types import ModuleType
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from verifier import _lcs_py
-from verifier.compare import Verdict, compare, compare_documents
-from verifier.config import VerifyConfig
-from verifier.units import text_width
+from neardup.verifier import _lcs_py
+from neardup.verifier.compare import Verdict, compare, compare_documents
+from neardup.verifier.config import VerifyConfig
+from neardup.verifier.units import text_width
 
 WEB = VerifyConfig()
 

@@ -1,4 +1,4 @@
-"""The content decision (verifier.verdict, issue 16): where the differences sit, reasons,
+"""The content decision (neardup.verifier.verdict, issue 16): where the differences sit, reasons,
 honest bounds, operating points. Small hand-written fixtures only."""
 
 from __future__ import annotations
@@ -6,11 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from verifier import verdict
-from verifier.compare import compare
-from verifier.config import PROFILES, VerifyConfig
-from verifier.errors import VerifierConfigError
+from neardup.verifier import verdict
+from neardup.verifier.compare import compare
+from neardup.verifier.config import PROFILES, VerifyConfig
+from neardup.verifier.errors import VerifierConfigError
 
 WEB = PROFILES["web"]
 TLCS = VerifyConfig(decision="tlcs")

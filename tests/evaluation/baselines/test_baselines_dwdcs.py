@@ -3,15 +3,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from evaluation.baselines.errors import BaselineUnavailable, NotFittedError
-from evaluation.baselines.wordnet import WordNet, wordnet_dir
+from neardup.evaluation.baselines.errors import BaselineUnavailable, NotFittedError
+from neardup.evaluation.baselines.wordnet import WordNet, wordnet_dir
 
 if not (Path(wordnet_dir()) / "data.noun").is_file():
     pytest.skip("WordNet data absent: run scripts/wordnet.sh", allow_module_level=True)
 
-from evaluation.baselines.dwdcs import DWDCS, key_concepts  # noqa: E402
-from evaluation.baselines.wordnet import load_wordnet  # noqa: E402
+from neardup.evaluation.baselines.dwdcs import DWDCS, key_concepts  # noqa: E402
+from neardup.evaluation.baselines.wordnet import load_wordnet  # noqa: E402
 
 
 @pytest.fixture(scope="module")

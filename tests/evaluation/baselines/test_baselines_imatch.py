@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 import pytest
-
-from evaluation.baselines.errors import NotFittedError
-from evaluation.baselines.imatch import IMatch, MultiLexiconIMatch, idf_lexicon
+from neardup.evaluation.baselines.errors import NotFittedError
+from neardup.evaluation.baselines.imatch import IMatch, MultiLexiconIMatch, idf_lexicon
 
 
 def test_lexicon_drops_rare_and_common_terms() -> None:

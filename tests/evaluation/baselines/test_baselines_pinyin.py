@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from evaluation.baselines.pinyin_dna import PinyinDNA, initials
+from neardup.evaluation.baselines.pinyin_dna import PinyinDNA, initials
 
 NEWS = (
     "新华社北京一月一日电 国家主席在新年贺词中说，我们要继续推进改革开放，发展社会主义市场经济。"

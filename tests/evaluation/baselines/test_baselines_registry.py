@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from evaluation.baselines import BASELINES, Baseline, get_baseline
-from evaluation.baselines.wordnet import wordnet_dir
-from ingest.errors import ConfigError
+from neardup.evaluation.baselines import BASELINES, Baseline, get_baseline
+from neardup.evaluation.baselines.wordnet import wordnet_dir
+from neardup.ingest.errors import ConfigError
 
 HAVE_WORDNET = (Path(wordnet_dir()) / "data.noun").is_file()
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from evaluation.baselines.minhash_lsh import MinHashLSHBaseline
-from evaluation.baselines.shingling import Shingling, shingles
+from neardup.evaluation.baselines.minhash_lsh import MinHashLSHBaseline
+from neardup.evaluation.baselines.shingling import Shingling, shingles
 
 
 def test_shingles_of_short_text_is_one_shingle() -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from evaluation.baselines.simhash import SimHash, hamming, simhash64
+from neardup.evaluation.baselines.simhash import SimHash, hamming, simhash64
 
 
 def test_identical_texts_have_equal_fingerprints(long_text: str) -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from evaluation.baselines.spotsig import SpotSig, jaccard
+from neardup.evaluation.baselines.spotsig import SpotSig, jaccard
 
 NAV_A = "Home | World | Business | Sports | Weather | Contact Us | Login | Subscribe"
 NAV_B = "Menu Latest News Opinion Video Podcasts Newsletters Careers Advertise Privacy Terms"

@@ -1,6 +1,6 @@
 """The compact candidate index of ``neardup dedup`` answers exactly as the rule says.
 
-The rule (:class:`ingest.commands.dedup.CandidateIndex`): the earlier documents of the same
+The rule (:class:`neardup.ingest.commands.dedup.CandidateIndex`): the earlier documents of the same
 fingerprint config sharing at least one distinct fingerprint, by shared count desc, then
 ``seq``, then ``id``, top ``k``. The compiled table keeps 16-bit tags of the fingerprints in
 memory and counts exactly from the pages' keys on disk; shrunk to one bucket and no tag bits,
@@ -19,12 +19,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from neardup.ingest.commands import dedup
+from neardup.ingest.commands.dedup import CandidateIndex, CandidateLists, _DictTable
+from neardup.ingest.pipeline import fingerprint_config, prepare_lines
 
-from ingest.commands import dedup
-from ingest.commands.dedup import CandidateIndex, CandidateLists, _DictTable
-from ingest.pipeline import fingerprint_config, prepare_lines
-
-needs_table = pytest.mark.skipif(dedup._CandidateTable is None, reason="ingest._candidates not built")
+needs_table = pytest.mark.skipif(dedup._CandidateTable is None, reason="neardup.ingest._candidates not built")
 
 
 def _rule(docs: list[Any], k: int) -> list[list[str]]:
@@ -114,7 +113,7 @@ def test_many_candidates_after_merges() -> None:
 @pytest.mark.parametrize("table", ["compiled", "dict"])
 def test_documents_come_in_seq_id_order(table: str) -> None:
     if table == "compiled" and dedup._CandidateTable is None:
-        pytest.skip("ingest._candidates not built")
+        pytest.skip("neardup.ingest._candidates not built")
     index = dedup._CandidateTable(5) if table == "compiled" else _DictTable(5)
     index.add(SimpleNamespace(id="b", seq=2, fingerprints=["x"], fp_config="w"))
     index.add(SimpleNamespace(id="c", seq=2, fingerprints=["x"], fp_config="w"))
@@ -156,7 +155,7 @@ def _pages() -> list[tuple[int, bytes]]:
 
 
 def test_without_the_extension_the_dict_rule_groups_alike(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A pure-Python install (no ``ingest._candidates``) takes the dict rule: same groups."""
+    """A pure-Python install (no ``neardup.ingest._candidates``) takes the dict rule: same groups."""
     config = fingerprint_config("web")
     compiled = dedup.dedup_embedded(list(prepare_lines(_pages(), config)), "web")
     monkeypatch.setattr(dedup, "_CandidateTable", None)

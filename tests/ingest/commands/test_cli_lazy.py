@@ -9,14 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from ingest.cli import COMMANDS, build_parser, main
+from neardup.ingest.cli import COMMANDS, build_parser, main
 
 HEAVY = (
     # the HTTP server, engine clients, the broker and the worker layer
     "opensearchpy", "elasticsearch", "celery", "kombu", "redis", "starlette", "uvicorn",
-    "ingest.server", "ingest.store.opensearch", "ingest.commands.ingest", "verifier.celery_app",
-    "verifier.tasks", "verifier.worker",
+    "neardup.ingest.server", "neardup.ingest.store.opensearch", "neardup.ingest.commands.ingest", "neardup.verifier.celery_app",
+    "neardup.verifier.tasks", "neardup.verifier.worker",
 )
 # What a compiled run on plain text does not need either: the HTML parsers (lxml, and the
 # standard library's tokenizer for pages too deep for it), the converters (one pair should
@@ -24,15 +23,15 @@ HEAVY = (
 # that only ``--version`` reads, the store (the CLI names its errors without loading it), and
 # orjson (batches and engine bodies only; it imports datetime, uuid and platform).
 PLAIN_TEXT_EXTRA = (
-    "lxml", "html.parser", "docutils", "markdown_it", "verifier._lcs_py", "importlib.metadata",
-    "ingest.store", "orjson",
+    "lxml", "html.parser", "docutils", "markdown_it", "neardup.verifier._lcs_py", "importlib.metadata",
+    "neardup.ingest.store", "orjson",
 )
 # What no command that talks to no engine needs: the HTTP library of the engine detection.
-NO_ENGINE_EXTRA = ("urllib3", "ingest.store.detect")
+NO_ENGINE_EXTRA = ("urllib3", "neardup.ingest.store.detect")
 
 PROBE = """
 import sys
-from ingest.cli import main
+from neardup.ingest.cli import main
 code = main(sys.argv[1:])
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in {heavy} or m in {heavy}
                or any(m.startswith(h + ".") for h in {heavy}))

@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from ingest.cli import main
+from neardup.ingest.cli import main
 
 BODY = "今天是新年的第一天，首都各界群众欢聚一堂，共同庆祝新年。The quick brown fox jumps over it. " * 12
 
@@ -51,13 +50,13 @@ def test_compare_file(tmp_path: Path) -> None:
 def test_console_script_stdin_and_usage_errors(tmp_path: Path) -> None:
     pairs = tmp_path / "pairs.jsonl"
     write_pairs(pairs)
-    cmd = [sys.executable, "-m", "ingest.cli", "compare", "-"]
+    cmd = [sys.executable, "-m", "neardup.ingest.cli", "compare", "-"]
     proc = subprocess.run(cmd, input=pairs.read_text(encoding="utf-8"), capture_output=True, text=True)
     assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 5
-    proc = subprocess.run([sys.executable, "-m", "ingest.cli", "compare", str(tmp_path / "missing.jsonl")],
+    proc = subprocess.run([sys.executable, "-m", "neardup.ingest.cli", "compare", str(tmp_path / "missing.jsonl")],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "missing.jsonl" in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "ingest.cli", "compare"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "neardup.ingest.cli", "compare"], capture_output=True, text=True)
     assert proc.returncode == 2
 
 

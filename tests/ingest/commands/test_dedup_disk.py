@@ -10,15 +10,14 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from ingest.commands.dedup import (
+from neardup.ingest.commands.dedup import (
     CandidateIndex,
     DiskTexts,
     _to_disk,
     dedup_embedded,
     earlier_candidates,
 )
-from ingest.pipeline import fingerprint_config, prepare_lines
+from neardup.ingest.pipeline import fingerprint_config, prepare_lines
 
 
 @settings(max_examples=100, deadline=None)

@@ -22,7 +22,7 @@ def test_sample_sources_are_given_as_rst() -> None:
 def test_demo_finds_every_expected_pair(tmp_path: Path) -> None:
     out = tmp_path / "groups.jsonl"
     dedup = subprocess.run(
-        [sys.executable, "-m", "ingest.cli", "dedup", str(SAMPLE), "-o", str(out),
+        [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(SAMPLE), "-o", str(out),
          "--no-progress"],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )  # fmt: skip

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 from fakes import FakePipeline
-
-from ingest.server.app import ServerConfig, create_app
-from ingest.server.backend import Backend
-from ingest.store import open_store
+from neardup.ingest.server.app import ServerConfig, create_app
+from neardup.ingest.server.backend import Backend
+from neardup.ingest.store import open_store
 
 with warnings.catch_warnings():
     # Starlette >= 1.x prefers httpx2 for its test client; httpx works the same here.
@@ -121,7 +120,7 @@ def test_a_large_request_is_accepted_in_batches_and_a_backlog_refuses_only_the_r
     """A request is accepted in batches of ``batch`` pages (as ingest makes them, so the
     backpressure counts alike); when the workers' backlog is full at the third batch, the
     pages of the first two are queued and the others get a 429 to send again."""
-    from ingest.server.backend import Backlogged
+    from neardup.ingest.server.backend import Backlogged
 
     class Full(FakePipeline):
         def submit(self, pages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> str:
@@ -325,7 +324,7 @@ def test_inspector_static_files(client: TestClient) -> None:
 
 
 def test_inspector_script_never_writes_html() -> None:
-    from ingest.server.app import INSPECTOR_DIR
+    from neardup.ingest.server.app import INSPECTOR_DIR
 
     script = (INSPECTOR_DIR / "inspector.js").read_text()
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
@@ -333,7 +332,7 @@ def test_inspector_script_never_writes_html() -> None:
 
 
 def test_group_and_explain_from_written_groups(backend: Backend, client: TestClient) -> None:
-    from ingest.store.base import GroupUpdate
+    from neardup.ingest.store.base import GroupUpdate
 
     other = "A completely different page about gardening, tomatoes and summer rain in June."
     client.post(

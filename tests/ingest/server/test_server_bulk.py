@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from ingest.server.bulk import (
+from neardup.ingest.server.bulk import (
     BulkOp,
     BulkSyntaxError,
     DocumentsSyntaxError,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from ingest.errors import ConfigError
-from ingest.server.inspector import (
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.server.inspector import (
     MAX_GROUPS,
     build_largest_groups_query,
     normalise_spans,
@@ -87,9 +86,9 @@ def test_segments_rejoin_to_the_text(text: str, spans: list[tuple[int, int]]) ->
 
 # -- word-aligned highlights, page states, snippets ------------------------------------------
 
-from ingest.server.backend import thresholds  # noqa: E402
-from ingest.server.inspector import page_status, snippet, word_aligned  # noqa: E402
-from verifier.config import VerifyConfig  # noqa: E402
+from neardup.ingest.server.backend import thresholds  # noqa: E402
+from neardup.ingest.server.inspector import page_status, snippet, word_aligned  # noqa: E402
+from neardup.verifier.config import VerifyConfig  # noqa: E402
 
 
 def test_highlights_hold_whole_words_and_no_slivers() -> None:
@@ -144,7 +143,7 @@ def test_segments_of_word_aligned_spans_rebuild_the_text() -> None:
 
 
 def test_page_status_explains_each_state() -> None:
-    from ingest.fingerprint import PROFILES
+    from neardup.ingest.fingerprint import PROFILES
 
     web = PROFILES["web"]
     base = {"id": "p", "fp_config": web.identity}

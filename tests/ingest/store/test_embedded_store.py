@@ -7,12 +7,11 @@ import threading
 from pathlib import Path
 
 import pytest
-
-from ingest.errors import ConfigError
-from ingest.store import open_store
-from ingest.store.base import Candidate, GroupUpdate, StoplistEntry, StoredDocument
-from ingest.store.embedded import EmbeddedStore
-from ingest.store.errors import DocumentNotFound
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.store import open_store
+from neardup.ingest.store.base import Candidate, GroupUpdate, StoplistEntry, StoredDocument
+from neardup.ingest.store.embedded import EmbeddedStore
+from neardup.ingest.store.errors import DocumentNotFound
 
 
 def doc(

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from ingest import mappings
-from ingest.errors import ConfigError
-from ingest.settings import Settings
-from ingest.store import client_from_env, default_index
-from ingest.store.base import StoredDocument
+from neardup.ingest import mappings
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import client_from_env, default_index
+from neardup.ingest.store.base import StoredDocument
 
 
 def test_every_file_loads_with_a_version() -> None:

@@ -1,8 +1,8 @@
 """The store backends are sealed: outside ``ingest/store/`` no module imports a backend
-(``ingest.store.opensearch``, ``ingest.store.elasticsearch``, ``ingest.store.engine``,
-``ingest.store.embedded``), asks ``isinstance(x, <backend>)`` or
-touches a store's ``client``. Callers use :func:`ingest.store.open_store` and the
-:class:`~ingest.store.base.Store` interface; what a backend cannot do is a method that says so.
+(``neardup.ingest.store.opensearch``, ``neardup.ingest.store.elasticsearch``, ``neardup.ingest.store.engine``,
+``neardup.ingest.store.embedded``), asks ``isinstance(x, <backend>)`` or
+touches a store's ``client``. Callers use :func:`neardup.ingest.store.open_store` and the
+:class:`~neardup.ingest.store.base.Store` interface; what a backend cannot do is a method that says so.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ PACKAGES = ("ingest", "verifier", "evaluation", "mappings", "bench", "examples",
 SEALED = ROOT / "ingest" / "store"
 BACKEND_MODULES = frozenset(
     {
-        "ingest.store.opensearch",
-        "ingest.store.elasticsearch",
-        "ingest.store.engine",
-        "ingest.store.embedded",
+        "neardup.ingest.store.opensearch",
+        "neardup.ingest.store.elasticsearch",
+        "neardup.ingest.store.engine",
+        "neardup.ingest.store.embedded",
     }
 )
 BACKEND_NAMES = frozenset(
@@ -50,10 +50,10 @@ def violations(source: str, filename: str = "<string>") -> list[str]:
             module = node.module or ""
             if module in BACKEND_MODULES:
                 found.append(f"{where}: imports from {module}")
-            elif module == "ingest.store":
+            elif module == "neardup.ingest.store":
                 for alias in node.names:
-                    if f"ingest.store.{alias.name}" in BACKEND_MODULES:
-                        found.append(f"{where}: imports ingest.store.{alias.name}")
+                    if f"neardup.ingest.store.{alias.name}" in BACKEND_MODULES:
+                        found.append(f"{where}: imports neardup.ingest.store.{alias.name}")
             for alias in node.names:
                 if alias.name in BACKEND_NAMES:
                     found.append(f"{where}: imports {alias.name}")
@@ -89,11 +89,11 @@ def test_the_scan_covers_the_packages() -> None:
 @pytest.mark.parametrize(
     "source",
     [
-        "from ingest.store.opensearch import OpenSearchStore",
-        "import ingest.store.embedded",
-        "from ingest.store import opensearch",
-        "from ingest.store.embedded import EmbeddedStore as E",
-        "def f(s):\n    from ingest.store.opensearch import translate_errors",
+        "from neardup.ingest.store.opensearch import OpenSearchStore",
+        "import neardup.ingest.store.embedded",
+        "from neardup.ingest.store import opensearch",
+        "from neardup.ingest.store.embedded import EmbeddedStore as E",
+        "def f(s):\n    from neardup.ingest.store.opensearch import translate_errors",
         "isinstance(store, OpenSearchStore)",
         "isinstance(store, (int, backends.EmbeddedStore))",
         "store.client.search(index='x')",
@@ -107,8 +107,8 @@ def test_each_kind_of_breach_is_caught(source: str) -> None:
 
 def test_the_interface_is_allowed() -> None:
     assert not violations(
-        "from ingest.store import open_store\n"
-        "from ingest.store.base import Store\n"
+        "from neardup.ingest.store import open_store\n"
+        "from neardup.ingest.store.base import Store\n"
         "store = open_store('opensearch')\n"
         "store.fingerprint_holders({}, [])\n"
         "isinstance(store, Store)\n"

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from ingest.errors import ConfigError
-from ingest.stoplist import (
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.stoplist import (
     CONCENTRATED,
     FREQUENT,
     StoplistConfig,
@@ -13,8 +12,8 @@ from ingest.stoplist import (
     refresh_stoplist,
     stoplist_entries,
 )
-from ingest.store.base import StoplistEntry, StoredDocument
-from ingest.store.embedded import EmbeddedStore
+from neardup.ingest.store.base import StoplistEntry, StoredDocument
+from neardup.ingest.store.embedded import EmbeddedStore
 
 
 def test_paper_thresholds_are_the_defaults() -> None:
@@ -119,7 +118,7 @@ def test_refresh_stoplist_relative_rule_counts_the_stored_documents() -> None:
 
 
 def test_stoplist_command_max_share(tmp_path, capsys) -> None:
-    from ingest.cli import main
+    from neardup.ingest.cli import main
 
     path = tmp_path / "store.sqlite"
     store = EmbeddedStore(path=str(path))

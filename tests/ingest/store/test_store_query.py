@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from ingest.errors import ConfigError
-from ingest.store.query import (
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.store.query import (
     CANDIDATE_SORT,
     MAX_CANDIDATE_TERMS,
     build_candidate_query,
@@ -87,7 +86,7 @@ def test_collapse_search() -> None:
 
 # -- group sizes, the index overview, the inspector's lookup --------------------------------
 
-from ingest.store.query import (  # noqa: E402
+from neardup.ingest.store.query import (  # noqa: E402
     build_find_query,
     build_group_sizes_query,
     build_index_overview_query,

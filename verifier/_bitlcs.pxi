@@ -1,6 +1,6 @@
 # cython: language_level=3
 """Bit-parallel LCS length (Allison & Dix 1986; Hyyrö 2004), the two steps shared by the
-character-level filter of :mod:`verifier._lcs` and the word-level one of :mod:`verifier._words`.
+character-level filter of :mod:`neardup.verifier._lcs` and the word-level one of :mod:`neardup.verifier._words`.
 
 ``V`` holds one bit per position of the pattern (``m`` positions in ``W`` 64-bit words), all
 ones at the start; each character of the text updates it with that character's match bits
