@@ -5,8 +5,9 @@
 # Stages: `build` compiles the package into a venv (Cython, gcc); `runtime` is the image the
 # Helm chart runs — the venv on the bare base, uid 10001, nothing writable outside /tmp, so a
 # read-only root filesystem costs nothing; `smoke` (the last stage, so a plain build runs it)
-# checks the runtime image as the chart runs it: neardup, celery and the compiled extensions
-# load and work as uid 10001, there is no compiler, and that user can write nowhere but the
+# checks the runtime image as the chart runs it: neardup, celery, the workers (their Celery app
+# and Lua scripts, package data) and the compiled extensions load and work as uid 10001, there
+# is no compiler, and that user can write nowhere but the
 # temporary directories (/tmp is the chart's emptyDir; the root filesystem is read-only).
 #
 # BASE: a Debian bookworm root with python3 (scripts/image.sh makes it with
@@ -46,8 +47,9 @@ CMD ["--help"]
 
 FROM runtime AS smoke
 RUN neardup --version && celery --version \
- && python -c "import neardup.verifier._lcs, neardup.verifier._words, neardup.ingest._fingerprint, neardup.ingest._text" \
- && NEARDUP_IMPL=cython NEARDUP_FP_IMPL=cython python -c "from neardup.verifier.lcs import lcs_length; assert lcs_length('abcabba', 'cbabac') == 4"
+ && python -c "import redis, neardup.ingest.workers.tasks; from neardup.ingest.workers.staging import BatchStaging; from neardup.ingest.workers.forest import RedisGroupForest; BatchStaging(redis.Redis(), 'smoke'); RedisGroupForest(redis.Redis(), 'smoke')" \
+ && python -c "import neardup.verifier._lcs, neardup.verifier._words, neardup.ingest._fingerprint, neardup.ingest._text, neardup.ingest._candidates" \
+ && NEARDUP_IMPL=cython python -c "import neardup.verifier.verdict, neardup.ingest.fingerprint, neardup.ingest.records, neardup.ingest.dedup; from neardup.verifier.lcs import lcs_length; assert lcs_length('abcabba', 'cbabac') == 4"
 RUN test "$(id -u):$(id -g)" = "10001:10001" \
  && ! command -v gcc && ! command -v cc \
  && writable="$(find / -xdev \( -path /tmp -o -path /var/tmp -o -path /proc -o -path /sys -o -path /dev -o -path /run \) -prune -o ! -type l -writable -print 2>/dev/null || true)" \

@@ -3,7 +3,7 @@
     python bench/candidate_index.py [--pages 20000] [-k 20,200]
 
 Two inputs, each given to both tables (``neardup.ingest._candidates.CandidateTable`` and the dict
-rule ``neardup.ingest.commands.dedup._DictTable``) in ``(seq, id)`` order, answers compared:
+rule ``neardup.ingest.dedup._DictTable``) in ``(seq, id)`` order, answers compared:
 
 * ``pipeline``: the fingerprints of the pipeline bench's corpus (``bench/pipeline.py``:
   near-duplicate groups of People's Daily articles; ~90 fingerprints a page, groups of 1-5);
@@ -32,10 +32,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+from _pipeline_corpus import bench_corpus  # noqa: E402
 from neardup.ingest._candidates import CandidateTable  # noqa: E402
-from neardup.ingest.commands.dedup import _DictTable  # noqa: E402
+from neardup.ingest.dedup import _DictTable  # noqa: E402
 from neardup.ingest.pipeline import fingerprint_config, prepare_lines  # noqa: E402
-from pipeline import bench_corpus  # noqa: E402
 
 
 def pipeline_docs(n: int) -> list[Any]:

@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from pipeline import bench_corpus, write_jsonl  # noqa: E402
+from _pipeline_corpus import bench_corpus, write_jsonl  # noqa: E402
 
 
 def run_dedup(src: Path, out: Path, processes: int, source: Path) -> dict[str, float]:

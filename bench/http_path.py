@@ -32,14 +32,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from pipeline import (  # noqa: E402
-    _cleanup_broker,
-    _drop_templates,
-    _emit,
-    _start_workers,
-    bench_corpus,
-    write_jsonl,
-)
+from _pipeline_corpus import bench_corpus, write_jsonl  # noqa: E402
+from pipeline import _cleanup_broker, _drop_templates, _emit, _start_workers  # noqa: E402
 
 
 def _free_port() -> int:

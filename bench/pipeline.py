@@ -29,7 +29,6 @@ import argparse
 import importlib
 import json
 import os
-import random
 import resource
 import subprocess
 import sys
@@ -41,59 +40,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # testdata: the People's Daily text, fetched on first use
-sys.path.insert(0, str(ROOT / "tests" / "integration"))
 
-from corpus import NAV, SITES, paragraphs  # noqa: E402
-
-_GROUP_SIZES = [1, 1, 1, 2, 2, 3, 4, 5]
-
-
-def _disguise(text: str, rate: float, rng: random.Random, pool: str) -> str:
-    chars = list(text)
-    for i in range(len(chars)):
-        if rng.random() < rate and not chars[i].isspace():
-            chars[i] = rng.choice(pool)
-    return "".join(chars)
-
-
-def bench_corpus(n_docs: int, seed: int = 2024) -> list[dict[str, Any]]:
-    """``n_docs`` documents ``{"id", "text", "site"}`` in near-duplicate groups (shuffled)."""
-    paras = paragraphs()
-    rng = random.Random(seed)
-    pool = "".join(sorted({c for p in paras[:300] for c in p if not c.isspace()}))
-    docs: list[dict[str, Any]] = []
-    g = 0
-    while len(docs) < n_docs:
-        size = min(rng.choice(_GROUP_SIZES), n_docs - len(docs))
-        article = [_disguise(p, 0.15, rng, pool) for p in rng.sample(paras, rng.randint(6, 10))]
-        extra = _disguise(rng.choice(paras), 0.15, rng, pool)
-        for v in range(size):
-            body = list(article)
-            if v:
-                r = rng.random()
-                if r < 0.3:
-                    del body[rng.randrange(1, len(body) - 1)]
-                elif r < 0.6:
-                    body.insert(rng.randrange(1, len(body)), extra)
-                i = rng.randrange(len(body))
-                body[i] = _disguise(body[i], 0.03, rng, pool)
-            site = rng.choice(SITES)
-            nav = " | ".join(rng.sample(NAV, 6))
-            head = f"{site} > {rng.choice(NAV)} > 正文\n{nav}\n"
-            tail = (f"\n责任编辑：{rng.choice('王李张刘陈杨')}{rng.choice('明华强伟')}\n"
-                    f"版权所有 {site} 1998\n{nav}")
-            docs.append({"id": f"g{g:06d}-{v}", "text": head + "\n".join(body) + tail,
-                         "site": site})
-        g += 1
-    rng.shuffle(docs)
-    return docs
-
-
-def write_jsonl(path: Path, docs: list[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8") as f:
-        for d in docs:
-            f.write(json.dumps(d, ensure_ascii=False) + "\n")
+from _pipeline_corpus import bench_corpus, write_jsonl  # noqa: E402
 
 
 def _emit(record: dict[str, Any]) -> None:
@@ -108,7 +56,7 @@ def _start_workers(n: int, env: dict[str, str], log_dir: Path) -> list[subproces
     for i in range(n):
         log = open(log_dir / f"worker{i}.log", "wb")
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "neardup.verifier.celery_app", "worker", "--pool=solo",
+            [sys.executable, "-m", "celery", "-A", "neardup.ingest.workers.app", "worker", "--pool=solo",
              "-Q", env["NEARDUP_QUEUE"], "-n", f"bench{i}-{uuid.uuid4().hex[:6]}@%h",
              "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -281,7 +229,7 @@ def _worker_phases(log_dir: Path, n: int) -> dict[str, Any]:
 
 
 def _drop_templates(client: Any, *indices: str) -> None:
-    from neardup.ingest.mappings import template_names
+    from neardup.ingest.templates import template_names
 
     for index in indices:
         names = template_names(index)

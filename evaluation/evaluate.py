@@ -350,7 +350,7 @@ def _progress(iterable: Iterable[Any], desc: str, total: int | None, show: bool)
 def texts_of(doc: Mapping[str, Any], normalize: str | None = None) -> tuple[str, str]:
     """``(text, verified)`` of a page in one extraction: the text the baselines see
     (:func:`doc_text`) and the one our verifier compares, as the product does — the main
-    content of an HTML page (:func:`neardup.verifier.compare.verified_text`), the text otherwise."""
+    content of an HTML page (:func:`neardup.ingest.pairs.verified_text`), the text otherwise."""
     both = document_texts(doc, to_simplified=normalize == "t2s")
     return both.text, both.content
 

@@ -8,7 +8,8 @@ entry per code point (class, key length, width and — for one-byte keys, i.e. A
 digits — the key byte itself) and appends that byte without branching on the character; "\n",
 sentence punctuation and several-byte keys (CJK, accents, ligatures) take a slower path. The
 tables are built from the reference functions (casefold + letters/digits through the running
-interpreter's Unicode database), once per user: a cache file keyed by their source. MD5 per key (the paper's hash; RFC 1321 unrolled
+interpreter's Unicode database), once per user: a cache file keyed by their source, loaded at
+the first call (``NEARDUP_CACHE_DIR`` is read then, not at import). MD5 per key (the paper's hash; RFC 1321 unrolled
 in C, tested against hashlib) into a C array, duplicates dropped through a small hash table;
 then per rotation each digest's bucket (its value mod m, carried from one rotation to the
 next), its order (two big-endian 64-bit loads) and the top-Y of each bucket in small sorted
@@ -174,7 +175,7 @@ cdef extern from *:
 
 # --- per-code-point tables --------------------------------------------------------------------
 # For every BMP code point: its class (neardup.ingest.sentences.char_class flags) and its key (UTF-8
-# bytes at _koff[cp] in _KBLOB, _klen[cp] bytes, width _kw[cp]). Built once from the reference
+# bytes at _koff[cp] in _kblob, _klen[cp] bytes, width _kw[cp]). Built once from the reference
 # functions themselves; astral code points ask them directly (rare).
 
 cdef enum:
@@ -294,14 +295,34 @@ def _cached_tables():
     return tables
 
 
-_CLS, _KLEN, _KW, _KOFF_BYTES, _WIDE, _PACK_BYTES, _KBLOB = _cached_tables()
-cdef const uint8_t* _cls = <const uint8_t*> PyBytes_AS_STRING(_CLS)
-cdef const uint8_t* _klen = <const uint8_t*> PyBytes_AS_STRING(_KLEN)
-cdef const uint8_t* _kw = <const uint8_t*> PyBytes_AS_STRING(_KW)
-cdef const char* _kblob = PyBytes_AS_STRING(_KBLOB)
-cdef const uint8_t* _wide = <const uint8_t*> PyBytes_AS_STRING(_WIDE)
-cdef const uint32_t* _pack = <const uint32_t*> (<char*> PyBytes_AS_STRING(_PACK_BYTES))
-cdef const unsigned int* _koff = <const unsigned int*> (<char*> PyBytes_AS_STRING(_KOFF_BYTES))
+# The tables are loaded at the first call of :func:`fingerprints` (:func:`_tables`), not at
+# import: the cache's place is a setting (``NEARDUP_CACHE_DIR``), read at first use.
+cdef object _TABLES = None  # (cls, klen, kw, koff, wide, pack, kblob): keeps the bytes alive
+cdef const uint8_t* _cls = NULL
+cdef const uint8_t* _klen = NULL
+cdef const uint8_t* _kw = NULL
+cdef const char* _kblob = NULL
+cdef const uint8_t* _wide = NULL
+cdef const uint32_t* _pack = NULL
+cdef const unsigned int* _koff = NULL
+
+
+def _tables():
+    """The per-code-point tables in use, ``(cls, klen, kw, koff, wide, pack, kblob)``; loaded
+    (:func:`_cached_tables`) on the first call."""
+    global _TABLES, _cls, _klen, _kw, _kblob, _wide, _pack, _koff
+    if _TABLES is None:
+        tables = _cached_tables()
+        cls, klen, kw, koff, wide, pack, kblob = tables
+        _cls = <const uint8_t*> PyBytes_AS_STRING(cls)
+        _klen = <const uint8_t*> PyBytes_AS_STRING(klen)
+        _kw = <const uint8_t*> PyBytes_AS_STRING(kw)
+        _kblob = PyBytes_AS_STRING(kblob)
+        _wide = <const uint8_t*> PyBytes_AS_STRING(wide)
+        _pack = <const uint32_t*> (<char*> PyBytes_AS_STRING(pack))
+        _koff = <const unsigned int*> (<char*> PyBytes_AS_STRING(koff))
+        _TABLES = tables
+    return _TABLES
 cdef dict _ASTRAL = {}  # code point -> (class, key bytes, width)
 cdef frozenset _ABBREV = frozenset(ABBREVIATIONS)
 _nfkc = unicodedata.normalize
@@ -629,6 +650,8 @@ def fingerprints(str text, int x, int y, int z, int m, int rotations, long chunk
     cdef Chunking ck
     if chunk_div < 1 or chunk_max < 1:
         raise ValueError("chunk_div and chunk_max must be >= 1")
+    if _TABLES is None:
+        _tables()
     ck.above = chunk_above
     ck.least = chunk_min
     ck.most = chunk_max

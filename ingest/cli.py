@@ -1,8 +1,10 @@
-"""`neardup` console script: one sub-command per module in :mod:`neardup.ingest.commands`.
+"""`neardup` console script: one sub-command per module, found by name in :data:`COMMANDS`.
 
-Each command module exposes ``add_parser(subparsers)`` (registers its arguments and sets
-``func``) and is imported by name only when its command runs. ``func(args, settings)`` runs the
-command with the :class:`Settings` read here, once, from the environment (see docs/settings.md).
+The commands' modules are :mod:`neardup.ingest.commands`' and, for ``neardup eval``,
+:mod:`neardup.evaluation.command` (so ``ingest`` never imports ``evaluation``). Each exposes
+``add_parser(subparsers)`` (registers its arguments and sets ``func``) and is imported by name
+only when its command runs. ``func(args, settings)`` runs the command with the
+:class:`Settings` read here, once, from the environment (see docs/settings.md).
 
 A command that cannot reach OpenSearch or the broker, or asks for an index that does not
 exist, ends with one line on stderr saying so and what to do (exit status 1), never a
@@ -17,25 +19,58 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
 
-# Command name -> one-line help. A command's module (``neardup.ingest.commands.<name>``) is imported
-# only when that command runs: ``neardup compare`` never loads a web server, an engine client
-# or a broker, and a broken optional dependency of one command never breaks the others.
-COMMANDS: dict[str, str] = {
-    "compare": "verify pairs of pages (TLCS resemble/contain rates)",
-    "dedup": "group the near-duplicates of a JSONL file",
-    "ingest": "accept pages; workers index each one once, with its dup_group",
-    "backfill": "tag the pages of an index another pipeline filled with their dup_group",
-    "worker": "run a Celery verification worker",
-    "search": "collapsed search: one hit per near-duplicate group",
-    "stoplist": "compute or show the fingerprint stoplist",
-    "serve": "HTTP service: POST /documents, an OpenSearch-compatible /_bulk, the inspector",
-    "eval": "precision/recall of neardup and the baselines on labelled data",
-    "dashboards": "import the OpenSearch Dashboards objects (index pattern, visualisations, dashboard)",
-    "templates": "install the pages and stoplist index templates on OpenSearch",
+
+class Command(NamedTuple):
+    """A ``neardup`` sub-command: the module that declares and runs it, and its one-line help."""
+
+    module: str  # imported (importlib) only when the command runs
+    help: str
+
+
+# Command name -> its module and one-line help. A command's module is imported only when that
+# command runs: ``neardup compare`` never loads a web server, an engine client or a broker, and
+# a broken optional dependency of one command never breaks the others.
+COMMANDS: dict[str, Command] = {
+    "compare": Command(
+        "neardup.ingest.commands.compare", "verify pairs of pages (TLCS resemble/contain rates)"
+    ),
+    "dedup": Command("neardup.ingest.commands.dedup", "group the near-duplicates of a JSONL file"),
+    "ingest": Command(
+        "neardup.ingest.commands.ingest",
+        "accept pages; workers index each one once, with its dup_group",
+    ),
+    "backfill": Command(
+        "neardup.ingest.commands.backfill",
+        "tag the pages of an index another pipeline filled with their dup_group",
+    ),
+    "worker": Command("neardup.ingest.commands.worker", "run a Celery verification worker"),
+    "search": Command(
+        "neardup.ingest.commands.search", "collapsed search: one hit per near-duplicate group"
+    ),
+    "stoplist": Command(
+        "neardup.ingest.commands.stoplist", "compute or show the fingerprint stoplist"
+    ),
+    "serve": Command(
+        "neardup.ingest.commands.serve",
+        "HTTP service: POST /documents, an OpenSearch-compatible /_bulk, the inspector",
+    ),
+    "eval": Command(
+        "neardup.evaluation.command",
+        "precision/recall of neardup and the baselines on labelled data",
+    ),
+    "dashboards": Command(
+        "neardup.ingest.commands.dashboards",
+        "import the OpenSearch Dashboards objects (index pattern, visualisations, dashboard)",
+    ),
+    "templates": Command(
+        "neardup.ingest.commands.templates",
+        "install the pages and stoplist index templates on OpenSearch",
+    ),
 }
 
 
@@ -86,11 +121,11 @@ def build_parser(command: str | None = None, *, listed: bool = True) -> argparse
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name, summary in COMMANDS.items():
+    for name, entry in COMMANDS.items():
         if name == command:
-            importlib.import_module(f"neardup.ingest.commands.{name}").add_parser(sub)
+            importlib.import_module(entry.module).add_parser(sub)
         elif listed or command is None:
-            sub.add_parser(name, help=summary)
+            sub.add_parser(name, help=entry.help)
     return parser
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import requests
 from neardup.ingest.errors import ConfigError, NeardupError
-from neardup.ingest.mappings import mappings_dir
+from neardup.ingest.templates import mappings_dir
 
 __all__ = [
     "DashboardsError",
@@ -79,7 +79,7 @@ def target(engine: str = "opensearch", directory: Path | None = None) -> Target:
 
 def ndjson_path(directory: Path | None = None, engine: str = "opensearch") -> Path:
     """The engine's NDJSON file (``dashboards/neardup.ndjson`` for OpenSearch) in the mappings
-    directory (``directory``, else the packaged one; see :mod:`neardup.ingest.mappings`)."""
+    directory (``directory``, else the packaged one; see :mod:`neardup.ingest.templates`)."""
     base = mappings_dir(directory)
     path = base / "dashboards" / target(engine, directory).ndjson
     if not path.is_file():

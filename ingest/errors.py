@@ -1,30 +1,16 @@
-"""Errors raised by :mod:`ingest`.
-
-Configuration errors (a bad parameter: fix the call) are kept apart from per-document runtime
-errors (a bad page: count it, report it against its id, carry on)::
-
-    NeardupError
-    ├── ConfigError(ValueError)        invalid configuration or argument
-    └── DocumentError                  one document could not be processed; carries doc_id
-        ├── InvalidRecord              the record is not readable: not UTF-8, not JSON, not an
-        │                              object, nested too deep (neardup.ingest.records)
-        ├── InvalidField               a field breaks a rule: a bad id, a text that is not a
-        │                              string, a url over its limit (neardup.ingest.records)
-        ├── DuplicateId                an id seen earlier in the same input
-        ├── ExtractError               HTML/bytes could not be turned into text
-        │   ├── DocumentTooLarge       input over the size limit
-        │   └── ExtractTimeout         extraction exceeded the per-document deadline
-        └── EmptyDocument              no text at all (nothing to fingerprint or verify)
+"""Errors raised by :mod:`neardup.ingest`: configuration errors, and the per-document errors
+of the input layer (the whole tree: :mod:`neardup.errors`, whose root :class:`NeardupError`
+this module re-exports).
 
 Every ``DocumentError`` has a ``type``: the stable name of its kind, the same on every path
 (the ``type`` of a CLI error record, the ``error.type`` of an HTTP item; docs/limits.md).
-
-Store and task errors, when added, hang under ``NeardupError`` beside these two branches.
 """
 
 from __future__ import annotations
 
 import builtins
+
+from neardup.errors import NeardupError
 
 __all__ = [
     "ConfigError",
@@ -38,10 +24,6 @@ __all__ = [
     "InvalidRecord",
     "NeardupError",
 ]
-
-
-class NeardupError(Exception):
-    """Base class of every error raised on purpose by neardup."""
 
 
 class ConfigError(NeardupError, ValueError):

@@ -23,8 +23,9 @@ can only meet its exact copies, through :func:`body_hash` (see :func:`index_term
 docs/fingerprints.md).
 
 Two implementations give identical output: the compiled one (:mod:`neardup.ingest._fingerprint`, used
-when built) and this module's plain-Python reference. ``NEARDUP_FP_IMPL=python|cython`` forces
-one; forcing ``cython`` without the built extension is an error.
+when built) and this module's plain-Python reference. ``NEARDUP_IMPL=python|cython`` forces
+one, as for every twin (:func:`neardup.verifier.implementation.select`); forcing ``cython``
+without the built extension is an error.
 """
 
 from __future__ import annotations
@@ -37,13 +38,12 @@ from types import ModuleType
 
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.sentences import normalize_text, sentence_keys, width
-from neardup.ingest.settings import Settings
+from neardup.verifier.implementation import select
 
-_compiled: ModuleType | None
-try:
-    from neardup.ingest import _fingerprint as _compiled
-except ImportError:  # not built (pure-Python install): the reference is used
-    _compiled = None
+# The compiled fingerprinter, or None where this module's reference runs (``NEARDUP_IMPL``,
+# chosen once, at import). No module has the compiled one's API (it takes the config's numbers,
+# not a FingerprintConfig): the reference is this module's own functions.
+_compiled: ModuleType | None = select("neardup.ingest._fingerprint", None)
 
 __all__ = [
     "BODY_HASH_PREFIX",
@@ -164,7 +164,7 @@ def fingerprints(
     >>> len(fingerprints("too short")), len(FingerprintConfig().identity)
     (0, 20)
     """
-    if _IMPL == "cython" and _compiled is not None:
+    if _compiled is not None:
         compiled: list[str] = _compiled.fingerprints(
             text,
             config.min_sentence,
@@ -345,23 +345,6 @@ def _encode(digests: list[bytes]) -> list[str]:
     return list(dict.fromkeys(encoded[i : i + 22] for i in range(0, len(encoded), 24)))
 
 
-def _pick_impl(choice: str) -> str:
-    """The implementation for the setting ``choice`` (``NEARDUP_FP_IMPL``)."""
-    impl = choice.strip().lower()
-    if impl not in ("", "python", "cython"):
-        raise ConfigError(f"NEARDUP_FP_IMPL must be 'python' or 'cython', got {impl!r}")
-    if impl == "cython" and _compiled is None:
-        raise ConfigError(
-            "NEARDUP_FP_IMPL=cython but neardup.ingest._fingerprint is not built "
-            "(pip install -e .)"
-        )
-    return impl or ("cython" if _compiled is not None else "python")
-
-
-# Chosen once, at import, like neardup.verifier.lcs: the module's functions are bound to one of the two.
-_IMPL = _pick_impl(Settings.from_env().fp_impl)
-
-
 def fingerprint_impl() -> str:
     """The implementation in use: ``"cython"`` or ``"python"``."""
-    return _IMPL
+    return "python" if _compiled is None else "cython"

@@ -21,8 +21,8 @@ gets the same per-record error (its ``type`` and message) wherever it is sent, a
    U+FFFD elsewhere: neither can be stored as UTF-8.
 
 The rules and their numbers are the table of ``docs/limits.md``; ``tests/ingest/test_records.py``
-holds it against :data:`DEFAULT_LIMITS`. :func:`dumps` writes JSON that can always be encoded as
-UTF-8 (outputs echo parts of the input).
+holds it against :data:`DEFAULT_LIMITS`. Output JSON (which may echo parts of the input) is
+written by :mod:`neardup.ingest.jsoncodec`.
 """
 
 from __future__ import annotations
@@ -49,12 +49,12 @@ from neardup.ingest.errors import (
 )
 from neardup.ingest.extract import DEFAULT_TIMEOUT, MARKUP_FIELDS
 from neardup.ingest.settings import Settings
+from neardup.verifier.implementation import select
 
-_compiled: ModuleType | None
-try:  # the compiled checks of a text's characters (ingest/_text.pyx), when built
-    from neardup.ingest import _text as _compiled
-except ImportError:  # a pure-Python install: the checks below are used
-    _compiled = None
+# The compiled checks of a text's characters (ingest/_text.pyx), or None where the reference
+# runs (``NEARDUP_IMPL``). No module has its API: the reference is this module's
+# ``_text_flags_py`` below.
+_compiled: ModuleType | None = select("neardup.ingest._text", None)
 
 __all__ = [
     "CONTENT_FIELDS",
@@ -69,8 +69,7 @@ __all__ = [
     "clean_text",
     "decode_json",
     "decode_record",
-    "dumps",
-    "dumps_bytes",
+    "has_surrogates",
     "limits_table",
     "read_jsonl",
     "replace_surrogates",
@@ -340,7 +339,8 @@ def _text_flags_py(text: str) -> int:
     )
 
 
-def _has_surrogates(text: str) -> bool:
+def has_surrogates(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (it cannot be encoded as UTF-8)."""
     if _compiled is not None:
         return bool(_compiled.text_flags(text) & _HAS_SURROGATE)
     return _has_surrogates_py(text)
@@ -351,7 +351,7 @@ _text_flags = _compiled.text_flags if _compiled is not None else _text_flags_py
 
 def replace_surrogates(text: str) -> str:
     """Lone surrogates (JSON ``\\ud800`` escapes) cannot be stored as UTF-8: U+FFFD each."""
-    return _SURROGATE.sub("\ufffd", text) if _has_surrogates(text) else text
+    return _SURROGATE.sub("\ufffd", text) if has_surrogates(text) else text
 
 
 def utf8_size(text: str | bytes, limit: int | None = None) -> int:
@@ -400,7 +400,7 @@ def validate_id(value: Any, limits: Limits = DEFAULT_LIMITS) -> str:
         raise InvalidField(f"'id' is over {limits.max_id_bytes} bytes") from None
     if not text.strip():
         raise InvalidField("'id' is empty")
-    if _has_surrogates(text):
+    if has_surrogates(text):
         raise InvalidField(f"'id' {_preview(text)} contains a lone surrogate: not valid Unicode")
     size = len(text.encode("utf-8"))
     if size > limits.max_id_bytes:
@@ -572,51 +572,6 @@ def limits_table(limits: Limits = DEFAULT_LIMITS) -> str:
     out = ["| input | rule | limit | error `type` |", "|---|---|---|---|"]
     out += [f"| {a} | {b} | {c or '–'} | {d or '–'} |" for a, b, c, d in rows]
     return "\n".join(out) + "\n"
-
-
-# --- output -------------------------------------------------------------------------------------
-
-
-def dumps(value: Any) -> str:
-    """``json.dumps`` that always encodes as UTF-8: readable (``ensure_ascii=False``) unless a
-    string holds a lone surrogate, which is then written as its ``\\uXXXX`` escape — exactly
-    as it came in."""
-    text = json.dumps(value, ensure_ascii=False)
-    if _has_surrogates(text):
-        return json.dumps(value, ensure_ascii=True)
-    return text
-
-
-def dumps_fast(value: Any) -> bytes:
-    """Compact UTF-8 JSON by orjson, several times faster than ``json`` (batches, engine
-    bodies); :func:`dumps_bytes` where orjson refuses the value (a lone surrogate, a type it
-    does not know). orjson is imported here: ``neardup compare`` never needs it, and its
-    import (datetime, uuid, platform) is 3 ms of that command's start."""
-    import orjson
-
-    try:
-        return orjson.dumps(value)
-    except orjson.JSONEncodeError:
-        return dumps_bytes(value)
-
-
-def loads_fast(data: str | bytes) -> Any:
-    """JSON by orjson; ``json`` where orjson refuses it (an escaped lone surrogate)."""
-    import orjson
-
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return json.loads(data)
-
-
-def dumps_bytes(value: Any) -> bytes:
-    """:func:`dumps` encoded (an HTTP body)."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
 
 
 def safe_id(value: Any) -> str | None:

@@ -1,16 +1,26 @@
 """Every setting neardup takes from the environment, read in one place.
 
-:meth:`Settings.from_env` reads the process environment once, at the edge (``neardup`` main,
-the HTTP server, the Celery app module); the frozen :class:`Settings` object is then passed
-down to what needs it (``open_store``, the commands, the server). No other module reads
-``os.environ``: ``tests/ingest/test_settings.py`` checks that, and that the table of variables
-in ``docs/settings.md`` matches the fields below (``python -m neardup.ingest.settings`` prints it).
+:meth:`Settings.from_env` turns the process environment into a frozen :class:`Settings`. The
+entry points call it once — ``neardup`` main, the HTTP server, the Celery app module (a worker's
+only entry point, loaded by ``celery -A``) — and pass the object down to what needs it: the
+commands' ``run(args, settings)``, ``open_store``, the server's backend. A function that takes
+a ``settings`` argument may be called without one (from a library, a test, a script): it then
+builds its own at that call (``settings or Settings.from_env()``). No module calls it when
+imported, the Celery app module aside; the compiled fingerprinter, which is given no settings,
+reads ``NEARDUP_CACHE_DIR`` through it at its first use.
+
+No module but this one reads ``os.environ``, with one exception: ``NEARDUP_IMPL`` (compiled or
+pure-Python twins) is read by :mod:`neardup.verifier.implementation` when a module binds its
+twin, since the verifier takes no settings; ``impl`` below validates the same variable at the
+edge. ``tests/ingest/test_settings.py`` checks both, and that the table of variables in
+``docs/settings.md`` matches the fields below (``python -m neardup.ingest.settings`` prints it).
 
 An empty variable counts as unset. A bad value raises :class:`~neardup.ingest.errors.ConfigError`
 naming the variable, when the object is created.
 
-This module imports only the standard library and :mod:`neardup.ingest.errors`, so the verifier and
-the worker can take it without loading the rest of ``ingest``.
+This module imports only the standard library and :mod:`neardup.ingest.errors`, so every
+layer can take it without loading the rest of ``ingest``, nor the verifier: a bad
+``NEARDUP_IMPL`` is a usage error here (exit 2 from the command line) before any twin is bound.
 """
 
 from __future__ import annotations
@@ -25,10 +35,12 @@ from typing import Any
 
 from neardup.ingest.errors import ConfigError
 
+# The values of NEARDUP_IMPL (neardup.verifier.implementation.CHOICES; a test holds them equal).
+IMPLEMENTATIONS = ("", "python", "cython")
+
 __all__ = ["DEB_PREFIX", "Settings", "child_environ", "export_broker_url", "settings_table"]
 
 DEB_PREFIX = "NEARDUP_DEB_"
-IMPLEMENTATIONS = ("", "python", "cython")
 ENGINES = ("", "opensearch", "elasticsearch")
 
 
@@ -120,10 +132,10 @@ class Settings:
         8 * 1024 * 1024,
     )
     impl: str = _var(
-        "NEARDUP_IMPL", "LCS verifier: `python` or `cython` (default: cython when built)", ""
-    )
-    fp_impl: str = _var(
-        "NEARDUP_FP_IMPL", "fingerprinter: `python` or `cython` (default: cython when built)", ""
+        "NEARDUP_IMPL",
+        "every compiled twin (verifier, word layer, fingerprinter, input checks, candidate "
+        "table): `python` or `cython` (default: cython when built)",
+        "",
     )
     cache_dir: str = _var(
         "NEARDUP_CACHE_DIR",
@@ -177,11 +189,10 @@ class Settings:
                 converted = _convert(f.metadata["env"], str(f.type), value)
                 if converted is not value:
                     object.__setattr__(self, f.name, converted)
-        for name in ("impl", "fp_impl"):
-            choice = getattr(self, name).strip().lower()
-            if choice not in IMPLEMENTATIONS:
-                raise _bad(name, getattr(self, name), "expected python or cython")
-            object.__setattr__(self, name, choice)
+        choice = self.impl.strip().lower()
+        if choice not in IMPLEMENTATIONS:
+            raise _bad("impl", self.impl, "expected python or cython")
+        object.__setattr__(self, "impl", choice)
         engine = self.engine.strip().lower()
         if engine not in ENGINES:
             raise _bad("engine", self.engine, "expected opensearch or elasticsearch")
@@ -276,7 +287,7 @@ def child_environ(**overrides: str) -> dict[str, str]:
 def export_broker_url(url: str) -> None:
     """Make ``url`` this process's broker. Celery reads ``CELERY_BROKER_URL`` itself, ahead of
     its configuration, so an override (``neardup serve --broker-url``) goes through the
-    environment, before :mod:`neardup.verifier.celery_app` is imported."""
+    environment, before :mod:`neardup.ingest.workers.app` is imported."""
     os.environ["CELERY_BROKER_URL"] = url
 
 

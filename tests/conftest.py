@@ -1,8 +1,14 @@
 """Shared fixtures: real services on 127.0.0.1, started by the project's own scripts, and the
-real data the tests read, fetched into the cache by ``scripts/fetch_data.py`` (tests/testdata.py).
+real data the tests read, fetched into the cache by ``scripts/fetch_data.py``
+(tests/support/testdata.py).
 
-Under ``CI=true`` a service that does not start, or data that cannot be fetched, fails the test
-run; elsewhere the tests that need it are skipped with the reason.
+Under ``CI=true`` a service that does not start, data that cannot be fetched, or a compiled
+extension that is not built (a test marked ``@pytest.mark.compiled("neardup.verifier._lcs")``)
+fails the test run; elsewhere the tests that need it are skipped with the reason
+(tests/support/ci.py).
+
+The helpers the tests share live in the ``support`` package (tests/support/), importable
+because pytest puts this folder, the rootdir conftest's, on ``sys.path``.
 
 No test reads the shared development data (``../shared`` beside the repository): it may serve
 ``neardup eval``, never a test's pass. ``NEARDUP_SHARED_DATA`` points at a missing folder for the
@@ -18,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import testdata
+from support import testdata
+from support.ci import require_compiled, unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
-IN_CI = testdata.IN_CI
 
 _SHARED_PREFIXES = tuple({str(SHARED) + os.sep, os.path.realpath(SHARED) + os.sep})
 os.environ["NEARDUP_SHARED_DATA"] = str(ROOT / "tests" / "no-shared-data")  # never created
@@ -41,10 +47,17 @@ def _no_shared_data(event: str, args: tuple[Any, ...]) -> None:
 sys.addaudithook(_no_shared_data)
 
 
-def _unavailable(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(f"required service unavailable under CI: {reason}", pytrace=False)
-    pytest.skip(reason)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "compiled(module): tests a compiled extension (a Cython twin of a pure-Python "
+        "reference): skipped when it is not built, a failure under CI=true",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers("compiled"):
+        require_compiled(*mark.args)
 
 
 def _start(script: str) -> None:
@@ -52,7 +65,7 @@ def _start(script: str) -> None:
         [str(ROOT / "scripts" / script), "start"], capture_output=True, text=True, timeout=600
     )
     if proc.returncode != 0:
-        _unavailable(f"scripts/{script} start failed: {proc.stderr[-2000:]}")
+        unavailable(f"scripts/{script} start failed: {proc.stderr[-2000:]}")
 
 
 @pytest.fixture(scope="session")

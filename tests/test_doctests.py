@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-PACKAGES = ("neardup.ingest", "neardup.verifier", "neardup.evaluation")
+PACKAGES = ("neardup", "neardup.ingest", "neardup.verifier", "neardup.evaluation")
 
 
 def _modules_with_examples() -> Iterator[str]:

@@ -146,3 +146,110 @@ def test_deciding_and_evaluating_never_load_the_service_or_cli(package: str) -> 
         todo.extend(graph.get(module, ()))
     bad = sorted(m for m in seen if m.startswith(("neardup.ingest.server", "neardup.ingest.cli", "neardup.ingest.commands")))
     assert not bad, f"{package} loads {bad}"
+
+
+def _reach(graph: dict[str, set[str]], package: str) -> set[str]:
+    """The project modules importing ``package`` (and its modules) loads."""
+    seen: set[str] = set()
+    todo = [m for m in graph if m == package or m.startswith(package + ".")]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(graph.get(module, ()))
+    return seen
+
+
+def test_the_verifier_imports_no_other_project_package() -> None:
+    graph = _graph()
+    outside = sorted(
+        f"{m} imports {t}"
+        for m in graph
+        if m.startswith("neardup.verifier")
+        for t in graph[m]
+        # the package itself, and the root of the error tree it shares (both import nothing)
+        if not t.startswith("neardup.verifier") and t not in ("neardup", "neardup.errors")
+    )
+    assert not outside, "the verifier is the bottom layer:\n" + "\n".join(outside)
+
+
+def test_ingest_imports_no_evaluation() -> None:
+    graph = _graph()
+    bad = sorted(
+        f"{m} imports {t}"
+        for m in graph
+        if m.startswith("neardup.ingest")
+        for t in graph[m]
+        if t.startswith("neardup.evaluation")
+    )
+    assert not bad, "evaluation uses ingest, never the reverse:\n" + "\n".join(bad)
+
+
+def test_the_top_level_package_imports_nothing_at_import() -> None:
+    # `import neardup.verifier` runs neardup/__init__.py first: it must load no layer; and
+    # neardup.errors, which the verifier shares, nothing at all.
+    graph = _graph()
+    assert graph["neardup"] == set() and graph["neardup.errors"] <= {"neardup"}
+
+
+def test_pyproject_lists_every_package() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    setuptools = config["setuptools"]
+    mapped = {name: ROOT / path for name, path in setuptools["package-dir"].items()}
+    found = set()
+    for name, path in mapped.items():
+        for init in path.rglob("__init__.py"):
+            rel = init.parent.relative_to(path).parts
+            found.add(".".join((name, *rel)))
+    assert sorted(setuptools["packages"]) == sorted(found)
+
+
+def test_benches_never_import_tests_and_tests_never_touch_sys_path() -> None:
+    """A bench imports the product and its own helpers (bench/_*.py), never the tests, pytest
+    or a conftest — nor the test helpers through a ``sys.path`` entry. A test never touches
+    ``sys.path``, nor imports another test module or a conftest: what tests share lives in
+    tests/support/, importable as ``support`` because pytest puts tests/ on ``sys.path``."""
+    tests, bench = ROOT / "tests", ROOT / "bench"
+    # the names of the test helpers and of tests/' packages, bench's own modules aside
+    test_names = {p.stem for p in tests.rglob("*.py")} | {
+        p.name for p in tests.iterdir() if p.is_dir() and any(p.rglob("*.py"))
+    }
+    banned = {"tests", "pytest", "_pytest", "conftest"} | test_names - {
+        p.stem for p in bench.glob("*.py")
+    }
+
+    def imported(tree: ast.AST) -> Iterator[tuple[int, str]]:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                yield from ((node.lineno, a.name) for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                yield node.lineno, node.module
+
+    def touches_sys_path(tree: ast.AST) -> Iterator[int]:
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr == "path"
+                    and isinstance(node.value, ast.Name) and node.value.id == "sys"):
+                yield node.lineno
+            elif isinstance(node, ast.ImportFrom) and node.module == "sys" and any(
+                    a.name == "path" for a in node.names):
+                yield node.lineno
+
+    bad = []
+    for path in sorted(bench.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        where = path.relative_to(ROOT)
+        bad += [f"{where}:{line} imports {name}" for line, name in imported(tree)
+                if name.split(".")[0] in banned]
+        bad += [f"{where}:{node.lineno} puts the tests on sys.path" for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and "sys.path" in ast.unparse(node.func)
+                and "tests" in (ast.get_source_segment(source, node) or "")]
+    for path in sorted(tests.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        where = path.relative_to(ROOT)
+        bad += [f"{where}:{line} touches sys.path" for line in touches_sys_path(tree)]
+        bad += [f"{where}:{line} imports {name}" for line, name in imported(tree)
+                if name.split(".")[-1] == "conftest" or name.split(".")[-1].startswith("test_")]
+    assert not bad, "\n".join(bad)

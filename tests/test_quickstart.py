@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import testdata
+from support.ci import IN_CI
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "quickstart.md"
@@ -121,7 +121,7 @@ def test_quickstart_page_runs(tmp_path: Path) -> None:
             pass
         for d in run_dirs:
             shutil.rmtree(d, ignore_errors=True)
-    if proc.returncode != 0 and not testdata.IN_CI and "java is required" in out:
+    if proc.returncode != 0 and not IN_CI and "java is required" in out:
         pytest.skip("needs Java and Maven for OpenSearch (scripts/dev setup)")
     assert proc.returncode == 0, out[-6000:]
     assert f"export OPENSEARCH_URL=http://127.0.0.1:{os_port}" not in out  # eval'd, not printed

@@ -1,13 +1,14 @@
-"""Errors of the verifier (steps 2 and 3: skeleton, LCS, TLCS).
+"""The verifier's errors: its branch of the tree rooted at :class:`neardup.errors.NeardupError`
+(the one module outside ``verifier/`` the verifier imports; it loads nothing else). Steps 2 and
+3 (skeleton, LCS, TLCS)::
 
-::
-
-    VerifierError                    every error this package raises on purpose
-    ├── VerifierConfigError          a bad VerifyConfig value (also a ValueError)
-    ├── VerifierInputError           a text the verifier cannot take (also a ValueError)
-    │   └── InputTooLargeError       longer than VerifyConfig.max_chars
-    └── ImplementationUnavailable    NEARDUP_IMPL=cython but the extension is not built
-                                     (also an ImportError)
+    NeardupError                         every error neardup raises on purpose
+    └── VerifierError                    every error this package raises on purpose
+        ├── VerifierConfigError          a bad VerifyConfig value (also a ValueError)
+        ├── VerifierInputError           a text the verifier cannot take (also a ValueError)
+        │   └── InputTooLargeError       longer than VerifyConfig.max_chars
+        └── ImplementationUnavailable    NEARDUP_IMPL names no implementation, or =cython
+                                         but the extension is not built (also an ImportError)
 
 Configuration errors are raised when a config is created; input errors are per pair and carry
 no state, so a caller (CLI, worker) reports them against the document and goes on.
@@ -15,16 +16,19 @@ no state, so a caller (CLI, worker) reports them against the document and goes o
 
 from __future__ import annotations
 
+from neardup.errors import NeardupError
+
 __all__ = [
     "ImplementationUnavailable",
     "InputTooLargeError",
+    "NeardupError",
     "VerifierConfigError",
     "VerifierError",
     "VerifierInputError",
 ]
 
 
-class VerifierError(Exception):
+class VerifierError(NeardupError):
     """Base of every error the verifier raises on purpose."""
 
 
@@ -41,4 +45,5 @@ class InputTooLargeError(VerifierInputError):
 
 
 class ImplementationUnavailable(VerifierError, ImportError):
-    """The implementation forced by ``NEARDUP_IMPL`` cannot be loaded."""
+    """The implementation ``NEARDUP_IMPL`` asks for cannot be loaded (see
+    :mod:`neardup.verifier.implementation`)."""

@@ -70,7 +70,7 @@ class GroupForest:
     """Union-find whose root is always the earliest ``(seq, id)`` of its component.
 
     The in-memory twin of the group forest the workers keep in Redis
-    (:mod:`neardup.verifier.registry`): ``neardup dedup`` and the tests use it.
+    (:mod:`neardup.ingest.workers.forest`): ``neardup dedup`` and the tests use it.
     """
 
     _parent: dict[str, str] = field(default_factory=dict)

@@ -1,28 +1,19 @@
-"""The public door to the LCS machinery: picks the compiled implementation.
+"""The public door to the LCS machinery: the compiled implementation or the reference.
 
-``neardup.verifier._lcs`` (Cython) is used when it is built; ``neardup.verifier._lcs_py`` is the pure-Python
-reference with the same API. ``NEARDUP_IMPL=python`` forces the reference;
-``NEARDUP_IMPL=cython`` forces the compiled module and makes its absence an error (what
-production wants: a silent 100x slowdown is worse than a failed start). The choice is made
-once, at import, from :class:`neardup.ingest.settings.Settings` (``settings.impl``).
+``neardup.verifier._lcs`` (Cython) is used when it is built; ``neardup.verifier._lcs_py`` is the
+pure-Python reference with the same API. ``NEARDUP_IMPL`` chooses, once, at import, as for every
+twin of neardup (:func:`neardup.verifier.implementation.select`): ``python`` forces the
+reference, ``cython`` the compiled module (its absence is an error).
 
 Edit scripts are derived here, in one place, from :func:`matching_blocks`.
 """
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 from typing import Literal
 
-from neardup.ingest.settings import Settings
-from neardup.verifier.errors import ImplementationUnavailable
-
-_compiled: ModuleType | None
-try:
-    from neardup.verifier import _lcs as _compiled
-except ImportError:  # not built (pure-Python install): the reference is used
-    _compiled = None
+from neardup.verifier.implementation import select
 
 __all__ = [
     "IMPLEMENTATION",
@@ -40,33 +31,16 @@ __all__ = [
     "verify",
 ]
 
+COMPILED = "neardup.verifier._lcs"
+REFERENCE = "neardup.verifier._lcs_py"
+
 EditOp = tuple[Literal["delete", "insert"], int, int]
 
 
 def implementation(name: str | None = None) -> ModuleType:
-    """The implementation module: ``name`` (``python``/``cython``; ``""``: cython when built)
-    or the settings' (``$NEARDUP_IMPL``)."""
-    choice = (name if name is not None else Settings.from_env().impl).strip().lower()
-    if choice == "python":
-        return _reference()
-    if choice not in ("", "cython"):
-        raise ImplementationUnavailable(
-            f"NEARDUP_IMPL={choice!r} is not an implementation; use 'python' or 'cython'"
-        )
-    if _compiled is None:
-        if choice == "cython":
-            raise ImplementationUnavailable(
-                "NEARDUP_IMPL=cython but the extension neardup.verifier._lcs is not built; run "
-                "`pip install -e .`"
-            )
-        return _reference()
-    return _compiled
-
-
-def _reference() -> ModuleType:
-    # A lazy door: loaded only when chosen, so a compiled run (``neardup compare`` on one
-    # pair) does not pay for loading the specification.
-    return importlib.import_module("neardup.verifier._lcs_py")
+    """The implementation module for ``name`` (``python``/``cython``; ``""``: cython when
+    built), default ``$NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`)."""
+    return select(COMPILED, REFERENCE, impl=name)
 
 
 _impl = implementation()

@@ -1,4 +1,8 @@
-"""Content equivalence as people judge it: the decision over word-alignment features.
+"""The verdict on a pair: the :class:`Verdict` type, and the content decision that reaches it.
+
+:func:`neardup.verifier.compare.compare` computes the TLCS rates, then asks this module for the
+content decision over word-alignment features (the default, ``config.decision="content"``) and
+returns a :class:`Verdict`.
 
 The TLCS rates (:mod:`neardup.verifier.lcs`) say how much text two pages share; people judging
 near-duplicates (Webis ECIR 2020 sample, issue 16) also ask *where* the differences sit.
@@ -30,30 +34,11 @@ allows. Before it, an O(n) bound (the shared token multiset) rejects pairs that 
 rule 1. A rejected pair reports that upper bound, never 0.0.
 
 The functions here are the specification of the word layer; ``neardup.verifier._words`` is their
-compiled twin. No fitting at run time: the thresholds are frozen in
-:class:`neardup.verifier.config.VerifyConfig`.
+compiled twin, chosen by ``NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`). No
+fitting at run time: the thresholds are frozen in :class:`neardup.verifier.config.VerifyConfig`.
 
-How they were chosen (issue 16): Webis ECIR 2020 dev pairs (194 human-judged web/news pairs,
-positive = label >= 1), grouped 5-fold cross-validation (pairs sharing a page id in one fold,
-union-find over page ids), thresholds fitted on the training folds over a 0.025 grid, pooled
-P / R / F1, mean of 10 fold draws:
-
-==============================  =====  =====  =====  ========================
-rule                            P      R      F1     fit on all 194 (P/R/F1)
-==============================  =====  =====  =====  ========================
-paper's TLCS rule (old web)     0.714  0.946  0.814  (fixed rule)
-TLCS resemble, best threshold   0.889  0.841  0.864  0.969 / 0.838 / 0.899
-char LCS resemble (rapidfuzz)   0.898  0.865  0.881  0.907 / 0.883 / 0.895
-word 8-gram Jaccard             0.846  0.880  0.863  0.862 / 0.901 / 0.881
-**content, web** (.525/.70)     0.929  0.877  0.903  0.933 / 0.883 / 0.907
-**content, precise** (.525/.80) 0.953  0.800  0.870  0.978 / 0.793 / 0.876
-==============================  =====  =====  =====  ========================
-
-(precise: thresholds fitted for training precision >= 0.97, the margin that held P >= 0.95
-out of fold.) The training folds chose 0.525 / 0.70 in 42 of 50 fits. Tried without gain:
-title similarity, share of names/numbers among the differing words, a "main object" test
-(names in the first words, or repeated in one page, absent from the other), an OR with
-containment; see the issue's report.
+The thresholds were chosen on human-judged web pages (issue 16): docs/quality.md, "How the
+content rule's thresholds were chosen".
 """
 
 from __future__ import annotations
@@ -64,23 +49,17 @@ import operator
 import re
 from collections import Counter
 from dataclasses import dataclass
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from neardup.verifier import lcs as _lcs
+from neardup.verifier.implementation import select
 
 if TYPE_CHECKING:
     from neardup.verifier.config import VerifyConfig
 
-_compiled: ModuleType | None
-try:
-    from neardup.verifier import _words as _compiled
-except ImportError:  # not built (pure-Python install): the reference below is used
-    _compiled = None
-
 __all__ = [
-    "ContentFeatures", "align", "bit_blocks", "content_features", "decide", "encode",
-    "encode_bound", "lcs_reaches", "shared_upper", "tokens", "word_contain",
+    "EARLY_REASONS", "ContentFeatures", "Verdict", "align", "bit_blocks", "content_features",
+    "decide", "encode", "encode_bound", "lcs_reaches", "shared_upper", "tokens", "word_contain",
 ]
 
 # One token per CJK ideograph / kana / hangul syllable; other word characters in runs.
@@ -105,6 +84,96 @@ CONTAINED = "contained"
 
 # The largest bit-parallel word alignment, in 64-bit words of rows (32 MB): :func:`align`.
 BIT_ALIGN_WORDS = 1 << 22
+
+# Reasons of a verdict reached from a bound or an empty text, without the full computation.
+EARLY_REASONS = frozenset({EMPTY, SKELETON_BOUND, EDIT_BOUND})
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The verdict on a pair of texts.
+
+    Attributes
+    ----------
+    similar
+        The decision of ``config.decision``: ``"content"`` (default, this module's content rule)
+        or ``"tlcs"`` (resemble >= config.resemble or contain >= config.contain).
+    resemble
+        |TLCS| / (|A| + |B| - |TLCS|); an upper bound when ``bound`` is set.
+    contain
+        |TLCS| / min(|A|, |B|) (the paper's |TLCS| / |B|, B being the contained page); an upper
+        bound when ``bound`` is set.
+    tlcs
+        Length of the trustable LCS (code points; summed over regions in iterative mode); 0
+        when the pair was rejected before it was computed.
+    lcs
+        Length of the skeleton LCS the TLCS was taken from (first region).
+    a_span, b_span
+        ``(start, end)`` code-point offsets, in the ORIGINAL texts, of the (first) trustable
+        region's matched text; None when there is none.
+    a_spans, b_spans
+        All trustable regions (one unless ``config.iterative``), in the order found.
+    reason
+        Why the verdict is what it is, always set: ``"exact"`` (same words),
+        ``"content-similar"`` (content rule passed: word LCS or TLCS resemble and core
+        resemble above their thresholds), ``"tlcs-resemble"`` / ``"contain"``
+        (tlcs rule passed by that rate), ``"below-threshold"`` (not enough shared text),
+        ``"middle-differs"`` (enough shared text, but the core of the pages — between their
+        first and last shared run — differs: one template, different main object),
+        ``"skeleton-bound"`` / ``"edit-distance-bound"`` (rejected by an upper bound, before
+        the full computation), ``"empty"`` (a text has no content).
+    bound
+        True when ``resemble`` and ``contain`` are upper bounds (the TLCS step stopped at the
+        skeleton bound or at ``config.max_d``): min(|skeleton A|, |skeleton B|) stands for
+        |TLCS|, never a misleading 0.0 for texts that share text.
+    word_resemble, core_resemble, word_contain
+        Features of the content decision (None under ``decision="tlcs"``): word LCS resemble
+        (an upper bound when the reason ends in ``-bound``) and the resemble rate inside the
+        core (None when not computed).
+    """
+
+    similar: bool
+    resemble: float
+    contain: float
+    tlcs: int
+    lcs: int
+    a_span: Span | None
+    b_span: Span | None
+    a_spans: tuple[Span, ...] = ()
+    b_spans: tuple[Span, ...] = ()
+    reason: str = ""
+    bound: bool = False
+    word_resemble: float | None = None
+    core_resemble: float | None = None
+    word_contain: float | None = None
+
+    @property
+    def rejected_early(self) -> bool:
+        """True when the verdict was reached from a bound, without the full computation."""
+        return self.reason in EARLY_REASONS
+
+    def as_dict(self) -> dict[str, Any]:
+        """The CLI contract's fields: ``similar``, ``resemble``, ``contain``, ``tlcs``,
+        ``reason``; ``bound`` when the rates are upper bounds; the content features when
+        computed."""
+        out: dict[str, Any] = {
+            "similar": self.similar,
+            "resemble": self.resemble,
+            "contain": self.contain,
+            "tlcs": self.tlcs,
+            "reason": self.reason,
+        }
+        if self.bound:
+            out["bound"] = True
+        if self.word_resemble is not None:
+            out["word_resemble"] = self.word_resemble
+        if self.core_resemble is not None:
+            out["core_resemble"] = self.core_resemble
+        if self.word_contain is not None:
+            out["word_contain"] = self.word_contain
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,14 +457,9 @@ def decide(f: ContentFeatures, config: VerifyConfig, shared: float = 0.0) -> tup
     return False, MIDDLE if enough else BELOW
 
 
-# The word layer's implementation follows the verifier's (``NEARDUP_IMPL``): the compiled twin
-# with the compiled LCS, this module's reference with the reference.
-if _compiled is not None and _lcs.IMPLEMENTATION == "cython":
-    _encode_bound, _word_contain, _lcs_reaches, _bit_blocks = (
-        _compiled.encode_bound, _compiled.word_contain, _compiled.lcs_reaches,
-        _compiled.bit_blocks,
-    )
-else:
-    _encode_bound, _word_contain, _lcs_reaches, _bit_blocks = (
-        encode_bound, word_contain, lcs_reaches, bit_blocks
-    )
+# The word layer's twin (``NEARDUP_IMPL``, the same setting as the LCS's): the compiled
+# ``neardup.verifier._words`` or this module's functions above, which have its API.
+_words = select("neardup.verifier._words", __name__)
+_encode_bound, _word_contain, _lcs_reaches, _bit_blocks = (
+    _words.encode_bound, _words.word_contain, _words.lcs_reaches, _words.bit_blocks
+)

@@ -24,18 +24,19 @@ import json
 import sys
 from typing import Any, TextIO
 
-from neardup.ingest.commands.ingest import Submitter, WaitReport, wait_for_groups
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.errors import ConfigError, DocumentError
+from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
-from neardup.ingest.records import Limits, dumps, validate_page
+from neardup.ingest.records import Limits, validate_page
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import now_iso
-from neardup.verifier.celery_app import broker_url
-from neardup.verifier.decide import DEFAULT_K
-from neardup.verifier.registry import Registry, page_payload
-from neardup.verifier.tasks import queue_consumers
+from neardup.ingest.submit import Submitter, WaitReport, wait_for_groups
+from neardup.ingest.workers.app import broker_url
+from neardup.ingest.workers.batch import DEFAULT_K
+from neardup.ingest.workers.staging import BatchStaging, page_payload
+from neardup.ingest.workers.tasks import queue_consumers
 
 __all__ = ["add_parser", "backfill"]
 
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     store.install()  # neardup's fields onto the index's mapping; its stoplist index
     queue = args.queue or settings.queue
-    submitter = Submitter(store, Registry.from_url(broker_url(), args.index), args.profile,
+    submitter = Submitter(store, BatchStaging.from_url(broker_url(), args.index), args.profile,
                           args.candidates, queue, max_live=settings.max_live_batches,
                           mode="update")
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         summary = backfill(
             store, submitter, config, Limits.from_settings(settings),
             batch=args.batch or settings.message_batch,
-            on_error=lambda rec: errors_out.write(dumps(rec) + "\n"),
+            on_error=lambda rec: errors_out.write(dumps_str(rec) + "\n"),
             progress=progress_bar(args),
         )
         summary.update(wait_for_groups(

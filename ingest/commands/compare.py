@@ -21,16 +21,16 @@ from contextlib import ExitStack
 from typing import IO, Any, TextIO
 
 from neardup.ingest.errors import DocumentError, InvalidField
+from neardup.ingest.jsoncodec import dumps_str
+from neardup.ingest.pairs import compare_documents
 from neardup.ingest.records import (
     DEFAULT_LIMITS,
     Limits,
     decode_record,
-    dumps,
     read_jsonl,
     validate_page,
 )
 from neardup.ingest.settings import Settings
-from neardup.verifier.compare import compare_documents
 from neardup.verifier.config import PROFILES, VerifyConfig
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         counts: Counter[str] = Counter()
         for out in compare_lines(read_jsonl(src, limits, skip_blank=False), config, limits):
             counts["error" if "error" in out else "similar" if out["similar"] else "different"] += 1
-            dst.write(dumps(out) + "\n")
+            dst.write(dumps_str(out) + "\n")
         log.info("compared %d pairs: %s (%s)", sum(counts.values()), dict(counts), config)
         if counts["error"]:
             print(f"neardup compare: {counts['error']} bad line(s), see 'error' fields", file=sys.stderr)

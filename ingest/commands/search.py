@@ -20,7 +20,7 @@ from typing import Any
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import Store
-from neardup.verifier.registry import Registry
+from neardup.ingest.workers.staging import BatchStaging
 
 __all__ = ["add_parser", "explain_empty", "format_hits", "search"]
 
@@ -143,7 +143,7 @@ def explain_empty(
 def _undecided(settings: Settings, index: str) -> int:
     """Pages accepted for ``index`` and not yet decided (0 when the broker cannot be asked)."""
     try:
-        return Registry.from_url(settings.broker_url, index).pending_count()
+        return BatchStaging.from_url(settings.broker_url, index).pending_count()
     except Exception:  # no broker: say what the index says
         return 0
 

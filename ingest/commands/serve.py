@@ -11,11 +11,12 @@ import argparse
 import logging
 
 from neardup.ingest.records import Limits
-from neardup.ingest.server.app import DEFAULT_MAX_BODY, ServerConfig, create_app
-from neardup.ingest.server.backend import Backend
+from neardup.ingest.server.app import create_app
+from neardup.ingest.server.config import DEFAULT_MAX_BODY, ServerConfig
+from neardup.ingest.server.service import IngestService
 from neardup.ingest.settings import Settings, export_broker_url
 from neardup.ingest.store import open_store
-from neardup.verifier.celery_app import app as celery_app
+from neardup.ingest.workers.app import app as celery_app
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.broker_url:
-        # Before neardup.verifier.celery_app is imported: it reads its settings then, and Celery reads
+        # Before neardup.ingest.workers.app is imported: it reads its settings then, and Celery reads
         # CELERY_BROKER_URL itself.
         export_broker_url(args.broker_url)
     broker_url = args.broker_url or settings.broker_url
@@ -127,11 +128,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     token = args.token or settings.token
     config = ServerConfig(token=token, max_body_bytes=args.max_body, text_field=args.text_field)
     store = open_store("engine", settings, url=args.opensearch_url, index=args.index)
-    backend = Backend(
+    service = IngestService(
         store, broker_url=broker_url, profile=args.profile, limits=Limits.from_settings(settings),
         max_live=settings.max_live_batches, batch=settings.message_batch,
     )
-    app = create_app(backend, config)
+    app = create_app(service, config)
     if token is None and host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("serving on %s without a token: anyone who reaches it can write pages", host)
     uvicorn.run(

@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
-from neardup.ingest.mappings import TEMPLATE_FILES, render, template_names
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
+from neardup.ingest.templates import TEMPLATE_FILES, render, template_names
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

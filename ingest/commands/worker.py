@@ -1,6 +1,7 @@
-"""``neardup worker``: a Celery worker that verifies documents and writes ``dup_group`` back.
+"""``neardup worker``: a Celery worker that decides accepted batches and indexes each page once,
+with its ``dup_group`` (:mod:`neardup.ingest.workers`).
 
-Runs :data:`neardup.verifier.celery_app.app` with the project's configuration (broker from
+Runs :data:`neardup.ingest.workers.app.app` with the project's configuration (broker from
 ``CELERY_BROKER_URL``, queue from ``NEARDUP_QUEUE``, OpenSearch from ``OPENSEARCH_URL``).
 Extra arguments after ``--`` go to ``celery worker`` unchanged.
 """
@@ -11,7 +12,7 @@ import argparse
 from typing import Any
 
 from neardup.ingest.settings import Settings
-from neardup.verifier.celery_app import app
+from neardup.ingest.workers.app import app
 
 __all__ = ["add_parser", "worker_argv"]
 

@@ -5,7 +5,9 @@ Pure functions (unit tested on plain dicts and strings): the terms aggregation o
 ``dup_group`` behind the list of largest groups (:mod:`neardup.ingest.store.query`, asked by
 :meth:`neardup.ingest.store.base.Store.largest_groups`); the split of a text into plain and
 highlighted segments around the verifier's trustable LCS region, cut to whole words;
-a page's state in words (:func:`page_status`); the snippet of a page's main content.
+a page's state in words (:func:`page_status`); the snippet of a page's main content; a
+stored page, a verdict and a profile's thresholds as JSON (:func:`document_summary`,
+:func:`verdict_json`, :func:`thresholds`).
 Segments are sent rather than offsets because Python counts code points and JavaScript counts
 UTF-16 units: the page never does offset arithmetic, it only writes each segment as text.
 """
@@ -18,17 +20,24 @@ from typing import Any
 
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.fingerprint import BODY_HASH_PREFIX, FingerprintConfig
+from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.store.query import MAX_GROUPS, build_largest_groups_query, parse_largest_groups
+from neardup.verifier.config import VerifyConfig
 
 __all__ = [
     "MAX_GROUPS",
     "build_largest_groups_query",
+    "document_summary",
+    "document_with_status",
     "normalise_spans",
     "page_status",
     "parse_largest_groups",
     "segments",
     "snippet",
+    "spans_of",
+    "thresholds",
     "too_short",
+    "verdict_json",
     "word_aligned",
 ]
 
@@ -196,3 +205,71 @@ def page_status(
     return {"state": "singleton",
             "explanation": "grouped alone: no page among its candidates (pages sharing "
                            "fingerprints) is a near-duplicate of it"}  # fmt: skip
+
+
+# -- pages and verdicts as JSON ---------------------------------------------------------------
+
+_SUMMARY_FIELDS = (
+    "id", "url", "site", "title", "seq", "dup_group", "dup_of", "resemble", "contain",
+    "status", "error", "ingested_at", "grouped_at", "fp_config",
+)  # fmt: skip
+
+
+def document_summary(doc: StoredDocument) -> dict[str, Any]:
+    """A stored document without its text and fingerprints, plus ``length`` (code points) and
+    ``fingerprint_count`` (0 for a page too short to have a fingerprint)."""
+    source = doc.to_source()
+    out = {k: source.get(k) for k in _SUMMARY_FIELDS}
+    out["length"] = len(doc.body or "")
+    out["fingerprint_count"] = sum(
+        1 for f in doc.fingerprints if not f.startswith(BODY_HASH_PREFIX)
+    )
+    return out
+
+
+def document_with_status(doc: StoredDocument, group_size: int | None) -> dict[str, Any]:
+    """:func:`document_summary` plus what became of the page (:func:`page_status`) and a
+    snippet of its main content."""
+    out = document_summary(doc)
+    out.update(page_status(out, doc.fingerprints, group_size))
+    out["snippet"] = snippet(doc.verified_text)
+    return out
+
+
+def thresholds(config: VerifyConfig) -> dict[str, Any]:
+    """The thresholds the verdict's rates are held against, by the profile's ``decision``:
+    ``content`` — word resemble and core resemble, or word containment; ``tlcs`` — the
+    paper's TLCS resemble or contain."""
+    if config.decision == "content":
+        return {"decision": "content", "word_resemble": config.min_word_resemble,
+                "core_resemble": config.min_core_resemble,
+                "word_contain": config.min_word_contain}  # fmt: skip
+    return {"decision": config.decision, "resemble": config.resemble, "contain": config.contain}
+
+
+def verdict_json(verdict: Any) -> dict[str, Any]:
+    """The scores of a ``Verdict`` as JSON, with the ``reason`` for the decision."""
+    out: dict[str, Any] = {}
+    for name in ("similar", "resemble", "contain", "tlcs", "reason", "word_resemble",
+                 "core_resemble", "word_contain"):  # fmt: skip
+        value = getattr(verdict, name, None)
+        if isinstance(value, float):
+            value = round(value, 4)
+        out[name] = value
+    return out
+
+
+def spans_of(verdict: Any, side: str) -> list[tuple[int, int]]:
+    """The trustable region(s) of one side (``a`` or ``b``) of a ``Verdict``.
+
+    ``a_span``/``b_span`` is the region as ``(start, end)`` offsets into the original text
+    (None when there is none); a verdict that found several regions (iterative mode) lists
+    them in ``a_spans``/``b_spans``.
+    """
+    many = getattr(verdict, f"{side}_spans", None)
+    if many:
+        return [(int(s), int(e)) for s, e in many]
+    one = getattr(verdict, f"{side}_span", None)
+    if one is None:
+        return []
+    return [(int(one[0]), int(one[1]))]

@@ -1,9 +1,11 @@
 """The store interface: where documents, their fingerprints and their groups live.
 
-Two backends implement it (design.md): ``opensearch`` (the product: an index whose
+Two backends implement it (docs/architecture.md, docs/opensearch.md): ``engine`` (the
+product: OpenSearch or Elasticsearch, :mod:`neardup.ingest.store.engine`; an index whose
 ``fingerprints`` field is a ``keyword`` array, candidates by ``terms`` query, write-back with
 ``if_seq_no``/``if_primary_term``) and ``embedded`` (in-process, no servers, for batch
-``neardup dedup``). Both must return the same candidates for the same corpus.
+``neardup dedup``). Both must return the same candidates for the same corpus
+(tests/integration/test_backends_agree.py).
 """
 
 from __future__ import annotations

@@ -34,7 +34,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-from neardup.ingest.mappings import install_templates, load
 from neardup.ingest.store.base import (
     Candidate,
     GroupUpdate,
@@ -58,6 +57,7 @@ from neardup.ingest.store.query import (
     parse_largest_groups,
 )
 from neardup.ingest.store.ranking import candidate_terms
+from neardup.ingest.templates import install_templates, load
 
 __all__ = ["Dialect", "EngineStore", "translate_errors"]
 
@@ -216,7 +216,7 @@ class EngineStore(Store):
     def install(self) -> dict[str, str]:
         """Install the templates (versioned) and create both indices when missing.
 
-        Returns what :func:`neardup.ingest.mappings.install_templates` did, plus
+        Returns what :func:`neardup.ingest.templates.install_templates` did, plus
         ``{index name: "created" | "exists"}``."""
         done = self.install_templates()
         done.update(self.create_indices())

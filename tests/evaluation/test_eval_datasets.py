@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from neardup.evaluation import datasets as ds
+from neardup.evaluation.datasets import sites, splits
 from neardup.ingest.extract import document_text
 
 needs_people_daily = pytest.mark.usefixtures("people_daily")
@@ -22,7 +23,7 @@ needs_people_daily = pytest.mark.usefixtures("people_daily")
 def _clear_caches() -> None:
     ds.people_daily_paragraphs.cache_clear()
     ds.pydoc_paragraphs.cache_clear()
-    ds._source.cache_clear()
+    sites.material.cache_clear()
 
 
 @needs_people_daily
@@ -44,8 +45,8 @@ def test_synthetic_pairs_deterministic_and_labelled() -> None:
 
 @needs_people_daily
 def test_template_is_web_sized() -> None:
-    src = ds._source("zh", "dev")
-    site = ds._sites(src, 1)[0]
+    src = sites.material("zh", "dev")
+    site = sites.site_templates(src, 1)[0]
     art = src.articles[0]
     text = document_text({"html": ds.render_page(site, random.Random(0), article=art)})
     boilerplate = len(text) - sum(len(p) for p in art.paragraphs)
@@ -54,7 +55,7 @@ def test_template_is_web_sized() -> None:
 
 @needs_people_daily
 def test_transformations_follow_the_guidelines() -> None:
-    src = ds._source("zh", "dev")
+    src = sites.material("zh", "dev")
     rng = random.Random(5)
     for art in src.articles[:40]:
         cut = ds.remove_paragraphs(art, rng, 0.38)
@@ -84,10 +85,10 @@ def test_synthetic_corpus_groups() -> None:
 
 
 def test_splits_are_disjoint() -> None:
-    assert ds._split_range(100, "dev") == (0, 50)
-    assert ds._split_range(100, "test") == (50, 100)
+    assert splits.split_range(100, "dev") == (0, 50)
+    assert splits.split_range(100, "test") == (50, 100)
     with pytest.raises(ValueError):
-        ds._split_range(100, "train")
+        splits.split_range(100, "train")
 
 
 @pytest.fixture

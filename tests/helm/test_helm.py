@@ -32,7 +32,7 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 pytestmark = pytest.mark.timeout(3600)
 
 SECRET_ENV = {"OPENSEARCH_USER", "OPENSEARCH_PASSWORD", "CELERY_BROKER_URL", "NEARDUP_TOKEN"}
-PING = 'celery -A neardup.verifier.celery_app inspect ping -d "neardup@$HOSTNAME" --timeout 10'
+PING = 'celery -A neardup.ingest.workers.app inspect ping -d "neardup@$HOSTNAME" --timeout 10'
 
 
 @cache

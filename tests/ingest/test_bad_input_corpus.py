@@ -1,5 +1,5 @@
-"""The bad-input corpus (tests/badinput.py) through ``neardup compare``, ``neardup dedup`` and
-the HTTP service (``POST /documents`` on the embedded store): every record gets a result or a
+"""The bad-input corpus (tests/support/badinput.py) through ``neardup compare``, ``neardup dedup``
+and the HTTP service (``POST /documents`` on the embedded store): every record gets a result or a
 per-record error naming its line or id, with the type docs/limits.md gives it; the good records
 are all processed; no traceback on stderr; no 5xx. Through ``neardup ingest`` with workers and a
 running server on OpenSearch: tests/integration/test_bad_input_stack.py.
@@ -16,11 +16,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers, pairs_jsonl
-from fakes import FakePipeline
-from neardup.ingest.server.app import ServerConfig, create_app
-from neardup.ingest.server.backend import Backend
+from neardup.ingest.server.app import create_app
+from neardup.ingest.server.config import ServerConfig
+from neardup.ingest.server.service import IngestService
 from neardup.ingest.store import open_store
+from support.badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers, pairs_jsonl
+from support.fakes import FakeBatchQueue
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -80,7 +81,7 @@ def test_corpus_through_dedup(tmp_path: Path, processes: str) -> None:
     assert summary["errors"] == sum(c.expect != OK for c in CASES)
 
 
-Queue = FakePipeline
+Queue = FakeBatchQueue
 
 
 def test_corpus_through_post_documents() -> None:
@@ -88,8 +89,8 @@ def test_corpus_through_post_documents() -> None:
 
     store = open_store("embedded")
     queue = Queue(store)
-    backend = Backend(store, pipeline=queue, limits=Limits(max_doc_bytes=PAGE_LIMIT))
-    client = TestClient(create_app(backend, ServerConfig()), raise_server_exceptions=True)
+    service = IngestService(store, queue=queue, limits=Limits(max_doc_bytes=PAGE_LIMIT))
+    client = TestClient(create_app(service, ServerConfig()), raise_server_exceptions=True)
     r = client.post("/documents", content=jsonl())
     assert r.status_code == 200, r.text
     items = r.json()["items"]

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes import FakePipeline, fake_cli_pipeline
 from neardup.ingest.cli import main
-from neardup.ingest.server.app import ServerConfig, create_app
-from neardup.ingest.server.backend import Backend
+from neardup.ingest.server.app import create_app
+from neardup.ingest.server.config import ServerConfig
+from neardup.ingest.server.service import IngestService
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import Store
+from support.fakes import FakeBatchQueue, fake_cli_pipeline
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -88,19 +89,19 @@ def run_ingest(tmp_path: Path, body: bytes, monkeypatch: pytest.MonkeyPatch,
     return summary, [json.loads(x) for x in errors.read_text().splitlines()], store
 
 
-Queue = FakePipeline
+Queue = FakeBatchQueue
 
 
 @pytest.fixture
-def backend() -> Iterator[Backend]:
+def service() -> Iterator[IngestService]:
     store = open_store("embedded")
-    yield Backend(store, pipeline=Queue(store))
+    yield IngestService(store, queue=Queue(store))
     store.close()
 
 
 @pytest.fixture
-def client(backend: Backend) -> TestClient:
-    return TestClient(create_app(backend, ServerConfig()), raise_server_exceptions=False)
+def client(service: IngestService) -> TestClient:
+    return TestClient(create_app(service, ServerConfig()), raise_server_exceptions=False)
 
 
 def bulk(*pairs: tuple[dict[str, Any] | bytes, bytes]) -> bytes:
@@ -180,7 +181,7 @@ def test_2_invalid_utf8_line_everywhere_else(tmp_path: Path, client: TestClient,
 # --- 3. lone surrogates ----------------------------------------------------------------------------
 
 
-def test_3_lone_surrogate_id_over_http(client: TestClient, backend: Backend) -> None:
+def test_3_lone_surrogate_id_over_http(client: TestClient, service: IngestService) -> None:
     bad = b'{"id": "\\ud800", "text": "' + TEXT.encode() + b'"}'
     r = client.post("/documents", content=lines(GOOD, bad))
     assert r.status_code == 200, r.text
@@ -197,7 +198,7 @@ def test_3_lone_surrogate_id_over_http(client: TestClient, backend: Backend) -> 
     assert r.status_code == 200, r.text
     flat = [next(iter(i.values())) for i in r.json()["items"]]
     assert [f["status"] for f in flat] == [400, 400, 201] and flat[0]["_id"] is None
-    assert backend.store.get("good") is not None and backend.store.get("ok3") is not None
+    assert service.store.get("good") is not None and service.store.get("ok3") is not None
 
 
 def test_3_lone_surrogates_elsewhere_are_kept_readable(tmp_path: Path, client: TestClient) -> None:
@@ -216,8 +217,8 @@ def test_3_lone_surrogates_elsewhere_are_kept_readable(tmp_path: Path, client: T
 
 def dead_opensearch_client(token: str | None = None) -> TestClient:
     store = open_store("opensearch", Settings(), url="http://127.0.0.1:9", index="nothing-here")
-    backend = Backend(store, pipeline=Queue(), broker_url="redis://127.0.0.1:9/0")
-    return TestClient(create_app(backend, ServerConfig(token=token)), raise_server_exceptions=False)
+    service = IngestService(store, queue=Queue(), broker_url="redis://127.0.0.1:9/0")
+    return TestClient(create_app(service, ServerConfig(token=token)), raise_server_exceptions=False)
 
 
 def test_4_get_documents_without_an_id_is_a_400(client: TestClient) -> None:
@@ -301,8 +302,8 @@ def test_5_one_page_limit_on_every_path(tmp_path: Path, monkeypatch: pytest.Monk
     from neardup.ingest.records import Limits
 
     store = open_store("embedded")
-    backend = Backend(store, pipeline=Queue(store), limits=Limits(4096))
-    http = TestClient(create_app(backend, ServerConfig()))
+    service = IngestService(store, queue=Queue(store), limits=Limits(4096))
+    http = TestClient(create_app(service, ServerConfig()))
     items = http.post("/documents", content=lines(GOOD, big, big_html)).json()["items"]
     assert [i.get("error", {}).get("type") for i in items] == [None, "document_too_large",
                                                                 "document_too_large"]
@@ -311,14 +312,14 @@ def test_5_one_page_limit_on_every_path(tmp_path: Path, monkeypatch: pytest.Monk
 # --- 6. one bad line of a JSONL body ------------------------------------------------------------
 
 
-def test_6_a_bad_jsonl_line_fails_alone(client: TestClient, backend: Backend) -> None:
+def test_6_a_bad_jsonl_line_fails_alone(client: TestClient, service: IngestService) -> None:
     body = lines(GOOD, b"\xff not utf-8", b'{"id": "two", "text": "' + TEXT.encode() + b'"}')
     r = client.post("/documents", content=body)
     assert r.status_code == 200, r.text
     items = r.json()["items"]
     assert [(i["line"], i["status"]) for i in items] == [(1, 201), (2, 400), (3, 201)]
     assert "line 2" in items[1]["error"]["reason"]
-    assert sorted(backend.pipeline) == ["good", "two"]  # type: ignore[arg-type]
+    assert sorted(service.queue) == ["good", "two"]  # type: ignore[arg-type]
 
 
 # --- 7. dedup's error records name their line ---------------------------------------------------
@@ -361,12 +362,12 @@ def test_8_one_id_rule_on_every_path(tmp_path: Path, client: TestClient,
 def test_8_a_worker_message_without_a_batch_key_is_dead_lettered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from neardup.verifier import tasks
+    from neardup.ingest.workers import tasks
 
     dead: list[dict[str, Any]] = []
     monkeypatch.setattr(tasks, "_dead_letter", dead.append)
     for junk in (["a", "b"], 7, "../x", "", None):
-        assert tasks.decide.run(junk) == {}
+        assert tasks.decide_batch_task.run(junk) == {}
     assert [d["type"] for d in dead] == ["parse_exception"] * 5
     assert all(d["id"] is None and "batch key" in d["error"] for d in dead)
 
@@ -375,12 +376,12 @@ def test_8_a_worker_message_without_a_batch_key_is_dead_lettered(
 
 
 def test_9_deep_html_keeps_its_full_text(tmp_path: Path, client: TestClient,
-                                         backend: Backend) -> None:
+                                         service: IngestService) -> None:
     page = json.dumps({"id": "deep-html", "html": DEEP_HTML}).encode()
     rows = run_dedup(tmp_path, lines(page))
     assert rows[0]["dup_group"] == "deep-html"
     assert client.post("/documents", content=page).status_code == 201
-    stored = backend.store.get("deep-html")
+    stored = service.store.get("deep-html")
     assert stored is not None
     assert "deep inside the page" in stored.body and "after the deep part" in stored.body
     plain = json.dumps({"text": TEXT + "\n\ndeep inside the page\n\nafter the deep part"}).encode()
@@ -403,8 +404,8 @@ def test_10_headers(client: TestClient) -> None:
     assert "<script>" not in page.text and " style=" not in page.text  # no inline code
 
 
-def test_10_headers_on_401(backend: Backend) -> None:
-    r = TestClient(create_app(backend, ServerConfig(token="t"))).get("/documents/a")
+def test_10_headers_on_401(service: IngestService) -> None:
+    r = TestClient(create_app(service, ServerConfig(token="t"))).get("/documents/a")
     assert r.status_code == 401 and r.headers["x-content-type-options"] == "nosniff"
 
 

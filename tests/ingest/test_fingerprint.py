@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ from neardup.ingest.fingerprint import (
     fingerprints,
     index_terms,
 )
-from neardup.ingest.settings import Settings
+from support.ci import require_compiled
 
 _B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _WORDS = (
@@ -172,7 +175,11 @@ def test_raw_and_normalised_text_give_the_same_terms() -> None:
         assert fingerprints(text, cfg) == fingerprints(normalize_text(text), cfg)
 
 
-needs_cython = pytest.mark.skipif(fp._compiled is None, reason="neardup.ingest._fingerprint not built")
+try:  # the compiled twin itself, whatever NEARDUP_IMPL chose for the module
+    from neardup.ingest import _fingerprint as _compiled
+except ImportError:  # pragma: no cover - the build is part of set-up
+    _compiled = None
+needs_cython = pytest.mark.compiled("neardup.ingest._fingerprint")
 _CONFIGS = [
     PROFILES["web"], PROFILES["short"], FingerprintConfig(per_bucket=1, min_cover=0), fp.PAPER,
     FingerprintConfig(per_bucket=2, min_cover=50), FingerprintConfig(buckets=3, rotations=5),
@@ -181,9 +188,9 @@ _CONFIGS = [
 
 
 def _both(text: str, cfg: FingerprintConfig, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    monkeypatch.setattr(fp, "_IMPL", "python")
+    monkeypatch.setattr(fp, "_compiled", None)
     ref = fingerprints(text, cfg)
-    monkeypatch.setattr(fp, "_IMPL", "cython")
+    monkeypatch.setattr(fp, "_compiled", _compiled)
     assert fingerprints(text, cfg) == ref, repr(text[:200])
     return ref
 
@@ -268,17 +275,19 @@ def test_c_md5_is_md5() -> None:
     rng = random.Random(1)
     for n in [*range(130), 1000, 4097]:
         data = rng.randbytes(n)
-        assert fp._compiled.md5(data) == hashlib.md5(data).digest(), n
+        assert _compiled is not None
+        assert _compiled.md5(data) == hashlib.md5(data).digest(), n
 
 
-def test_forcing_a_missing_extension_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fp, "_compiled", None)
-    with pytest.raises(ConfigError):
-        fp._pick_impl(Settings.from_env({"NEARDUP_FP_IMPL": "cython"}).fp_impl)
-    with pytest.raises(ConfigError, match="NEARDUP_FP_IMPL"):
-        Settings.from_env({"NEARDUP_FP_IMPL": "numpy"})
-    with pytest.raises(ConfigError):
-        fp._pick_impl("numpy")
+@pytest.mark.parametrize("impl", ["python", "cython"])
+def test_neardup_impl_chooses_the_fingerprinter(impl: str) -> None:
+    """One setting for every twin (neardup.verifier.implementation): ``NEARDUP_IMPL``."""
+    if impl == "cython":
+        require_compiled("neardup.ingest._fingerprint")
+    code = "import neardup.ingest.fingerprint as f; print(f.fingerprint_impl())"
+    env = {**os.environ, "NEARDUP_IMPL": impl}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == impl, out.stderr
 
 
 def test_the_compiled_tables_come_from_a_cache_equal_to_a_fresh_build(
@@ -286,13 +295,12 @@ def test_the_compiled_tables_come_from_a_cache_equal_to_a_fresh_build(
 ) -> None:
     """The per-code-point tables are read from a per-user cache file when one exists; what is
     read equals a build from the reference functions, and a damaged file is built again."""
-    compiled = pytest.importorskip("neardup.ingest._fingerprint")
+    compiled = require_compiled("neardup.ingest._fingerprint")
     monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path))
     built = compiled._cached_tables()  # nothing cached: built and saved
     (saved,) = list(tmp_path.iterdir())
     assert compiled._cached_tables() == built == compiled._build_all()
-    assert built == (compiled._CLS, compiled._KLEN, compiled._KW, compiled._KOFF_BYTES,
-                     compiled._WIDE, compiled._PACK_BYTES, compiled._KBLOB)
+    assert built == compiled._tables()  # the tables in use (loaded at first use, not import)
     saved.write_bytes(saved.read_bytes()[:1000])  # a truncated file
     assert compiled._cached_tables() == built
     damaged = bytearray(saved.read_bytes())

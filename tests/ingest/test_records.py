@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from neardup.ingest import records
 from neardup.ingest.errors import DocumentError, DocumentTooLarge, InvalidField, InvalidRecord
+from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
 from neardup.ingest.records import (
     CONTENT_FIELDS,
@@ -24,10 +25,7 @@ from neardup.ingest.records import (
     check_stored,
     clean_text,
     decode_record,
-    dumps,
-    dumps_fast,
     limits_table,
-    loads_fast,
     read_jsonl,
     validate_id,
     validate_page,
@@ -136,13 +134,6 @@ def test_stored_pages_the_verifier_cannot_take() -> None:
             check_stored(bad, SMALL)
 
 
-def test_dumps_always_encodes() -> None:
-    assert dumps({"a": "中"}) == '{"a": "中"}'
-    out = dumps({"a": "x\ud800"})
-    out.encode("utf-8")
-    assert json.loads(out) == {"a": "x\ud800"}  # written as it came in
-
-
 # --- fuzz: nothing but the documented per-record error ----------------------------------------
 
 _SURROGATES = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
@@ -173,7 +164,7 @@ def _only_documented_errors(call: Any, *args: Any, **kwargs: Any) -> Any:
     except DocumentError as exc:
         assert exc.type in ERROR_TYPES, exc
         assert str(exc) and exc.message
-        dumps({"error": str(exc), "type": exc.type}).encode("utf-8")  # always reportable
+        dumps_str({"error": str(exc), "type": exc.type}).encode("utf-8")  # always reportable
         return None
 
 
@@ -258,24 +249,11 @@ _CHECKED = st.text(
 )
 
 
-@pytest.mark.skipif(records._compiled is None, reason="neardup.ingest._text is not built")
+@pytest.mark.compiled("neardup.ingest._text")
 @settings(max_examples=400, deadline=None)
 @given(_CHECKED, st.sampled_from(["", "x", "é", "中", "\U00020001"]))
 def test_compiled_text_checks_are_the_reference(text: str, pad: str) -> None:
     assert records._compiled is not None
     for t in (text, pad * 50 + text, text + pad * 50):
         assert records._compiled.text_flags(t) == records._text_flags_py(t), ascii(t)
-        assert records._has_surrogates(t) == records._has_surrogates_py(t)
-
-
-def test_fast_json_round_trips_what_plain_json_does() -> None:
-    """orjson where it can; the ``json`` path for a lone surrogate, both ways, so a page that
-    carries one (kept as it came in) still travels through a batch and the engine."""
-    value = {"a": "é 中", "b": [1, 2.5, None, True], "c": {"d": ""}}
-    assert dumps_fast(value) == json.dumps(value, ensure_ascii=False,
-                                           separators=(",", ":")).encode()
-    assert loads_fast(dumps_fast(value)) == value == loads_fast(dumps_fast(value).decode())
-    lone = {"a": "x\ud800y"}
-    encoded = dumps_fast(lone)
-    assert encoded == b'{"a":"x\\ud800y"}'
-    assert loads_fast(encoded) == lone
+        assert records.has_surrogates(t) == records._has_surrogates_py(t)

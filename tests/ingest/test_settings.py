@@ -1,5 +1,6 @@
-"""neardup.ingest.settings: parsing, validation and defaults; the environment is read nowhere else;
-every field is in the documentation table."""
+"""neardup.ingest.settings: parsing, validation and defaults; the environment is read nowhere else
+(but ``NEARDUP_IMPL`` by the verifier's implementation helper), and by no module at import; every
+field is in the documentation table."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ DOC = ROOT / "docs" / "settings.md"
 # Source trees scanned for environment reads (tests/ and scripts/ are not part of the product).
 PACKAGES = ("ingest", "verifier", "evaluation", "mappings")
 SETTINGS_MODULE = Path("ingest/settings.py")
+# The one other module that reads the environment: the verifier's twin selector reads
+# NEARDUP_IMPL itself, because the verifier imports nothing of ingest (Settings included) and
+# its modules bind their compiled or pure-Python twin when imported. Settings.impl validates
+# the same variable at the edge.
+IMPLEMENTATION_MODULE = Path("verifier/implementation.py")
+# The one module that builds its Settings when imported: the Celery app module, a worker's entry
+# point (``celery -A``), where the app must be configured before any task runs.
+IMPORT_TIME_SETTINGS = {Path("ingest/workers/app.py")}
 
 
 # --- parsing, validation, defaults --------------------------------------------------------------
@@ -36,7 +45,7 @@ def test_defaults_from_an_empty_environment() -> None:
     assert (s.dead_letter, s.outage_budget, s.max_live_batches) == ("neardup.dead", 900.0, 8)
     assert s.message_batch == 250
     assert s.max_doc_bytes == 8 * 1024 * 1024
-    assert (s.impl, s.fp_impl) == ("", "")
+    assert s.impl == ""
     assert (s.host, s.port, s.token) == ("127.0.0.1", 8080, None)
     assert s.mappings_dir is None and s.shared_data is None and s.cache is None
     assert s.wordnet_dir == Path("/usr/share/wordnet")
@@ -65,7 +74,6 @@ def test_every_variable_is_parsed() -> None:
             "NEARDUP_MESSAGE_BATCH": "16",
             "NEARDUP_MAX_DOC_BYTES": "1000",
             "NEARDUP_IMPL": " Python ",
-            "NEARDUP_FP_IMPL": "cython",
             "NEARDUP_HOST": "0.0.0.0",
             "NEARDUP_PORT": "9000",
             "NEARDUP_TOKEN": "t0k",
@@ -85,7 +93,7 @@ def test_every_variable_is_parsed() -> None:
     assert s.visibility_timeout == 600.0 and s.effective_task_time_limit == 100.5
     assert (s.dead_letter, s.outage_budget, s.max_live_batches) == ("dead", 60.0, 3)
     assert (s.message_batch, s.max_doc_bytes) == (16, 1000)
-    assert (s.impl, s.fp_impl) == ("python", "cython")
+    assert s.impl == "python"
     assert (s.host, s.port, s.token) == ("0.0.0.0", 9000, "t0k")
     assert (s.shared_data, s.cache, s.wordnet_dir) == (Path("/data"), Path("/cache"), Path("/wn"))
     assert s.deb_root("python3.11-doc") == Path("/pydoc") and s.deb_root("manpages-zh") is None
@@ -120,7 +128,6 @@ def test_dashboards_credentials_fall_back_to_opensearch() -> None:
         ("NEARDUP_PORT", "70000", "port"),
         ("OPENSEARCH_VERIFY_CERTS", "perhaps", "true or false"),
         ("NEARDUP_IMPL", "fortran", "python or cython"),
-        ("NEARDUP_FP_IMPL", "numpy", "python or cython"),
     ],
 )
 def test_a_bad_value_names_the_variable(variable: str, value: str, message: str) -> None:
@@ -180,9 +187,58 @@ def test_only_the_settings_module_reads_the_environment() -> None:
             offenders.append(f"{rel}:{line}")
     allowed = {o for o in offenders if o.startswith(f"{SETTINGS_MODULE}:")}
     assert allowed, "ingest/settings.py should be the module that reads os.environ"
-    assert sorted(set(offenders) - allowed) == [], (
+    selector = {o for o in offenders if o.startswith(f"{IMPLEMENTATION_MODULE}:")}
+    assert len(selector) == 1, "verifier/implementation.py reads NEARDUP_IMPL, once"
+    assert sorted(set(offenders) - allowed - selector) == [], (
         "read the environment through neardup.ingest.settings.Settings, not os.environ"
     )
+
+
+def test_the_selector_reads_only_neardup_impl() -> None:
+    source = (ROOT / IMPLEMENTATION_MODULE).read_text(encoding="utf-8")
+    assert 'VARIABLE = "NEARDUP_IMPL"' in source
+    assert "os.environ.get(VARIABLE" in source and source.count("os.environ") == 1
+
+
+def _import_time_calls(tree: ast.Module) -> list[int]:
+    """Lines of ``Settings.from_env(...)`` calls that run when the module is imported (outside
+    any function or class body)."""
+    lines: list[int] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return  # runs when called
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "from_env"
+        ):
+            lines.append(node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return lines
+
+
+def test_no_module_reads_its_settings_when_imported() -> None:
+    """Settings are passed down, or read at first use: importing a module (a library use, a
+    test) never depends on the environment of that moment. The Celery app module aside."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in _sources()
+        if path.relative_to(ROOT) not in IMPORT_TIME_SETTINGS
+        for line in _import_time_calls(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+
+
+def test_the_import_time_scan_catches_a_call() -> None:
+    tree = ast.parse(
+        "s = Settings.from_env()\nclass A:\n    x = Settings.from_env()\n"
+        "def f(s=None):\n    return s or Settings.from_env()\n"
+    )
+    assert _import_time_calls(tree) == [1, 3]
 
 
 def test_the_scan_catches_a_read() -> None:
@@ -225,3 +281,10 @@ def test_neardup_exits_2_on_a_bad_variable(
     monkeypatch.setenv("NEARDUP_VISIBILITY_TIMEOUT", "soon")
     assert main(["compare", "-"]) == 2
     assert "NEARDUP_VISIBILITY_TIMEOUT='soon': expected a number" in capsys.readouterr().err
+
+
+def test_the_implementation_choices_are_the_selectors() -> None:
+    from neardup.ingest import settings
+    from neardup.verifier import implementation
+
+    assert settings.IMPLEMENTATIONS == implementation.CHOICES

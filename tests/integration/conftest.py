@@ -6,7 +6,11 @@
   and index/component templates named ``<name>`` or ``<name>-*`` — is deleted afterwards, by
   exact name; nothing else on the node is touched;
 - ``os_store``: an installed :class:`~neardup.ingest.store.opensearch.OpenSearchStore` on
-  ``index_name`` (stoplist cache disabled, so a test sees its own stoplist at once).
+  ``index_name`` (stoplist cache disabled, so a test sees its own stoplist at once);
+- ``engine``, ``engine_index``, ``engine_store``: the same on every engine of the
+  compatibility suite;
+- ``stack``: a running ``neardup serve`` and two workers; ``labelled``, ``grouped``: pages
+  sent to it, and their groups (the server and inspector tests).
 
 Every test under tests/integration is marked ``integration``.
 """
@@ -19,6 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.ci import unavailable
+from support.corpus import corpus as labelled_corpus
+from support.engines import ENGINES, selected
+from support.indices import wipe
+from support.server import MAX_BODY, Stack, bulk_actions, server_env, start_server, stop
+from support.workers import Workers, cleanup_broker, worker_env
 
 INDEX_PREFIX = "neardup-test-"
 
@@ -31,15 +41,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture
-def registry(redis_url: str) -> Iterator[Any]:
-    """A :class:`neardup.verifier.registry.Registry` on a real redis-server (database 7) under a
-    unique index name; its keys are removed afterwards."""
-    from neardup.verifier.registry import Registry
+def staging(redis_url: str) -> Iterator[Any]:
+    """A :class:`neardup.ingest.workers.staging.BatchStaging` on a real redis-server (database 7)
+    under a unique index name; its keys are removed afterwards."""
+    from neardup.ingest.workers.staging import BatchStaging
 
     base = redis_url.rpartition("/")[0]
-    reg = Registry.from_url(f"{base}/7", f"test-{uuid.uuid4().hex[:8]}")
-    yield reg
-    reg.clear()
+    staged = BatchStaging.from_url(f"{base}/7", f"test-{uuid.uuid4().hex[:8]}")
+    yield staged
+    staged.clear()
+
+
+@pytest.fixture
+def forest(staging: Any) -> Iterator[Any]:
+    """The :class:`neardup.ingest.workers.forest.RedisGroupForest` beside :func:`staging` (the
+    same client and index); its keys are removed afterwards."""
+    from neardup.ingest.workers.forest import RedisGroupForest
+
+    groups = RedisGroupForest(staging.redis, staging.index)
+    yield groups
+    groups.clear()
 
 
 @pytest.fixture(scope="session")
@@ -51,34 +72,6 @@ def os_client(opensearch_url: str) -> Iterator[Any]:
     client.cluster.health(wait_for_status="yellow")
     yield client
     client.close()
-
-
-def _owned(names: Any, name: str) -> list[str]:
-    return sorted(n for n in names if n == name or n.startswith(f"{name}-"))
-
-
-def wipe(client: Any, name: str) -> None:
-    """Delete the indices and templates of test index ``name`` (exact names only)."""
-    from opensearchpy.exceptions import NotFoundError
-
-    try:
-        indices = client.indices.get(index=f"{name},{name}-*", expand_wildcards="open,closed")
-    except NotFoundError:
-        indices = {}
-    for index in _owned(indices, name):
-        client.indices.delete(index=index, ignore_unavailable=True)
-    try:
-        found = client.indices.get_index_template(name=f"{name}*")["index_templates"]
-    except NotFoundError:
-        found = []
-    for template in _owned((t["name"] for t in found), name):
-        client.indices.delete_index_template(name=template)
-    try:
-        found = client.cluster.get_component_template(name=f"{name}*")["component_templates"]
-    except NotFoundError:
-        found = []
-    for template in _owned((t["name"] for t in found), name):
-        client.cluster.delete_component_template(name=template)
 
 
 @pytest.fixture
@@ -215,25 +208,20 @@ def fingerprinted() -> Any:
     return to_stored
 
 
-# --- every engine: OpenSearch 2 and 3, Elasticsearch 8 and 9 (tests/integration/engines.py) ---
+# --- every engine: OpenSearch 2 and 3, Elasticsearch 8 and 9 (tests/support/engines.py) ---
 
 
-@pytest.fixture(scope="session", params=__import__("engines").selected())
+@pytest.fixture(scope="session", params=selected())
 def engine(request: pytest.FixtureRequest) -> Iterator[Any]:
-    """One engine of :mod:`engines`, answering on its port: started by its script for the
-    tests that take it (and stopped after them when this session started it)."""
-    import testdata
-    from engines import ENGINES
-
+    """One engine of :mod:`support.engines`, answering on its port: started by its script for
+    the tests that take it (and stopped after them when this session started it)."""
     chosen = ENGINES[request.param]
     was_up = chosen.run("status").returncode == 0
     if not was_up:
         proc = chosen.run("start")
         if proc.returncode != 0:
-            message = f"{chosen.name}: scripts/{chosen.script} start failed: {proc.stderr[-3000:]}"
-            if testdata.IN_CI:
-                pytest.fail(f"required service unavailable under CI: {message}", pytrace=False)
-            pytest.skip(message)
+            unavailable(f"{chosen.name}: scripts/{chosen.script} start failed: "
+                        f"{proc.stderr[-3000:]}")
     yield chosen
     if not was_up and chosen.name != "opensearch-2":
         chosen.run("stop")
@@ -269,3 +257,54 @@ def engine_store(engine: Any, engine_index: str) -> Iterator[Any]:
     store.install()
     yield store
     store.close()
+
+
+# --- a running `neardup serve` with its workers (tests/support/server.py) ---------------------
+
+
+@pytest.fixture(scope="module")
+def stack(
+    opensearch_url: str, redis_url: str, os_client: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    """``neardup serve`` with a token and a 1 MiB body limit (:data:`support.server.MAX_BODY`),
+    and two worker processes (tests/support/workers.py), on a fresh index, queue and Redis DB;
+    everything is stopped and deleted afterwards."""
+    name = f"neardup-test-serve-{uuid.uuid4().hex[:10]}"
+    token = "test-token-" + uuid.uuid4().hex[:8]
+    logs = tmp_path_factory.mktemp("serve-logs")
+    wenv = worker_env(redis_url, opensearch_url, name)
+    env = server_env(wenv["NEARDUP_QUEUE"], opensearch_url, wenv["CELERY_BROKER_URL"], name)
+    env.update(wenv)
+    workers = Workers(wenv, logs)
+    server = None
+    try:
+        server, url = start_server(env, logs, "server", token, "--max-body", str(MAX_BODY))
+        workers.start(2)
+        yield Stack(url, name, wenv["NEARDUP_QUEUE"], token, logs, opensearch_url, [server],
+                    wenv["CELERY_BROKER_URL"])
+    finally:
+        if server is not None:
+            stop(server)
+        workers.stop()
+        wipe(os_client, name)
+        cleanup_broker(wenv)
+
+
+@pytest.fixture(scope="module")
+def labelled(people_daily: Path) -> list[dict[str, Any]]:
+    """40 pages in labelled near-duplicate groups (tests/support/corpus.py), for the ``stack``
+    (test_workers_e2e.py has a ``labelled`` file of its own)."""
+    return labelled_corpus(40, seed=2024)
+
+
+@pytest.fixture(scope="module")
+def grouped(stack: Stack, labelled: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The labelled pages sent to the ``stack`` (again: a noop after the bulk test) and
+    grouped."""
+    from opensearchpy import OpenSearch, helpers
+
+    client = OpenSearch(stack.url, headers=stack.auth, timeout=120)
+    assert helpers.bulk(client, bulk_actions(labelled)) == (len(labelled), [])
+    docs = stack.wait_grouped([d["id"] for d in labelled])
+    stack.refresh()
+    return docs

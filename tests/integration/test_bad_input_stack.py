@@ -1,5 +1,5 @@
-"""The bad-input corpus (tests/badinput.py) through the real stack: ``neardup ingest`` with a
-Celery worker on OpenSearch, and a running ``neardup serve`` (``POST /documents`` and
+"""The bad-input corpus (tests/support/badinput.py) through the real stack: ``neardup ingest``
+with a Celery worker on OpenSearch, and a running ``neardup serve`` (``POST /documents`` and
 ``/_bulk``). Every record gets a result or a per-record error naming its line or id; every good
 record is indexed and grouped by the worker; no traceback in any output or log; no 5xx but the
 503 of a backend that is down. Also the CLI at a missing index, and a server whose OpenSearch
@@ -18,10 +18,10 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers
-from test_server import free_port, start_server, stop
-from test_workers_e2e import stored_groups
-from workers import ROOT, cleanup_broker, running_workers, worker_env
+from support.badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers
+from support.ingest import stored_groups
+from support.server import free_port, start_server, stop
+from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 
 pytestmark = pytest.mark.slow
 

@@ -1,5 +1,5 @@
 """``decide_batch`` in-process on a real OpenSearch node and a real redis-server: how the
-candidates found in the index are read (verifier/decide.py). The search names the hits only;
+candidates found in the index are read (ingest/workers/batch.py). The search names the hits only;
 their fingerprints come with their sources, read whole at once, or, past ``MAX_WHOLE_READS``
 hits, the fingerprints of all first and then the texts of the ranked candidates. Both give the
 same groups; and so does finding the same pages live instead of in the index."""
@@ -9,14 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from neardup.verifier import decide
-from neardup.verifier.decide import LiveIndex, decide_batch
-from neardup.verifier.registry import Registry
-from neardup.verifier.tasks import _compare_fn
+from neardup.ingest.workers import batch
+from neardup.ingest.workers.batch import decide_batch
+from neardup.ingest.workers.forest import RedisGroupForest
+from neardup.ingest.workers.live import LiveIndex
+from neardup.ingest.workers.staging import BatchStaging
+from neardup.ingest.workers.tasks import _compare_fn
 
 
 def _decide_all(
-    store: Any, registry: Registry, pages: list[Any], all_live: bool = False
+    store: Any, staging: BatchStaging, forest: RedisGroupForest, pages: list[Any],
+    all_live: bool = False,
 ) -> dict[str, str]:
     """Accept ``pages`` in batches of 30, each decided and refreshed before the next is
     accepted (so a batch finds the earlier ones in the index, none live), or (``all_live``)
@@ -25,13 +28,13 @@ def _decide_all(
     indexed."""
     compare = _compare_fn("web")
     chunks = [[p.to_source() for p in pages[i:i + 30]] for i in range(0, len(pages), 30)]
-    keys = [registry.accept(chunk)[0] for chunk in chunks] if all_live else []
+    keys = [staging.accept(chunk)[0] for chunk in chunks] if all_live else []
     live = LiveIndex()
     for i, chunk in enumerate(chunks):
-        key = keys[i] if all_live else registry.accept(chunk)[0]
-        out = decide_batch(store, registry, key, compare, live=live,
+        key = keys[i] if all_live else staging.accept(chunk)[0]
+        out = decide_batch(store, staging, forest, key, compare, live=live,
                            searchable=(lambda at: None) if all_live else None)
-        assert out["errors"] == 0 and len(registry.live()) == len(keys), out
+        assert out["errors"] == 0 and len(staging.live()) == len(keys), out
     store.refresh()
     got = store.mget([p.id for p in pages], with_fingerprints=False)
     assert len(got) == len(pages)
@@ -46,15 +49,15 @@ def _partition(groups: dict[str, str]) -> set[frozenset[str]]:
 
 
 def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
-    os_client: Any, index_name: str, registry: Registry, stored_corpus: list[Any],
+    os_client: Any, index_name: str, staging: BatchStaging, stored_corpus: list[Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from neardup.ingest.store.opensearch import OpenSearchStore
 
     pages = stored_corpus
     runs = {}
-    for name, limit in (("whole", decide.MAX_WHOLE_READS), ("fingerprints-first", 0),
-                        ("live", decide.MAX_WHOLE_READS)):
+    for name, limit in (("whole", batch.MAX_WHOLE_READS), ("fingerprints-first", 0),
+                        ("live", batch.MAX_WHOLE_READS)):
         store = OpenSearchStore(os_client, f"{index_name}-{name}", stoplist_ttl=0.0)
         store.install()
         if name == "live":
@@ -68,12 +71,15 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
             return fields(ids, wanted)
 
         monkeypatch.setattr(store, "fields", spy)
-        monkeypatch.setattr(decide, "MAX_WHOLE_READS", limit)
-        reg = Registry(registry.redis, f"{registry.index}-{name}")
+        monkeypatch.setattr(batch, "MAX_WHOLE_READS", limit)
+        run_staging = BatchStaging(staging.redis, f"{staging.index}-{name}")
+        run_forest = RedisGroupForest(staging.redis, run_staging.index)
         try:
-            runs[name] = _decide_all(store, reg, pages, all_live=name == "live")
+            runs[name] = _decide_all(store, run_staging, run_forest, pages,
+                                     all_live=name == "live")
         finally:
-            reg.clear()
+            run_staging.clear()
+            run_forest.clear()
         # the path taken: whole reads never ask for fields; the other asks once a batch that
         # has index hits
         assert (len(calls) >= 3 and all(calls)) if name == "fingerprints-first" else not calls

@@ -10,28 +10,18 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from conftest import wipe  # noqa: E402
-from corpus import corpus, partition  # noqa: E402
-from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
+from support.corpus import corpus, partition
+from support.indices import wipe
+from support.ingest import write_jsonl
+from support.wait import wait_for
+from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 
 pytestmark = pytest.mark.slow
-
-FIELDS = ("id", "text", "site")
-
-
-def write_jsonl(path: Path, docs: list[dict[str, Any]]) -> Path:
-    with path.open("w", encoding="utf-8") as f:
-        for d in docs:
-            f.write(json.dumps({k: d[k] for k in FIELDS}, ensure_ascii=False) + "\n")
-    return path
 
 
 def neardup(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.Popen[str]:
@@ -57,7 +47,7 @@ def groups_of(client: Any, index: str) -> dict[str, str]:
 
 
 def embedded_partition(path: Path) -> set[frozenset[str]]:
-    from neardup.ingest.commands.dedup import dedup_embedded
+    from neardup.ingest.dedup import dedup_embedded
     from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
 
     prepared = list(prepare_lines(read_lines(path), fingerprint_config("web")))
@@ -168,19 +158,22 @@ def test_an_ingester_killed_mid_run_loses_nothing_on_a_rerun(
     pages: list[dict[str, Any]], tmp_path: Path, redis_url: str, opensearch_url: str,
     os_client: Any, fresh_index: Any,
 ) -> None:
+    from opensearchpy.exceptions import NotFoundError
+
     path = write_jsonl(tmp_path / "all.jsonl", pages)
     index = fresh_index()
     env = worker_env(redis_url, opensearch_url, index)
     try:
         with running_workers(env, tmp_path, 2):
             proc = neardup(env, "ingest", str(path), "--wait", "--batch", "20")
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:  # kill it once some pages are indexed
-                if os_client.indices.exists(index=index):
-                    os_client.indices.refresh(index=index)
-                    if os_client.count(index=index)["count"] >= 40:
-                        break
-                time.sleep(0.05)
+
+            def indexed() -> int:
+                os_client.indices.refresh(index=index)
+                return int(os_client.count(index=index)["count"])
+
+            # kill it once some pages are indexed (the index is made by the first write)
+            wait_for(indexed, "40 pages indexed", 120, until=lambda n: n >= 40,
+                     tolerate=(NotFoundError,), interval=0.05)
             proc.send_signal(signal.SIGKILL)
             proc.wait(30)
             again = finish(neardup(env, "ingest", str(path), "--wait", "--batch", "20"))

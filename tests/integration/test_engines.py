@@ -1,4 +1,4 @@
-"""The compatibility suite, on every engine of tests/integration/engines.py (OpenSearch 2.19 and
+"""The compatibility suite, on every engine of tests/support/engines.py (OpenSearch 2.19 and
 3.x, Elasticsearch 8.19 and 9.x), each started by the project's own script: the engine is told
 apart at connect, the templates install and upgrade, ``neardup ingest`` with Celery workers
 groups exactly as ``neardup dedup`` does and search collapses on the groups, and pages sent to
@@ -11,21 +11,18 @@ import json
 import os
 import shutil
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from corpus import corpus, partition  # noqa: E402
-from neardup.ingest.mappings import load  # noqa: E402
-from neardup.ingest.settings import Settings  # noqa: E402
-from neardup.ingest.store import client_from_env, open_store  # noqa: E402
-from neardup.ingest.store.detect import detect  # noqa: E402
-from test_workers_e2e import embedded_groups, run_ingest, write_jsonl  # noqa: E402
-from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import client_from_env, open_store
+from neardup.ingest.store.detect import detect
+from neardup.ingest.templates import load
+from support.corpus import corpus, partition
+from support.ingest import embedded_groups, run_ingest, wait_grouped, write_jsonl
+from support.server import start_server, stop
+from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 
 
 def _settings(engine: Any, **extra: str) -> Settings:
@@ -153,7 +150,6 @@ def test_bulk_endpoint_with_real_clients_groups_like_dedup(
     of the pages to ``_bulk`` unchanged: opensearch-py's ``helpers.bulk``, curl, and in front of
     Elasticsearch its official clients 8 and 9 (``helpers.bulk``, ``streaming_bulk``). No
     client-side error, and the pages grouped as ``neardup dedup`` groups them."""
-    from test_server import start_server, stop
 
     path, clean = pages
     env = worker_env(redis_url, engine.url, engine_index)
@@ -169,7 +165,7 @@ def test_bulk_endpoint_with_real_clients_groups_like_dedup(
             try:
                 for name, share in shares.items():
                     assert SEND[name](url, engine_index, share, tmp_path) == len(share), name
-                stored = _wait_grouped(engine, engine_index, list(clean))
+                stored = wait_grouped(engine.url, engine_index, list(clean))
             finally:
                 stop(proc)
     finally:
@@ -235,21 +231,6 @@ SEND = {
 }
 
 
-def _wait_grouped(engine: Any, index: str, ids: list[str], timeout: float = 300) -> dict[str, Any]:
-    """The stored documents once none of ``ids`` is missing or pending (realtime reads)."""
-    store = open_store("engine", _settings(engine), index=index)
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            stored = store.mget(ids, with_fingerprints=False)
-            done = len(stored) == len(ids) and all(d.status != "pending" for d in stored.values())
-            if done or time.monotonic() > deadline:
-                return stored
-            time.sleep(1)
-    finally:
-        store.close()
-
-
 @pytest.mark.slow
 def test_what_clients_send_besides_bulk_is_answered_as_the_engine_would(
     engine: Any, engine_index: str, redis_url: str, tmp_path: Path
@@ -262,7 +243,6 @@ def test_what_clients_send_besides_bulk_is_answered_as_the_engine_would(
     import importlib
 
     import httpx
-    from test_server import start_server, stop
 
     env = worker_env(redis_url, engine.url, engine_index)
     serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
@@ -300,7 +280,7 @@ def test_what_clients_send_besides_bulk_is_answered_as_the_engine_would(
                 client.close()
                 cat = httpx.get(f"{url}/_cat/health", timeout=30)
                 assert cat.status_code == 200 and len(cat.text.split()) >= 8
-                stored = _wait_grouped(engine, engine_index, ["one"])
+                stored = wait_grouped(engine.url, engine_index, ["one"])
                 assert stored["one"].status == "grouped"
             finally:
                 stop(proc)

@@ -16,11 +16,9 @@ half is written while it is down, then the service comes back.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,13 +26,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.ci import IN_CI
+from support.corpus import corpus, partition
+from support.ingest import (
+    PipedIngest,
+    dead_letters,
+    embedded_groups,
+    run_ingest,
+    stored_groups,
+    write_jsonl,
+)
+from support.wait import wait_for
+from support.workers import ROOT, Workers, cleanup_broker, running_workers, worker_env
 
-sys.path.insert(0, str(Path(__file__).parent))
-from corpus import corpus, partition  # noqa: E402
-from test_workers_e2e import embedded_groups, run_ingest, stored_groups, write_jsonl  # noqa: E402
-from workers import ROOT, Workers, cleanup_broker, running_workers, worker_env  # noqa: E402
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 # Private nodes of their own; two checkouts testing on one machine set other ports.
 PRIVATE_OS_PORT = int(os.environ.get("NEARDUP_TEST_PRIVATE_OPENSEARCH_PORT", "9250"))
 PRIVATE_REDIS_PORT = int(os.environ.get("NEARDUP_TEST_PRIVATE_REDIS_PORT", "6390"))
@@ -68,23 +72,26 @@ def test_kill_9_worker_mid_batch(
         with running_workers(env, tmp_path, 2) as workers:
             victim = workers.procs[0]
             killed = threading.Event()
+            missed: list[AssertionError] = []
+            log = tmp_path / "worker0.log"
 
             def assassin() -> None:
-                deadline = time.monotonic() + 120
-                log = tmp_path / "worker0.log"
-                while time.monotonic() < deadline:  # kill once it is busy with tasks
-                    if log.exists() and log.read_text(errors="replace").count("received") >= 3:
-                        workers.kill9(victim)
-                        killed.set()
-                        workers.start(1)  # a replacement, as a supervisor would
-                        return
-                    time.sleep(0.05)
+                try:  # kill it once it is busy with tasks
+                    wait_for(lambda: log.read_text(errors="replace").count("received"),
+                             "worker 0 to receive 3 tasks", 120, until=lambda n: n >= 3,
+                             tolerate=(FileNotFoundError,), interval=0.05)
+                except AssertionError as exc:
+                    missed.append(exc)
+                    return
+                workers.kill9(victim)
+                killed.set()
+                workers.start(1)  # a replacement, as a supervisor would
 
             t = threading.Thread(target=assassin)
             t.start()
             summary = run_ingest(path, env, "--index", index_name, "--batch", "20")
             t.join()
-            assert killed.is_set(), workers.logs()
+            assert killed.is_set(), (missed, workers.logs())
             assert summary["indexed"] == 400 and not summary["timed_out"]
     finally:
         cleanup_broker(env)
@@ -149,57 +156,6 @@ def private_redis(tmp_path: Path) -> Iterator[tuple[str, Callable[[str], None], 
         _service("redis.sh", "stop", env)
 
 
-class PipedIngest:
-    """``neardup ingest - --wait`` fed line by line by the test."""
-
-    def __init__(self, env: dict[str, str], index: str, log: Path, *extra: str) -> None:
-        # stderr (request logs) to a file: a pipe nobody reads would fill and block ingest
-        self.log = log
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "neardup.ingest.cli", "ingest", "-", "--wait", "--no-progress",
-             "-j", "1", "--batch", "25", "--index", index, "--timeout", "400", *extra],
-            cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("wb"),
-        )
-
-    def feed(self, lines: list[bytes]) -> None:
-        """Write ``lines`` in the background: while ingest is blocked on a dead service it does
-        not read, and a full pipe must not block the test."""
-        self.feeding = threading.Thread(target=self._write, args=(lines,), daemon=True)
-        self.feeding.start()
-
-    def _write(self, lines: list[bytes]) -> None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.writelines(lines)
-            self.proc.stdin.flush()
-        except (BrokenPipeError, ValueError):
-            pass
-
-    def finish(self, timeout: float = 450) -> dict[str, Any]:
-        self.feeding.join(timeout)
-        out, _ = self.proc.communicate(timeout=timeout)
-        assert self.proc.returncode == 0, self.log.read_text(errors="replace")[-3000:]
-        return json.loads(out.decode().strip().splitlines()[-1])
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-
-
-def _wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return
-        except Exception:  # the service may be restarting: keep polling
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _queued(env: dict[str, str]) -> int:
     """Messages waiting in this test's queue (kombu's Redis transport keeps a list per queue)."""
     import redis
@@ -207,17 +163,19 @@ def _queued(env: dict[str, str]) -> int:
     r = redis.Redis.from_url(env["CELERY_BROKER_URL"])
     try:
         return int(r.llen(env["NEARDUP_QUEUE"]))
-    except redis.exceptions.ConnectionError:
-        return 0
     finally:
         r.close()
 
 
 def _accepted(env: dict[str, str], index: str) -> int:
-    """Pages accepted for ``index`` so far (the registry's sequencer)."""
+    """Pages accepted for ``index`` so far (the batch staging's sequencer)."""
     import redis
 
-    return int(redis.Redis.from_url(env["CELERY_BROKER_URL"]).get(f"neardup:{index}:seq") or 0)
+    r = redis.Redis.from_url(env["CELERY_BROKER_URL"])
+    try:
+        return int(r.get(f"neardup:{index}:seq") or 0)
+    finally:
+        r.close()
 
 
 def _count(client: Any, index: str, query: dict[str, Any] | None = None) -> int:
@@ -228,7 +186,7 @@ def _count(client: Any, index: str, query: dict[str, Any] | None = None) -> int:
 
 def _wipe(client: Any, index: str) -> None:
     """Delete what the test created on the private node: both indices and the templates."""
-    from neardup.ingest.mappings import template_names
+    from neardup.ingest.templates import template_names
 
     client.indices.delete(index=f"{index},{index}-stoplist", ignore_unavailable=True)
     names = template_names(index)
@@ -238,18 +196,12 @@ def _wipe(client: Any, index: str) -> None:
         client.cluster.delete_component_template(name=names[stem], ignore=404)
 
 
-def _dead_letters(env: dict[str, str]) -> list[str]:
-    import redis
-
-    r = redis.Redis.from_url(env["CELERY_BROKER_URL"])
-    return [x.decode() for x in r.lrange(env["NEARDUP_DEAD_LETTER"], 0, -1)]
-
-
 def test_opensearch_restarted_mid_ingest(
     small: tuple[Path, dict[str, str]], private_opensearch: tuple[str, Callable[[str], None]],
     redis_url: str, tmp_path: Path,
 ) -> None:
     from opensearchpy import OpenSearch
+    from opensearchpy.exceptions import NotFoundError
 
     path, clean = small
     url, control = private_opensearch
@@ -264,19 +216,20 @@ def test_opensearch_restarted_mid_ingest(
             ingest.feed(lines[:half])
             ingest.feeding.join(60)
             # the first half indexed and (some of it) being grouped by the workers
-            _wait_for(lambda: _count(client, index) >= half, 120, "the first half indexed")
-            _wait_for(lambda: _count(client, index, {"term": {"status": "grouped"}}) >= 20, 120,
-                      "workers to start grouping")
+            wait_for(lambda: _count(client, index), "the first half indexed", 120,
+                     until=lambda n: n >= half, tolerate=(NotFoundError,))
+            wait_for(lambda: _count(client, index, {"term": {"status": "grouped"}}),
+                     "workers to start grouping", 120, until=lambda n: n >= 20)
+            before = len(ingest.logged())
             control("stop")
             ingest.feed(lines[half:])  # ingest meets the dead node with these
-            time.sleep(3)
-            assert ingest.proc.poll() is None, "ingest gave up while the node was down"
+            ingest.wait_for_retry(before, "the stopped node")
             control("start")
             summary = ingest.finish()
             assert summary["indexed"] == len(lines) and summary["errors"] == 0, (
                 summary, workers.logs())
             assert not summary["timed_out"]
-        assert _dead_letters(env) == []
+        assert dead_letters(env) == []
         stored = stored_groups(client, index)
         assert len(stored) == len(lines)  # nothing lost
         assert all(s["status"] == "grouped" for s in stored.values())
@@ -308,19 +261,22 @@ def test_redis_restarted_mid_run(
             workers.start(2)
         ingest.feed(lines[:half])
         ingest.feeding.join(60)
-        _wait_for(lambda: _accepted(env, index_name) >= half, 120, "the first half accepted")
+        wait_for(lambda: _accepted(env, index_name), "the first half accepted", 120,
+                 until=lambda n: n >= half)
         if not keep_data:
             # No worker yet, so the first half's messages are waiting in the broker when it
             # goes down without its data: they are lost, and only ingest's re-queue of the
             # stalled documents can get them verified.
-            _wait_for(lambda: _queued(env) > 0, 60, "the first half's messages queued")
+            wait_for(lambda: _queued(env), "the first half's messages queued", 60,
+                     until=lambda n: n > 0)
+        before = len(ingest.logged())
         control("stop")
         if not keep_data:  # a broker without persistence: every queued message is gone
             shutil.rmtree(redis_dir / "appendonlydir", ignore_errors=True)
             for f in redis_dir.glob("*.aof"):
                 f.unlink()
         ingest.feed(lines[half:])  # ingest's publishes retry until the broker is back
-        time.sleep(3)
+        ingest.wait_for_retry(before, "the stopped broker")
         control("start")
         if not keep_data:
             workers.start(2)
@@ -331,7 +287,7 @@ def test_redis_restarted_mid_run(
         if not keep_data:  # the lost batches were accepted again
             assert summary["resent"] > 0, summary
         assert all(p.poll() is None for p in workers.procs), "a worker died with the broker"
-        assert _dead_letters(env) == []
+        assert dead_letters(env) == []
     finally:
         workers.stop()
         ingest.kill()

@@ -9,16 +9,13 @@ re-ingest changes nothing.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from corpus import paragraphs  # noqa: E402
-from test_workers_e2e import run_ingest, stored_groups  # noqa: E402
-from workers import cleanup_broker, running_workers, worker_env  # noqa: E402
+from support.corpus import paragraphs
+from support.ingest import run_ingest, stored_groups
+from support.workers import cleanup_broker, running_workers, worker_env
 
 pytestmark = pytest.mark.slow
 

@@ -20,10 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from corpus import paragraphs  # noqa: E402
-from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
+from support.corpus import paragraphs
+from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 
 
 def _neardup(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

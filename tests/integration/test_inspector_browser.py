@@ -19,14 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_server import (  # noqa: F401 - fixtures shared with the server tests
-    IN_CI,
-    ROOT,
-    Stack,
-    grouped,
-    labelled,
-    stack,
-)
+from support.ci import IN_CI, unavailable
+from support.server import Stack
+from support.workers import ROOT
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -70,10 +65,7 @@ def browser() -> Iterator[Any]:
     if not _browser_ready() and IN_CI:
         subprocess.run([str(ROOT / "scripts" / "browser.sh"), "install"], check=False, timeout=900)
     if not _browser_ready():
-        reason = f"needs {CHROMIUM} and the playwright package (scripts/browser.sh install)"
-        if IN_CI:
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+        unavailable(f"needs {CHROMIUM} and the playwright package (scripts/browser.sh install)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -83,7 +75,7 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def hostile_group(stack: Stack) -> str:  # noqa: F811
+def hostile_group(stack: Stack) -> str:
     """Two near-duplicate pages whose text carries markup; returns their group id."""
     docs = [
         {"id": "xss-rep", "title": HOSTILE, "text": f"Harbour news\n{HOSTILE}\n{ARTICLE}\nAbout us"},
@@ -104,8 +96,8 @@ def hostile_group(stack: Stack) -> str:  # noqa: F811
 
 def test_inspector_lists_groups_and_highlights_the_trustable_region(
     browser: Any,
-    stack: Stack,  # noqa: F811
-    grouped: dict[str, dict[str, Any]],  # noqa: F811
+    stack: Stack,
+    grouped: dict[str, dict[str, Any]],
     hostile_group: str,
 ) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -223,7 +215,7 @@ def compare_screenshot(shot: bytes, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def inspector_pages(stack: Stack, grouped: dict[str, dict[str, Any]],  # noqa: F811
+def inspector_pages(stack: Stack, grouped: dict[str, dict[str, Any]],
                     hostile_group: str) -> dict[str, dict[str, Any]]:
     """More pages behind the inspector: a long English pair, short pages (two copies and one
     alone), 24 pairs of identical notices (more groups than a page of the list holds) and a
@@ -259,7 +251,7 @@ def inspector_pages(stack: Stack, grouped: dict[str, dict[str, Any]],  # noqa: F
 
 
 def test_inspector_overview_lookup_states_and_synced_panes(
-    browser: Any, stack: Stack, inspector_pages: dict[str, dict[str, Any]]  # noqa: F811
+    browser: Any, stack: Stack, inspector_pages: dict[str, dict[str, Any]]
 ) -> None:
     from collections import Counter
 
@@ -367,7 +359,7 @@ def test_inspector_overview_lookup_states_and_synced_panes(
 
 
 def test_get_document_says_why_a_page_is_not_grouped(
-    stack: Stack, inspector_pages: dict[str, dict[str, Any]]  # noqa: F811
+    stack: Stack, inspector_pages: dict[str, dict[str, Any]]
 ) -> None:
     with stack.http() as http:
         short = http.get("/documents/short-c").json()

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 from neardup.ingest.extract import document_texts
-from neardup.verifier.compare import compare, compare_documents
+from neardup.ingest.pairs import compare_documents
+from neardup.verifier.compare import compare
 
 ROOT = Path(__file__).resolve().parents[2]
 WORDS = (

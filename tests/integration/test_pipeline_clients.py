@@ -14,20 +14,16 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.ci import unavailable
+from support.corpus import corpus, partition
+from support.ingest import embedded_groups, wait_grouped, write_jsonl
+from support.server import free_port, start_server, stop
+from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 
-sys.path.insert(0, str(Path(__file__).parent))
-from corpus import corpus, partition  # noqa: E402
-from test_engines import _wait_grouped  # noqa: E402
-from test_server import start_server, stop  # noqa: E402
-from test_workers_e2e import embedded_groups, write_jsonl  # noqa: E402
-from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 CACHE = Path(os.environ.get("NEARDUP_CACHE", ROOT / ".cache"))
 
 pytestmark = pytest.mark.slow
@@ -40,11 +36,7 @@ def _tool(path: Path | str | None, what: str) -> str:
                           capture_output=True, text=True, timeout=900)
     if proc.returncode == 0 and path and Path(path).exists():
         return str(path)
-    message = f"{what} unavailable (scripts/clients.sh install: {proc.stderr[-2000:]})"
-    if IN_CI:
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message)
-    raise AssertionError("unreachable")
+    unavailable(f"{what} unavailable (scripts/clients.sh install: {proc.stderr[-2000:]})")
 
 
 @pytest.fixture(scope="module")
@@ -86,19 +78,13 @@ def _refused(log: Path) -> list[str]:
             if int(m[3]) >= 400]
 
 
-def _engine(url: str) -> Any:
-    from engines import ENGINES
-
-    return ENGINES["opensearch-2"]
-
-
 def test_elasticdump_mapping_then_data(
     elasticdump: str, serve: str, index_name: str, opensearch_url: str,
     pages: tuple[list[dict[str, Any]], dict[str, str]], tmp_path: Path,
 ) -> None:
     docs, clean = pages
     # a mapping dumped from a neardup index elsewhere, and its pages
-    from neardup.ingest.mappings import load
+    from neardup.ingest.templates import load
 
     properties = load("pages-mappings")["template"]["mappings"]["properties"]
     mapping = tmp_path / "mapping.json"
@@ -117,7 +103,7 @@ def test_elasticdump_mapping_then_data(
         assert proc.returncode == 0 and "Error" not in out, out[-3000:]
     # every request it made was answered (elasticdump reports success over a 404 to a write)
     assert _refused(tmp_path / "serve.log") == []
-    stored = _wait_grouped(_engine(opensearch_url), index_name, list(clean))
+    stored = wait_grouped(opensearch_url, index_name, list(clean))
     # elasticdump sends its batches in its own order: the representatives (earliest ingested)
     # may differ, the groups may not
     assert partition({i: d.dup_group for i, d in stored.items()}) == partition(clean)
@@ -149,15 +135,11 @@ def rsyslogd() -> str:
 def test_rsyslog_omelasticsearch_bulk_through_an_outage(
     rsyslogd: str, opensearch_url: str, redis_url: str, index_name: str,
     pages: tuple[list[dict[str, Any]], dict[str, str]], tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import test_server
-
     docs, clean = pages
     env = worker_env(redis_url, opensearch_url, index_name)
     serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
-    port = test_server.free_port()
-    monkeypatch.setattr(test_server, "free_port", lambda: port)  # back on the same port
+    port = free_port()  # both servers: back on the same port
     work = tmp_path / "rsyslog"
     work.mkdir()
     feed = tmp_path / "feed.jsonl"
@@ -177,16 +159,16 @@ def test_rsyslog_omelasticsearch_bulk_through_an_outage(
     )
     try:
         with running_workers(env, tmp_path, 2):
-            proc, url = start_server(serve_env, tmp_path, "serve", None)
+            proc, url = start_server(serve_env, tmp_path, "serve", None, port=port)
             try:
                 append(docs[:half])
-                _wait_grouped(_engine(opensearch_url), index_name, [d["id"] for d in docs[:half]])
+                wait_grouped(opensearch_url, index_name, [d["id"] for d in docs[:half]])
             finally:
                 stop(proc)  # the outage: rsyslog keeps the rest queued and retries
             append(docs[half:])
-            proc, url = start_server(serve_env, tmp_path, "serve2", None)
+            proc, url = start_server(serve_env, tmp_path, "serve2", None, port=port)
             try:
-                stored = _wait_grouped(_engine(opensearch_url), index_name, list(clean))
+                stored = wait_grouped(opensearch_url, index_name, list(clean))
             finally:
                 stop(proc)
     finally:

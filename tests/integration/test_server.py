@@ -9,251 +9,17 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-TOKEN = "test-token-" + uuid.uuid4().hex[:8]
-MAX_BODY = 1024 * 1024
-
-
-def _unavailable(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(f"required service unavailable under CI: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Stack:
-    """A running ``neardup serve`` (and its workers) on a private index and queue."""
-
-    url: str
-    index: str
-    queue: str
-    token: str | None
-    logs: Path
-    opensearch_url: str = "http://127.0.0.1:9200"
-    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
-    broker_url: str = ""
-
-    @property
-    def auth(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
-
-    def http(self) -> httpx.Client:
-        return httpx.Client(base_url=self.url, headers=self.auth, timeout=60)
-
-    def refresh(self) -> None:
-        from opensearchpy import OpenSearch
-
-        client = OpenSearch(self.opensearch_url)
-        client.indices.refresh(index=self.index)
-        client.close()
-
-    def tail_logs(self) -> str:
-        out = []
-        for log in sorted(self.logs.glob("*.log")):
-            out.append(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}")
-        return "\n".join(out)
-
-    def wait_grouped(self, ids: list[str], timeout: float = 240) -> dict[str, dict[str, Any]]:
-        """GET /documents/{id} until none of ``ids`` is pending; their answers by id.
-
-        ``GET /documents`` reads in real time; group listings are searches, which see the
-        last write-backs after the index's next refresh (:meth:`refresh`)."""
-        deadline = time.monotonic() + timeout
-        docs: dict[str, dict[str, Any]] = {}
-        with self.http() as client:
-            left = list(ids)
-            while left:
-                for doc_id in list(left):
-                    r = client.get(f"/documents/{doc_id}")
-                    if r.status_code == 200 and r.json()["status"] != "pending":
-                        docs[doc_id] = r.json()
-                        left.remove(doc_id)
-                if left and time.monotonic() > deadline:
-                    pytest.fail(
-                        f"{len(left)} documents still pending after {timeout}s, e.g. {left[:5]}\n"
-                        + self.tail_logs()
-                    )
-                if left:
-                    time.sleep(0.5)
-        return docs
-
-
-def _env(stack_queue: str, opensearch_url: str, redis_url: str, index: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        OPENSEARCH_URL=opensearch_url,
-        CELERY_BROKER_URL=redis_url,
-        NEARDUP_INDEX=index,
-        NEARDUP_QUEUE=stack_queue,
-        NEARDUP_DEAD_LETTER=f"{stack_queue}.dead",
-        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
-        PYTHONUNBUFFERED="1",
-    )
-    return env
-
-
-def start_server(
-    env: dict[str, str], logs: Path, name: str, token: str | None, *extra: str
-) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = dict(env)
-    env.pop("NEARDUP_TOKEN", None)
-    if token:
-        env["NEARDUP_TOKEN"] = token
-    log = (logs / f"{name}.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "neardup.ingest.cli", "serve", "--port", str(port), *extra],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            break
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    stop(proc)
-    _unavailable(f"neardup serve did not start:\n{(logs / f'{name}.log').read_text()[-3000:]}")
-    raise AssertionError("unreachable")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """End a process this test started (and its children, in their own session)."""
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=15)
-    except (subprocess.TimeoutExpired, ProcessLookupError):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
-
-
-def wipe_index(client: Any, name: str) -> None:
-    """Delete ``name``, ``name-*`` indices and templates (exact names only)."""
-    from opensearchpy.exceptions import NotFoundError
-
-    def owned(names: Any) -> list[str]:
-        return sorted(n for n in names if n == name or n.startswith(f"{name}-"))
-
-    try:
-        indices = client.indices.get(index=f"{name},{name}-*", expand_wildcards="open,closed")
-    except NotFoundError:
-        indices = {}
-    for index in owned(indices):
-        client.indices.delete(index=index, ignore_unavailable=True)
-    try:
-        found = client.indices.get_index_template(name=f"{name}*")["index_templates"]
-    except NotFoundError:
-        found = []
-    for template in owned(t["name"] for t in found):
-        client.indices.delete_index_template(name=template)
-    try:
-        found = client.cluster.get_component_template(name=f"{name}*")["component_templates"]
-    except NotFoundError:
-        found = []
-    for template in owned(t["name"] for t in found):
-        client.cluster.delete_component_template(name=template)
-
-
-@pytest.fixture(scope="module")
-def stack(
-    opensearch_url: str, redis_url: str, os_client: Any, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    """``neardup serve`` with a token and a 1 MiB body limit, and two worker processes
-    (tests/integration/workers.py), on a fresh index, queue and Redis DB; everything is stopped
-    and deleted afterwards."""
-    from workers import Workers, cleanup_broker, worker_env
-
-    name = f"neardup-test-serve-{uuid.uuid4().hex[:10]}"
-    logs = tmp_path_factory.mktemp("serve-logs")
-    wenv = worker_env(redis_url, opensearch_url, name)
-    env = _env(wenv["NEARDUP_QUEUE"], opensearch_url, wenv["CELERY_BROKER_URL"], name)
-    env.update(wenv)
-    workers = Workers(wenv, logs)
-    server = None
-    try:
-        server, url = start_server(env, logs, "server", TOKEN, "--max-body", str(MAX_BODY))
-        workers.start(2)
-        yield Stack(url, name, wenv["NEARDUP_QUEUE"], TOKEN, logs, opensearch_url, [server],
-                    wenv["CELERY_BROKER_URL"])
-    finally:
-        if server is not None:
-            stop(server)
-        workers.stop()
-        wipe_index(os_client, name)
-        cleanup_broker(wenv)
-
-
-@pytest.fixture(scope="module")
-def labelled(people_daily: Path) -> list[dict[str, Any]]:
-    """40 pages in labelled near-duplicate groups (tests/integration/corpus.py)."""
-    from corpus import corpus
-
-    return corpus(40, seed=2024)
-
-
-def bulk_actions(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``helpers.bulk`` actions for the labelled pages (with fields neardup drops)."""
-    return [
-        {
-            "_op_type": "index",
-            "_index": "crawl-2024.05",
-            "_id": d["id"],
-            "_source": {"text": d["text"], "site": d["site"], "title": d["id"], "crawler": "x"},
-        }
-        for d in docs
-    ]
-
-
-@pytest.fixture(scope="module")
-def grouped(stack: Stack, labelled: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The labelled pages sent (again: a noop after the bulk test) and grouped."""
-    from opensearchpy import OpenSearch, helpers
-
-    client = OpenSearch(stack.url, headers=stack.auth, timeout=120)
-    assert helpers.bulk(client, bulk_actions(labelled)) == (len(labelled), [])
-    docs = stack.wait_grouped([d["id"] for d in labelled])
-    stack.refresh()
-    return docs
+from support.corpus import partition
+from support.server import MAX_BODY, Stack, bulk_actions, free_port, server_env, start_server, stop
 
 
 def expected_groups(docs: list[dict[str, Any]]) -> set[frozenset[str]]:
-    from corpus import partition
-
     return partition({d["id"]: d["group"] for d in docs})
 
 
@@ -431,7 +197,7 @@ def test_readyz_reports_the_dependencies(stack: Stack, tmp_path: Path) -> None:
 
     # a server whose OpenSearch and broker are gone: alive, not ready, 503 on ingest
     dead = free_port()
-    env = _env("unused", f"http://127.0.0.1:{dead}", f"redis://127.0.0.1:{dead}/0", "unused")
+    env = server_env("unused", f"http://127.0.0.1:{dead}", f"redis://127.0.0.1:{dead}/0", "unused")
     proc, url = start_server(env, tmp_path, "dead-deps", None)
     try:
         assert httpx.get(f"{url}/healthz", timeout=10).status_code == 200
@@ -450,7 +216,7 @@ def test_broker_outage_answers_503_items_quickly_and_a_resend_heals(
     stack: Stack, tmp_path: Path
 ) -> None:
     dead = free_port()
-    env = _env("unused", stack.opensearch_url, f"redis://127.0.0.1:{dead}/0", stack.index)
+    env = server_env("unused", stack.opensearch_url, f"redis://127.0.0.1:{dead}/0", stack.index)
     proc, url = start_server(env, tmp_path, "dead-broker", None)
     doc = {"id": "outage-1", "text": "这是一篇关于港口维修的新闻，北码头将从三月起关闭。" * 6}
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neardup.ingest import mappings
+from neardup.ingest import templates
 from neardup.ingest.stoplist import StoplistConfig, refresh_stoplist
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import GroupUpdate, StoplistEntry, StoredDocument
@@ -28,7 +28,7 @@ def _by_id(docs: list[StoredDocument]) -> dict[str, StoredDocument]:
 def test_templates_install_once_and_upgrade_on_version_bump(
     os_client: Any, index_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = mappings.install_templates(os_client, index_name)
+    first = templates.install_templates(os_client, index_name)
     assert set(first.values()) == {"installed"}
     assert set(first) == {
         index_name,
@@ -36,16 +36,16 @@ def test_templates_install_once_and_upgrade_on_version_bump(
         f"{index_name}-mappings",
         f"{index_name}-stoplist",
     }
-    again = mappings.install_templates(os_client, index_name)
+    again = templates.install_templates(os_client, index_name)
     assert set(again.values()) == {"unchanged"}
 
     # A newer mappings file is installed; the others stay.
-    shutil.copytree(mappings.mappings_dir(), tmp_path / "m")
+    shutil.copytree(templates.mappings_dir(), tmp_path / "m")
     path = tmp_path / "m" / "pages-mappings.json"
     body = json.loads(path.read_text(encoding="utf-8"))
     body["_meta"]["version"] += 1
     path.write_text(json.dumps(body), encoding="utf-8")
-    bumped = mappings.install_templates(os_client, index_name, directory=tmp_path / "m")
+    bumped = templates.install_templates(os_client, index_name, directory=tmp_path / "m")
     assert bumped[f"{index_name}-mappings"] == "upgraded"
     assert bumped[index_name] == "unchanged"
     stored = os_client.cluster.get_component_template(name=f"{index_name}-mappings")
@@ -59,7 +59,7 @@ def test_an_index_made_under_an_older_mapping_gets_the_new_fields(
     os_client: Any, index_name: str
 ) -> None:
     # An index as mapping version 1 made it: strict, without the main-content field.
-    props = mappings.load("pages-mappings")["template"]["mappings"]["properties"]
+    props = templates.load("pages-mappings")["template"]["mappings"]["properties"]
     old = {k: v for k, v in props.items() if k != "content"}
     os_client.indices.create(
         index=index_name, body={"mappings": {"dynamic": "strict", "properties": old}}

@@ -1,62 +1,18 @@
 """End to end on real services: ``neardup ingest`` → Redis → 2 ``celery worker`` processes →
-``dup_group`` written back on OpenSearch → collapsed search. Plus: the OpenSearch backend gives
+each page indexed once on OpenSearch, with its ``dup_group`` → collapsed search. Plus: the OpenSearch backend gives
 the same groups as the embedded one, and the labelled groups are found."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from corpus import corpus, partition  # noqa: E402
-from workers import ROOT, cleanup_broker, running_workers, worker_env  # noqa: E402
+from support.corpus import corpus, partition
+from support.ingest import embedded_groups, run_ingest, stored_groups, write_jsonl
+from support.workers import cleanup_broker, running_workers, worker_env
 
 pytestmark = pytest.mark.slow
-
-
-def write_jsonl(path: Path, docs: list[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8") as f:
-        for d in docs:
-            f.write(json.dumps({k: d[k] for k in ("id", "text", "site")}, ensure_ascii=False) + "\n")
-
-
-def run_ingest(path: Path, env: dict[str, str], *extra: str, timeout: float = 900) -> dict[str, Any]:
-    import os
-
-    proc = subprocess.run(
-        [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(path), "--wait", "--no-progress",
-         "--timeout", str(timeout - 30), *extra],
-        cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
-        capture_output=True, text=True, timeout=timeout,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def stored_groups(client: Any, index: str) -> dict[str, dict[str, Any]]:
-    from opensearchpy import helpers
-
-    client.indices.refresh(index=index)
-    return {
-        h["_id"]: h["_source"]
-        for h in helpers.scan(
-            client, index=index, query={"query": {"match_all": {}}},
-            _source=["dup_group", "dup_of", "status", "seq"],
-        )
-    }
-
-
-def embedded_groups(path: Path) -> dict[str, str]:
-    from neardup.ingest.commands.dedup import dedup_embedded
-    from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
-
-    prepared = list(prepare_lines(read_lines(path), fingerprint_config("web")))
-    return {i: g["dup_group"] for i, g in dedup_embedded(prepared, processes=2).items()}
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ IMPLS = [
     pytest.param(
         _lcs_c,
         id="cython",
-        marks=pytest.mark.skipif(_lcs_c is None, reason="neardup.verifier._lcs is not built"),
+        marks=pytest.mark.compiled("neardup.verifier._lcs"),
     ),
 ]
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from neardup.verifier.compare import EARLY_REASONS, compare
+from neardup.verifier.compare import compare
 from neardup.verifier.config import PROFILES
+from neardup.verifier.verdict import EARLY_REASONS
 
 WORDS = (
     "river harbour council budget school winter market railway museum festival library "

@@ -14,7 +14,7 @@ try:
 except ImportError:  # pragma: no cover - the build is part of set-up
     _words = None
 
-compiled = pytest.mark.skipif(_words is None, reason="neardup.verifier._words is not built")
+compiled = pytest.mark.compiled("neardup.verifier._words")
 
 # Latin, digits, underscore, punctuation, CJK, kana, hangul, accents, a supplementary ideograph,
 # and folds longer than one code point (ß -> ss, ﬁ -> fi, İ -> i + a combining dot, which is no

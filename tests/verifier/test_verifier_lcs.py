@@ -166,7 +166,7 @@ def test_skeleton_sizes_are_the_skeletons_lengths(a: str, b: str) -> None:
 PAGE = st.text(alphabet="ab 新华社北京电\n", min_size=40, max_size=400)
 
 
-@pytest.mark.skipif(_lcs_c is None, reason="neardup.verifier._lcs is not built")
+@pytest.mark.compiled("neardup.verifier._lcs")
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="ab新华", max_size=300), st.text(alphabet="ab新华", max_size=300),
        st.integers(-2, 30))
@@ -177,7 +177,7 @@ def test_bit_parallel_filter_is_the_dp_oracle(a: str, b: str, delta: int) -> Non
         assert _lcs_c._skeleton_lcs_reaches(a, b, need) is (common >= need)
 
 
-@pytest.mark.skipif(_lcs_c is None, reason="neardup.verifier._lcs is not built")
+@pytest.mark.compiled("neardup.verifier._lcs")
 @settings(max_examples=150, deadline=None)
 @given(PAGE, PAGE, st.sampled_from([0, 3, 10, 40, 120]), st.booleans())
 def test_long_skeletons_far_apart_verify_as_the_reference(
@@ -202,7 +202,7 @@ def _densely_edited(seed: int, n: int, rate: float) -> tuple[str, str]:
     return a, b[3 * quarter :] + b[2 * quarter : 3 * quarter] + b[quarter : 2 * quarter] + b[:quarter]
 
 
-@pytest.mark.skipif(_lcs_c is None, reason="neardup.verifier._lcs is not built")
+@pytest.mark.compiled("neardup.verifier._lcs")
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from([300, 1500, 4000]), st.sampled_from([0.03, 0.06, 0.1]),
        st.sampled_from([0, 30, 400, 20000]), st.booleans())

@@ -14,8 +14,7 @@ from neardup.ingest.cli import COMMANDS, build_parser, main
 HEAVY = (
     # the HTTP server, engine clients, the broker and the worker layer
     "opensearchpy", "elasticsearch", "celery", "kombu", "redis", "starlette", "uvicorn",
-    "neardup.ingest.server", "neardup.ingest.store.opensearch", "neardup.ingest.commands.ingest", "neardup.verifier.celery_app",
-    "neardup.verifier.tasks", "neardup.verifier.worker",
+    "neardup.ingest.server", "neardup.ingest.store.opensearch", "neardup.ingest.commands.ingest", "neardup.ingest.workers",
 )
 # What a compiled run on plain text does not need either: the HTML parsers (lxml, and the
 # standard library's tokenizer for pages too deep for it), the converters (one pair should

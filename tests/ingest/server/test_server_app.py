@@ -11,10 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes import FakePipeline
-from neardup.ingest.server.app import ServerConfig, create_app
-from neardup.ingest.server.backend import Backend
+from neardup.ingest.server.app import create_app
+from neardup.ingest.server.config import ServerConfig
+from neardup.ingest.server.service import IngestService
 from neardup.ingest.store import open_store
+from support.fakes import FakeBatchQueue
 
 with warnings.catch_warnings():
     # Starlette >= 1.x prefers httpx2 for its test client; httpx works the same here.
@@ -28,7 +29,7 @@ TEXT = (
 )
 
 
-Queue = FakePipeline
+Queue = FakeBatchQueue
 
 
 @pytest.fixture
@@ -44,18 +45,18 @@ def queue(store: Any) -> Queue:
 
 
 @pytest.fixture
-def backend(queue: Queue, store: Any) -> Iterator[Backend]:
-    yield Backend(store, pipeline=queue)
+def service(queue: Queue, store: Any) -> Iterator[IngestService]:
+    yield IngestService(store, queue=queue)
     store.close()
 
 
-def client_for(backend: Backend, **config: Any) -> TestClient:
-    return TestClient(create_app(backend, ServerConfig(**config)))
+def client_for(service: IngestService, **config: Any) -> TestClient:
+    return TestClient(create_app(service, ServerConfig(**config)))
 
 
 @pytest.fixture
-def client(backend: Backend) -> TestClient:
-    return client_for(backend)
+def client(service: IngestService) -> TestClient:
+    return client_for(service)
 
 
 def bulk_body(*lines: object) -> bytes:
@@ -91,7 +92,7 @@ def test_reingest_is_a_noop_and_a_change_is_refused(client: TestClient, queue: Q
 
 def test_a_page_accepted_and_not_yet_decided_reads_as_pending(store: Any) -> None:
     pipeline = Queue()  # no worker: accepted pages stay undecided
-    client = client_for(Backend(store, pipeline=pipeline))
+    client = client_for(IngestService(store, queue=pipeline))
     assert client.post("/documents", json={"id": "a", "text": TEXT}).status_code == 201
     doc = client.get("/documents/a").json()
     assert doc["status"] == "pending" and doc["state"] == "pending"
@@ -120,16 +121,16 @@ def test_a_large_request_is_accepted_in_batches_and_a_backlog_refuses_only_the_r
     """A request is accepted in batches of ``batch`` pages (as ingest makes them, so the
     backpressure counts alike); when the workers' backlog is full at the third batch, the
     pages of the first two are queued and the others get a 429 to send again."""
-    from neardup.ingest.server.backend import Backlogged
+    from neardup.ingest.server.broker import Backlogged
 
-    class Full(FakePipeline):
+    class Full(FakeBatchQueue):
         def submit(self, pages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> str:
             if self.batches == 2:
                 raise Backlogged("8 batches are waiting for the workers")
             return super().submit(pages)
 
     full = Full(store)
-    client = client_for(Backend(store, pipeline=full, batch=3))
+    client = client_for(IngestService(store, queue=full, batch=3))
     lines: list[object] = []
     for i in range(8):
         lines += [{"index": {"_id": f"d{i}"}}, {"text": f"{TEXT} Page {i}."}]
@@ -237,7 +238,7 @@ def test_bulk_items_in_order_with_create_conflict_and_rejected_actions(
     ]
     flat = [next(iter(i.values())) for i in items]
     assert [f["status"] for f in flat] == [201, 409, 400, 400, 201, 400]
-    assert all(f["_index"] == backend_index(client) for f in flat)
+    assert all(f["_index"] == service_index(client) for f in flat)
     assert flat[0]["result"] == "created" and flat[0]["_id"] == "a"
     assert flat[1]["error"]["type"] == "version_conflict_engine_exception"
     assert "delete" in flat[2]["error"]["reason"]
@@ -246,8 +247,8 @@ def test_bulk_items_in_order_with_create_conflict_and_rejected_actions(
     assert sorted(queue) == sorted(["a", generated])
 
 
-def backend_index(client: TestClient) -> str:
-    return client.app.state.backend.index  # type: ignore[attr-defined]
+def service_index(client: TestClient) -> str:
+    return client.app.state.service.index  # type: ignore[attr-defined]
 
 
 def test_bulk_without_errors_and_gzip(client: TestClient) -> None:
@@ -266,8 +267,8 @@ def test_bulk_malformed_body_is_400(client: TestClient, body: bytes) -> None:
     assert r.json()["error"]["type"] == "illegal_argument_exception"
 
 
-def test_body_size_limit(backend: Backend) -> None:
-    client = client_for(backend, max_body_bytes=4096)
+def test_body_size_limit(service: IngestService) -> None:
+    client = client_for(service, max_body_bytes=4096)
     big = json.dumps({"id": "a", "text": "x" * 5000}).encode()
     r = client.post("/documents", content=big)
     assert r.status_code == 413
@@ -289,8 +290,8 @@ def test_bad_gzip_and_unknown_encoding(client: TestClient) -> None:
     assert r.status_code == 415
 
 
-def test_token_auth(backend: Backend) -> None:
-    client = client_for(backend, token="s3cret")
+def test_token_auth(service: IngestService) -> None:
+    client = client_for(service, token="s3cret")
     doc = {"id": "a", "text": TEXT}
     r = client.post("/documents", json=doc)
     assert r.status_code == 401
@@ -331,7 +332,7 @@ def test_inspector_script_never_writes_html() -> None:
         assert sink not in script
 
 
-def test_group_and_explain_from_written_groups(backend: Backend, client: TestClient) -> None:
+def test_group_and_explain_from_written_groups(service: IngestService, client: TestClient) -> None:
     from neardup.ingest.store.base import GroupUpdate
 
     other = "A completely different page about gardening, tomatoes and summer rain in June."
@@ -347,9 +348,9 @@ def test_group_and_explain_from_written_groups(backend: Backend, client: TestCli
         ),
     )
     # what a worker would write back
-    backend.store.update_group(GroupUpdate("r", "r", None, None, None))
-    backend.store.update_group(GroupUpdate("m", "r", "r", 0.9, 1.0))
-    backend.store.update_group(GroupUpdate("o", "o", None, None, None))
+    service.store.update_group(GroupUpdate("r", "r", None, None, None))
+    service.store.update_group(GroupUpdate("m", "r", "r", 0.9, 1.0))
+    service.store.update_group(GroupUpdate("o", "o", None, None, None))
     group = client.get("/groups/r").json()
     assert group["size"] == 2
     assert group["representative"]["id"] == "r"

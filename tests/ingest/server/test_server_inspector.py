@@ -86,8 +86,12 @@ def test_segments_rejoin_to_the_text(text: str, spans: list[tuple[int, int]]) ->
 
 # -- word-aligned highlights, page states, snippets ------------------------------------------
 
-from neardup.ingest.server.backend import thresholds  # noqa: E402
-from neardup.ingest.server.inspector import page_status, snippet, word_aligned  # noqa: E402
+from neardup.ingest.server.inspector import (  # noqa: E402
+    page_status,
+    snippet,
+    thresholds,
+    word_aligned,
+)
 from neardup.verifier.config import VerifyConfig  # noqa: E402
 
 

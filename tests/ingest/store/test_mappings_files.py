@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from neardup.ingest import mappings
+from neardup.ingest import templates
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import client_from_env, default_index
@@ -13,34 +13,34 @@ from neardup.ingest.store.base import StoredDocument
 
 
 def test_every_file_loads_with_a_version() -> None:
-    for name in mappings.TEMPLATE_FILES:
-        body = mappings.load(name)
+    for name in templates.TEMPLATE_FILES:
+        body = templates.load(name)
         assert isinstance(body["_meta"]["version"], int)
-    assert mappings.load("pages-template.json") == mappings.load("pages-template")
+    assert templates.load("pages-template.json") == templates.load("pages-template")
     with pytest.raises(ConfigError):
-        mappings.load("nope")
+        templates.load("nope")
 
 
 def test_load_returns_a_copy() -> None:
-    mappings.load("pages-template")["_meta"]["version"] = -1
-    assert mappings.load("pages-template")["_meta"]["version"] >= 1
+    templates.load("pages-template")["_meta"]["version"] = -1
+    assert templates.load("pages-template")["_meta"]["version"] >= 1
 
 
 def test_render_fills_the_index_name() -> None:
-    body = mappings.render("pages-template", "news", shards=3, replicas=1)
+    body = templates.render("pages-template", "news", shards=3, replicas=1)
     assert body["index_patterns"] == ["news", "news-*"]
     assert body["composed_of"] == ["news-settings", "news-mappings"]
     assert body["template"]["settings"]["index"] == {"number_of_shards": 3, "number_of_replicas": 1}
-    stop = mappings.render("stoplist-template", "news")
+    stop = templates.render("stoplist-template", "news")
     assert stop["index_patterns"] == ["news-stoplist"]
     assert stop["priority"] > body["priority"]  # beats news-* for the stoplist index
-    assert mappings.template_names("news")["pages-template"] == "news"
+    assert templates.template_names("news")["pages-template"] == "news"
     with pytest.raises(ConfigError):
-        mappings.render("pages-template", "Bad*Name")
+        templates.render("pages-template", "Bad*Name")
 
 
 def test_pages_mapping_covers_the_stored_document() -> None:
-    mapping = mappings.load("pages-mappings")["template"]["mappings"]
+    mapping = templates.load("pages-mappings")["template"]["mappings"]
     assert mapping["dynamic"] == "strict"
     props = mapping["properties"]
     assert set(StoredDocument("x", "", [], "c", 0).to_source()) == set(props)
@@ -51,9 +51,9 @@ def test_pages_mapping_covers_the_stored_document() -> None:
 
 def test_mappings_dir_from_the_settings(tmp_path: Path) -> None:
     directory = Settings.from_env({"NEARDUP_MAPPINGS_DIR": str(tmp_path)}).mappings_dir
-    assert mappings.mappings_dir(directory) == tmp_path
+    assert templates.mappings_dir(directory) == tmp_path
     with pytest.raises(ConfigError):
-        mappings.load("pages-template", directory)
+        templates.load("pages-template", directory)
 
 
 def test_client_from_env(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -82,7 +82,7 @@ def violations(source: str, filename: str = "<string>") -> list[str]:
 
 def test_the_scan_covers_the_packages() -> None:
     files = _sources()
-    assert any(p.name == "tasks.py" and p.parent.name == "verifier" for p in files)
+    assert any(p.name == "tasks.py" and p.parent.name == "workers" for p in files)
     assert not any(SEALED in p.parents for p in files)
 
 

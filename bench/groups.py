@@ -1,0 +1,413 @@
+"""Group quality, cost and memory of ``neardup dedup`` on a generated corpus, against the
+"text-dedup recipe" (MinHash-LSH + union-find) on the same pages, in the same run.
+
+    python bench/groups.py [--pages 20000] [--seed 1] [--corpus FILE] [--workdir DIR]
+                           [--mask-chrome batch|online] [--chrome-t 20] [-j 2]
+                           [--no-recipe] [--pipeline] [--json OUT]
+
+The corpus is :mod:`bench/corpus.py`'s (generated into ``--workdir`` unless ``--corpus`` names
+one; its pages carry their ``truth``). Then:
+
+* **neardup**: ``neardup dedup IN -o OUT --backend embedded -j 2 --no-progress`` as a
+  subprocess; its wall time, CPU, peak RSS (``ru_maxrss`` from ``os.wait4``: the largest process
+  of the run, parent or forked worker) and the JSON summary it prints on stderr (timings,
+  ``comparisons``).
+* **recipe**: datasketch ``MinHash`` (128 permutations) of the set of 5-token shingles (tokens:
+  ``\\w`` runs, every CJK character a token of its own; case folded), computed by 2 processes;
+  ``MinHashLSH`` at threshold 0.5 queried before each insert; union-find over the candidate
+  pairs (every pair LSH returns joins, as in text-dedup's MinHash script).
+* **pipeline** (``--pipeline``): ``neardup dedup --backend opensearch --start-workers 2`` when
+  OpenSearch (``OPENSEARCH_URL``) and Redis (``CELERY_BROKER_URL``) answer; skipped otherwise.
+
+``--mask-chrome batch`` first rewrites the input without the chrome lines that
+:mod:`neardup.ingest.chrome` finds (two passes: count every page, then mask each);
+``--mask-chrome online`` uses its online rule (:class:`~neardup.ingest.chrome.DelayedMasker`,
+pages masked in arrival order once their delay is over). Both methods then read the masked
+input; the masking time is reported apart (and added to neardup's in the ratio line).
+
+Printed for each method: pairwise precision / recall / F1 over the partition (pairs of pages in
+one predicted group vs pairs in one true cluster), the false pairs that are within one site,
+the 5 largest predicted groups (size, true clusters and sites mixed), the largest true cluster,
+time and comparisons per page, peak RSS, and the recall of copy/original pairs (found in one
+group) by character edit rate 0-7 % and by body language.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load_corpus_module() -> Any:
+    # by path: ``corpus`` is also the name of a tests/integration helper other benches import
+    spec = importlib.util.spec_from_file_location("neardup_bench_corpus", HERE / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# --- truth and metrics -----------------------------------------------------------------------
+
+def read_pages(path: Path) -> Iterator[dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield json.loads(line)
+
+
+def load_truth(path: Path) -> dict[str, dict[str, Any]]:
+    """``{id: {"cluster", "of", "char_pct", "lang", "site"}}`` from the pages' ``truth``."""
+    out = {}
+    for p in read_pages(path):
+        t = p["truth"]
+        out[p["id"]] = {"cluster": t["cluster"], "of": t["of"], "char_pct": t["char_pct"],
+                        "lang": t["lang"], "site": p.get("site")}
+    return out
+
+
+def _c2(n: int) -> int:
+    return n * (n - 1) // 2
+
+
+def evaluate(pred: dict[str, str], truth: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Pairwise P/R/F1 of the partition ``pred`` (id -> group; missing ids are singletons)."""
+    ids = list(truth)
+    group = {i: pred.get(i, "\0" + i) for i in ids}
+    cluster = {i: truth[i]["cluster"] for i in ids}
+    site = {i: truth[i]["site"] for i in ids}
+    tp = sum(_c2(n) for n in Counter((group[i], cluster[i]) for i in ids).values())
+    pred_pairs = sum(_c2(n) for n in Counter(group.values()).values())
+    true_pairs = sum(_c2(n) for n in Counter(cluster.values()).values())
+    same_site = sum(_c2(n) for n in Counter((group[i], site[i]) for i in ids).values())
+    same_site_tp = sum(_c2(n) for n in Counter((group[i], site[i], cluster[i])
+                                                for i in ids).values())
+    p = tp / pred_pairs if pred_pairs else 1.0
+    r = tp / true_pairs if true_pairs else 1.0
+    members: dict[str, list[str]] = {}
+    for i in ids:
+        members.setdefault(group[i], []).append(i)
+    largest = sorted(members.values(), key=len, reverse=True)[:5]
+    top = [{"size": len(m), "clusters": len({cluster[i] for i in m}),
+            "sites": len({site[i] for i in m})} for m in largest]
+    by_pct: dict[int, list[int]] = {}
+    by_lang: dict[str, list[int]] = {}
+    for i in ids:
+        t = truth[i]
+        if t["of"] is None or t["of"] not in group:
+            continue
+        hit = int(group[i] == group[t["of"]])
+        for key, table in ((t["char_pct"], by_pct), (t["lang"], by_lang)):
+            cell = table.setdefault(key, [0, 0])
+            cell[0] += hit
+            cell[1] += 1
+    return {
+        "pages": len(ids), "precision": p, "recall": r,
+        "f1": 2 * p * r / (p + r) if p + r else 0.0,
+        "pred_pairs": pred_pairs, "true_pairs": true_pairs, "true_positive_pairs": tp,
+        "false_pairs": pred_pairs - tp, "false_pairs_same_site": same_site - same_site_tp,
+        "groups": len(members), "largest_groups": top,
+        "largest_true_cluster": max(Counter(cluster.values()).values()),
+        "copy_recall_by_char_pct": {k: v[0] / v[1] for k, v in sorted(by_pct.items())},
+        "copies_by_char_pct": {k: v[1] for k, v in sorted(by_pct.items())},
+        "copy_recall_by_lang": {k: v[0] / v[1] for k, v in sorted(by_lang.items())},
+    }
+
+
+# --- neardup ---------------------------------------------------------------------------------
+
+def _neardup_cmd() -> list[str]:
+    exe = Path(sys.executable).parent / "neardup"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("neardup")
+    return [found] if found else [sys.executable, "-m", "neardup.ingest.cli"]
+
+
+def run_neardup(inp: Path, out: Path, extra: list[str]) -> dict[str, Any]:
+    """One ``neardup dedup`` process: wall/CPU seconds, peak RSS, its stderr summary, groups."""
+    cmd = [*_neardup_cmd(), "dedup", str(inp), "-o", str(out), "--no-progress", *extra]
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        err.seek(0)
+        stderr = err.read().decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{stderr[-3000:]}")
+    summary: dict[str, Any] = {}
+    for line in reversed(stderr.strip().splitlines()):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and "timings" in obj:
+            summary = obj
+            break
+    groups: dict[str, str] = {}
+    errors = 0
+    for rec in read_pages(out):
+        if rec.get("dup_group") is not None:
+            groups[str(rec["id"])] = str(rec["dup_group"])
+        else:
+            errors += 1
+    return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "peak_rss_mb": ru.ru_maxrss / 1024,
+            "summary": summary, "groups": groups, "errors": errors}
+
+
+# --- the recipe ------------------------------------------------------------------------------
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
+NUM_PERM, SHINGLE, LSH_THRESHOLD = 128, 5, 0.5
+
+
+def shingles(text: str, n: int = SHINGLE) -> set[bytes]:
+    toks = TOKEN.findall(text.casefold())
+    if len(toks) <= n:
+        return {" ".join(toks).encode("utf-8")}
+    return {" ".join(toks[i: i + n]).encode("utf-8") for i in range(len(toks) - n + 1)}
+
+
+def _minhash(item: tuple[str, str]) -> tuple[str, Any, str]:
+    from datasketch import MinHash
+
+    doc_id, text = item
+    m = MinHash(num_perm=NUM_PERM, seed=1)
+    m.update_batch(list(shingles(text)))
+    return doc_id, m.hashvalues, m.scheme
+
+
+def run_recipe(inp: Path, processes: int = 2) -> dict[str, Any]:
+    from datasketch import LeanMinHash, MinHashLSH
+
+    t0 = time.perf_counter()
+    lsh = MinHashLSH(threshold=LSH_THRESHOLD, num_perm=NUM_PERM)
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        root = x
+        while parent[root] != root:
+            root = parent[root]
+        while parent[x] != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    candidates = 0
+    items = ((str(p["id"]), p["text"]) for p in read_pages(inp))
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(processes) as pool:
+        for doc_id, hv, scheme in pool.imap(_minhash, items, chunksize=32):
+            mh = LeanMinHash(seed=1, hashvalues=hv, scheme=scheme)
+            parent[doc_id] = doc_id
+            for other in lsh.query(mh):
+                candidates += 1
+                a, b = find(doc_id), find(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+            lsh.insert(doc_id, mh)
+    groups = {i: find(i) for i in parent}
+    return {"wall_s": time.perf_counter() - t0, "groups": groups, "candidate_pairs": candidates}
+
+
+# --- chrome masking (the experiment) ---------------------------------------------------------
+
+def mask_chrome(src: Path, dst: Path, mode: str, t: int) -> dict[str, Any]:
+    """Write ``src`` to ``dst`` with chrome lines masked (``batch``: two passes; ``online``:
+    :class:`DelayedMasker`, then written in input order)."""
+    from neardup.ingest.chrome import ChromeCounts, ChromeRule, DelayedMasker, site_key
+
+    t0 = time.perf_counter()
+    counts = ChromeCounts(ChromeRule(min_pages=t))
+    masked: dict[str, str] = {}
+    if mode == "batch":
+        for p in read_pages(src):
+            counts.observe_text(site_key(p.get("site"), p.get("url")), p["text"])
+    else:
+        dm: DelayedMasker[str] = DelayedMasker(counts)
+        for p in read_pages(src):
+            masked.update(dm.push(site_key(p.get("site"), p.get("url")), str(p["id"]), p["text"]))
+        masked.update(dm.flush())
+    before = after = emptied = 0
+    with open(dst, "w", encoding="utf-8") as out:
+        for p in read_pages(src):
+            text = p["text"]
+            m = masked.pop(str(p["id"])) if mode != "batch" else \
+                counts.mask(site_key(p.get("site"), p.get("url")), text)
+            before += len(text)
+            after += len(m)
+            if not m.strip():
+                emptied += 1
+                m = text  # nothing left: the page keeps its text (never in this corpus)
+            p["text"] = m
+            out.write(json.dumps(p, ensure_ascii=False) + "\n")
+    return {"mode": mode, "t": t, "seconds": time.perf_counter() - t0,
+            "chars_kept": after / max(before, 1), "emptied": emptied}
+
+
+# --- pipeline --------------------------------------------------------------------------------
+
+def services_up() -> str | None:
+    """None when OpenSearch and Redis answer, else why not."""
+    url = os.environ.get("OPENSEARCH_URL", "http://127.0.0.1:9200")
+    try:
+        with urllib.request.urlopen(url, timeout=3) as r:
+            r.read(100)
+    except Exception as exc:  # noqa: BLE001 - any failure means "not up"
+        return f"OpenSearch at {url}: {exc}"
+    broker = urlsplit(os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
+    try:
+        with socket.create_connection((broker.hostname or "127.0.0.1", broker.port or 6379), 3) as s:
+            s.sendall(b"PING\r\n")
+            if not s.recv(64).startswith((b"+PONG", b"-NOAUTH")):
+                return "Redis did not answer PING"
+    except OSError as exc:
+        return f"Redis at {broker.netloc}: {exc}"
+    return None
+
+
+# --- report ----------------------------------------------------------------------------------
+
+def _fmt_quality(name: str, m: dict[str, Any]) -> list[str]:
+    top = ", ".join(f"{g['size']} ({g['clusters']} cl, {g['sites']} sites)"
+                    for g in m["largest_groups"])
+    return [
+        f"{name}: P {m['precision']:.3f}  R {m['recall']:.3f}  F1 {m['f1']:.3f}  "
+        f"(pred pairs {m['pred_pairs']:,}, true {m['true_pairs']:,}, false {m['false_pairs']:,}"
+        f" of which same-site {m['false_pairs_same_site']:,}; groups {m['groups']:,})",
+        f"  largest groups: {top}; largest true cluster {m['largest_true_cluster']}",
+        "  copy recall by char edit %: " + "  ".join(
+            f"{k}%: {v:.2f} (n={m['copies_by_char_pct'][k]})"
+            for k, v in m["copy_recall_by_char_pct"].items()),
+        "  copy recall by language: " + "  ".join(
+            f"{k}: {v:.2f}" for k, v in m["copy_recall_by_lang"].items()),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pages", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--corpus", type=Path, help="a bench/corpus.py output (else generated)")
+    ap.add_argument("--workdir", type=Path, help="keep the files here (default: a temp dir)")
+    ap.add_argument("--mask-chrome", choices=("batch", "online"),
+                    help="mask chrome lines (neardup.ingest.chrome) before both methods")
+    ap.add_argument("--chrome-t", type=int, default=20, help="chrome threshold T (pages)")
+    ap.add_argument("-j", "--processes", type=int, default=2)
+    ap.add_argument("--no-recipe", action="store_true")
+    ap.add_argument("--no-neardup", action="store_true")
+    ap.add_argument("--pipeline", action="store_true", help="also the OpenSearch/Celery path")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    args = ap.parse_args(argv)
+
+    tmp = None
+    if args.workdir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="neardup-groups-")
+        work = Path(tmp.name)
+    else:
+        work = args.workdir
+        work.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}
+    lines: list[str] = []
+
+    def say(s: str) -> None:
+        lines.append(s)
+        print(s, flush=True)
+
+    try:
+        corpus_path = args.corpus
+        if corpus_path is None:
+            corpus_path = work / f"corpus-{args.pages}-s{args.seed}.jsonl"
+            if not corpus_path.exists():
+                t0 = time.perf_counter()
+                with open(corpus_path, "w", encoding="utf-8") as f:
+                    _load_corpus_module().generate(args.pages, args.seed, f)
+                say(f"corpus: {args.pages:,} pages, seed {args.seed}, generated in "
+                    f"{time.perf_counter() - t0:.1f} s -> {corpus_path}")
+        truth = load_truth(corpus_path)
+        n = len(truth)
+        copies = sum(1 for t in truth.values() if t["of"] is not None)
+        say(f"corpus: {n:,} pages ({copies:,} copies), {len({t['cluster'] for t in truth.values()}):,}"
+            f" true clusters, {len({t['site'] for t in truth.values()})} sites")
+        inp = corpus_path
+        mask_s = 0.0
+        if args.mask_chrome:
+            inp = work / f"{corpus_path.stem}.masked-{args.mask_chrome}-t{args.chrome_t}.jsonl"
+            stats = mask_chrome(corpus_path, inp, args.mask_chrome, args.chrome_t)
+            mask_s = stats["seconds"]
+            results["mask"] = stats
+            say(f"chrome mask ({stats['mode']}, T={stats['t']}): {stats['seconds']:.1f} s "
+                f"({1000 * stats['seconds'] / n:.2f} ms/page), {stats['chars_kept']:.1%} of the "
+                f"characters kept, {stats['emptied']} pages emptied")
+        if not args.no_neardup:
+            run = run_neardup(inp, work / "neardup.out.jsonl",
+                              ["--backend", "embedded", "-j", str(args.processes)])
+            m = evaluate(run["groups"], truth)
+            timings = run["summary"].get("timings", {})
+            comps = timings.get("comparisons")
+            results["neardup"] = {**{k: v for k, v in run.items() if k != "groups"}, **m}
+            for s in _fmt_quality("neardup dedup (embedded)", m):
+                say(s)
+            say(f"  time {run['wall_s']:.1f} s wall ({1000 * run['wall_s'] / n:.2f} ms/page), "
+                f"{run['cpu_s']:.1f} s CPU; phases {timings}; comparisons/page "
+                f"{(comps or 0) / n:.2f}; peak RSS {run['peak_rss_mb']:.0f} MB; "
+                f"{run['errors']} pages in error")
+        if not args.no_recipe:
+            rec = run_recipe(inp, args.processes)
+            m = evaluate(rec["groups"], truth)
+            results["recipe"] = {"wall_s": rec["wall_s"], "candidate_pairs": rec["candidate_pairs"],
+                                 **m}
+            for s in _fmt_quality("recipe (MinHash 128 x 5-shingles, LSH 0.5, union-find)", m):
+                say(s)
+            say(f"  time {rec['wall_s']:.1f} s wall ({1000 * rec['wall_s'] / n:.2f} ms/page); "
+                f"LSH candidate pairs/page {rec['candidate_pairs'] / n:.2f}")
+            if "neardup" in results:
+                nd = results["neardup"]["wall_s"]
+                ratio = f"time neardup / recipe: {nd / rec['wall_s']:.2f}"
+                if mask_s:
+                    ratio += (f" ({(nd + mask_s) / (rec['wall_s'] + mask_s):.2f} with the "
+                              f"masking, {mask_s:.1f} s, added to both)")
+                say(ratio)
+        if args.pipeline:
+            why = services_up()
+            if why is not None:
+                say(f"pipeline: skipped ({why})")
+            else:
+                run = run_neardup(inp, work / "pipeline.out.jsonl",
+                                  ["--backend", "opensearch", "--start-workers", "2"])
+                m = evaluate(run["groups"], truth)
+                results["pipeline"] = {**{k: v for k, v in run.items() if k != "groups"}, **m}
+                for s in _fmt_quality("neardup dedup (opensearch, 2 workers)", m):
+                    say(s)
+                say(f"  time {run['wall_s']:.1f} s wall ({1000 * run['wall_s'] / n:.2f} ms/page)")
+    finally:
+        if args.json:
+            args.json.write_text(json.dumps({**results, "report": lines}, indent=1, default=str))
+        if tmp is not None:
+            tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,381 @@
+"""The embedded grouping engine: the whole method in-process, no servers (``neardup dedup``,
+:func:`neardup.dedup`).
+
+The candidates of each document are taken from an in-memory index *before* the document is added
+(its earlier candidates: each candidate pair is seen once); verification runs in a process pool
+when asked. The groups are the components of the joining pairs
+(:mod:`neardup.verifier.grouping`), whatever the parallelism. Texts wait on disk
+(:class:`DiskTexts`), so a crawl of millions of pages fits: only fingerprints and group state stay
+in memory.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import tempfile
+import time
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from neardup.ingest.pipeline import Prepared
+from neardup.ingest.store.ranking import rank_candidates
+from neardup.verifier.compare import compare
+from neardup.verifier.config import VerifyConfig
+from neardup.verifier.grouping import GroupForest, joins
+from neardup.verifier.implementation import select
+
+# The compiled candidate table (ingest/_candidates.pyx), or None where the reference runs
+# (``NEARDUP_IMPL``). No module has its API: the reference is ``_DictTable`` below (the dict rule).
+_candidates = select("neardup.ingest._candidates", None)
+_CandidateTable: Any = None if _candidates is None else _candidates.CandidateTable
+
+__all__ = [
+    "DEFAULT_K",
+    "CandidateIndex",
+    "CandidateLists",
+    "DiskTexts",
+    "dedup_embedded",
+    "earlier_candidates",
+    "spool_texts",
+]
+
+DEFAULT_K = 100  # the most candidates a document is verified against (the workers' too)
+VERIFY_CHUNK = 16  # documents per verification task of the process pool
+
+
+_NO_FINGERPRINTS: list[str] = []  # shared by the documents read to disk (never mutated)
+
+
+def spool_texts(
+    prepared: Iterable[Prepared], texts: DiskTexts, index: CandidateIndex,
+    earlier: MutableMapping[str, list[str]],
+) -> Iterator[Prepared]:
+    """``prepared`` as it is read, each document's verified text moved to ``texts`` and its
+    earlier candidates taken (``earlier``) before it is added to ``index``; the document keeps
+    only its id, seq and fingerprint config (one string object for the run: each came from the
+    pool as its own copy)."""
+    last: tuple[int, str] | None = None
+    configs: dict[str, str] = {}
+    for p in prepared:
+        d = p.doc
+        if d is not None:
+            if last is not None and (d.seq, d.id) <= last:  # prepare_lines numbers lines in order
+                raise RuntimeError("documents out of (seq, id) order")
+            last = (d.seq, d.id)
+            texts.put(d.id, d.verified_text)
+            earlier[d.id] = index.add(d)
+            d.body, d.content, d.fingerprints = "", None, _NO_FINGERPRINTS
+            d.url = d.site = d.title = None
+            d.fp_config = configs.setdefault(d.fp_config, d.fp_config)
+            d.status = "pending"
+        yield p
+
+
+# --- embedded backend ------------------------------------------------------------------------
+
+class DiskTexts:
+    """The verified texts of a run in an unlinked temporary file, read back by offset.
+
+    The parent keeps an ordinal per document (:attr:`ordinal`, in the order of :meth:`put`) and
+    the file's offsets in an array; forked verification workers inherit the descriptor and read
+    with ``os.pread`` (no shared file position), so memory does not grow with the texts.
+    UTF-8 with ``surrogatepass``: any ``str`` comes back unchanged.
+    """
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="neardup-dedup-")
+        self._dirty = False
+        self.ordinal: dict[str, int] = {}  # id -> ordinal, in put order
+        self._offsets = array("q", [0])  # text o is bytes [offsets[o], offsets[o + 1])
+        self._at: array[int] = array("q")  # ordinal -> its text's index in _offsets
+
+    def put(self, doc_id: str, text: str) -> None:
+        data = text.encode("utf-8", "surrogatepass")
+        self._file.write(data)
+        o = self.ordinal.setdefault(doc_id, len(self.ordinal))
+        if o == len(self._at):
+            self._at.append(len(self._offsets) - 1)
+        else:  # a new text for a known id
+            self._at[o] = len(self._offsets) - 1
+        self._offsets.append(self._offsets[-1] + len(data))
+        self._dirty = True
+
+    def get(self, doc_id: str) -> str:
+        if self._dirty:
+            self.flush()
+        at = self._at[self.ordinal[doc_id]]
+        start = self._offsets[at]
+        data = os.pread(self._file.fileno(), self._offsets[at + 1] - start, start)
+        return data.decode("utf-8", "surrogatepass")
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.ordinal
+
+    def flush(self) -> None:
+        """Write what is buffered: before forking readers, which do not share the buffer."""
+        self._file.flush()
+        self._dirty = False
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> DiskTexts:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class CandidateLists(MutableMapping[str, list[str]]):
+    """``{id: earlier candidate ids}`` in two flat arrays instead of a list per document.
+
+    Keyed by an existing ``ordinal`` map (:attr:`DiskTexts.ordinal`): a document's list is
+    set once, in ordinal order (as :func:`spool_texts` reads them); reading it builds a new list.
+    """
+
+    def __init__(self, ordinal: Mapping[str, int]) -> None:
+        self._ordinal = ordinal
+        self._ids: list[str] = []  # every list, one after the other
+        self._ends = array("q")  # list o is _ids[_ends[o - 1] : _ends[o]]
+
+    def __setitem__(self, doc_id: str, candidates: list[str]) -> None:
+        if self._ordinal.get(doc_id) != len(self._ends):
+            raise KeyError(f"{doc_id!r}: candidate lists are set once each, in ordinal order")
+        self._ids.extend(candidates)
+        self._ends.append(len(self._ids))
+
+    def __getitem__(self, doc_id: str) -> list[str]:
+        o = self._ordinal.get(doc_id, len(self._ends))
+        if o >= len(self._ends):
+            raise KeyError(doc_id)
+        return self._ids[self._ends[o - 1] if o else 0 : self._ends[o]]
+
+    def __delitem__(self, doc_id: str) -> None:
+        raise TypeError("candidate lists are not deleted")
+
+    def __iter__(self) -> Iterator[str]:
+        n = len(self._ends)
+        return (doc_id for doc_id, o in self._ordinal.items() if o < n)
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+
+_TEXTS: DiskTexts | None = None  # inherited by forked verification workers
+_VCONFIG: Any = None
+
+
+def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, float, float]]:
+    assert _TEXTS is not None
+    text = _TEXTS.get(doc_id)
+    out = []
+    for r in rep_ids:
+        v = compare(text, _TEXTS.get(r), _VCONFIG)
+        out.append((joins(v), float(v.resemble), float(v.contain)))
+    return out
+
+
+def _compare_chunk(
+    chunk: Sequence[tuple[str, Sequence[str]]],
+) -> list[list[tuple[bool, float, float]]]:
+    return [_compare_against(doc_id, reps) for doc_id, reps in chunk]
+
+
+class CandidateIndex:
+    """The embedded candidate rule, one document at a time, in ``(seq, id)`` order.
+
+    :meth:`add` returns the top-``k`` earlier candidates of a document — documents of the same
+    fingerprint config sharing distinct fingerprints, by shared count desc, then ``seq``, then
+    ``id`` (the OpenSearch query's rule) — and then indexes it. Documents must come in strictly
+    increasing ``(seq, id)`` (``ValueError`` otherwise).
+
+    The compiled table (:mod:`neardup.ingest._candidates`) keeps about 6 bytes per distinct fingerprint
+    of a document in memory and the documents' fingerprints on disk, so a million pages fit in
+    a few hundred MB; without the built extension the rule runs on Python dicts (a fingerprint
+    seen once holds its one id, a shared one the list of ids: ~100 bytes a fingerprint).
+    """
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self._table: Any = _CandidateTable(k) if _CandidateTable is not None else _DictTable(k)
+
+    def add(self, doc: Any) -> list[str]:
+        out: list[str] = self._table.add(doc)
+        return out
+
+    def close(self) -> None:
+        """Release the index (its memory and, compiled, its temporary file)."""
+        self._table.close()
+        self._table = None
+
+
+class _DictTable:
+    """:class:`CandidateIndex` on Python dicts: the rule as written, for pure-Python installs."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self._postings: dict[str, dict[str, Any]] = {}  # fp_config -> fp -> id | [ids]
+        self._seq_of: dict[str, int] = {}
+        self._last: tuple[int, str] | None = None
+
+    def add(self, doc: Any) -> list[str]:
+        if self._last is not None and (doc.seq, doc.id) <= self._last:
+            raise ValueError("documents must be added in strictly increasing (seq, id) order")
+        self._last = (doc.seq, doc.id)
+        postings = self._postings.setdefault(doc.fp_config, {})
+        terms = set(doc.fingerprints)
+        shared: dict[str, int] = {}
+        for t in terms:
+            hit = postings.get(t)
+            if hit is None:
+                continue
+            for j in (hit,) if isinstance(hit, str) else hit:
+                shared[j] = shared.get(j, 0) + 1
+        out = [c.id for c in rank_candidates(shared, self.k, self._seq_of)]
+        for t in terms:
+            hit = postings.get(t)
+            if hit is None:
+                postings[t] = doc.id
+            elif isinstance(hit, str):
+                postings[t] = [hit, doc.id]
+            else:
+                hit.append(doc.id)
+        self._seq_of[doc.id] = doc.seq
+        return out
+
+    def close(self) -> None:
+        self._postings.clear()
+        self._seq_of.clear()
+
+
+def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
+    """The top-``k`` earlier candidates of every document, ``docs`` sorted by ``(seq, id)``.
+
+    The embedded store's candidate rule (and the OpenSearch query's), :class:`CandidateIndex`:
+    asked before the document is added, so only earlier documents. An inverted index
+    instead of the SQLite store: the same answer, without storing every body in SQLite (the
+    candidate phase was over half of a 10k-document run). No stoplist: a fresh embedded store
+    has none either.
+    """
+    index = CandidateIndex(k)
+    try:
+        return {d.id: index.add(d) for d in docs}
+    finally:
+        index.close()
+
+
+def dedup_embedded(
+    prepared: Sequence[Prepared],
+    profile: str = "web",
+    k: int = DEFAULT_K,
+    processes: int = 1,
+    progress: Any = None,
+    timings: dict[str, float] | None = None,
+    texts: DiskTexts | None = None,
+    earlier: Mapping[str, list[str]] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Groups of the prepared documents, in-process: ``{id: {dup_group, dup_of, resemble,
+    contain}}`` (documents in error are absent). The rule of :mod:`neardup.verifier.grouping`: the
+    components of the candidate pairs that join, each pair verified unless its pages are
+    already in one group; ``dup_of`` is the joined page a document resembles most among
+    those it was verified against. ``timings`` receives the seconds spent in the candidate
+    and verification phases. ``texts`` holds the documents' verified texts and ``earlier``
+    their earlier candidates when the caller took both while reading (``neardup dedup`` does,
+    and keeps neither texts nor fingerprints in memory); by default the texts are copied to
+    disk here and the candidates computed from the fingerprints."""
+    timings = {} if timings is None else timings
+    if texts is None:
+        with DiskTexts() as own:
+            for p in prepared:
+                if p.doc is not None:
+                    own.put(p.doc.id, p.doc.verified_text)
+            return dedup_embedded(prepared, profile, k, processes, progress, timings, own, earlier)
+    t0 = time.perf_counter()
+    global _TEXTS, _VCONFIG
+
+    progress = progress or (lambda it, desc, total=None: it)
+    docs = [p.doc for p in prepared if p.doc is not None]
+    docs.sort(key=lambda d: (d.seq, d.id))
+    if earlier is None:
+        earlier = earlier_candidates(docs, k)
+    timings["candidates_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    compared = 0
+    texts.flush()  # before the workers fork: they read the file, not this process's buffer
+    _TEXTS = texts
+    _VCONFIG = VerifyConfig.profile(profile)
+
+    forest = GroupForest()
+    for d in docs:
+        forest.add(d.id, d.seq)
+    best: dict[str, tuple[float, str, float]] = {}
+
+    def conclude(doc_id: str, others: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
+        nonlocal compared
+        compared += len(others)
+        for c, (joined, resemble, contain) in zip(others, verdicts, strict=True):
+            if joined:
+                forest.union((doc_id, c))
+                for x, y in ((doc_id, c), (c, doc_id)):  # either page may be the one verifying
+                    if x not in best or resemble > best[x][0]:
+                        best[x] = (resemble, y, contain)
+        next(bar, None)
+
+    bar = progress(iter(range(len(docs))), desc="verify", total=len(docs))
+    pool = None
+    if processes > 1 and len(docs) > 1:
+        ctx = multiprocessing.get_context("fork") if os.name == "posix" else None
+        pool = cf.ProcessPoolExecutor(processes, mp_context=ctx)
+    # Bounded: cf.wait() is linear in the futures it watches, so submitting every document at
+    # once made the scheduling quadratic. A few chunks per process keep the pool busy. A
+    # candidate already in the document's group when the document is submitted is skipped:
+    # that pair cannot change the components, so the groups are the same for any schedule.
+    max_inflight = 4 * processes
+    inflight: dict[cf.Future[Any], list[tuple[str, list[str]]]] = {}
+    todo = iter(docs)
+    exhausted = False
+    try:
+        while not exhausted or inflight:
+            while not exhausted and len(inflight) < max(1, max_inflight):
+                chunk: list[tuple[str, list[str]]] = []
+                while len(chunk) < VERIFY_CHUNK:
+                    nxt = next(todo, None)
+                    if nxt is None:
+                        exhausted = True
+                        break
+                    root = forest.find(nxt.id)
+                    others = [c for c in earlier[nxt.id] if forest.find(c) != root]
+                    if not others:
+                        next(bar, None)
+                    elif pool is None:
+                        conclude(nxt.id, others, _compare_against(nxt.id, others))
+                    else:
+                        chunk.append((nxt.id, others))
+                if chunk and pool is not None:
+                    inflight[pool.submit(_compare_chunk, chunk)] = chunk
+                if pool is None:
+                    break
+            if inflight:
+                done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
+                for fut in done:
+                    chunk = inflight.pop(fut)
+                    for (doc_id, others), verdicts in zip(chunk, fut.result(), strict=True):
+                        conclude(doc_id, others, verdicts)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+        _TEXTS = None
+    timings["verify_s"] = time.perf_counter() - t0
+    timings["comparisons"] = compared
+    out: dict[str, dict[str, Any]] = {}
+    for d in docs:
+        group = forest.find(d.id)
+        # a representative (its group's earliest page) is no one's duplicate
+        resemble, dup_of, contain = best.get(d.id, (None, None, None)) if group != d.id \
+            else (None, None, None)
+        out[d.id] = {"dup_group": group, "dup_of": dup_of, "resemble": resemble,
+                     "contain": contain}
+    return out

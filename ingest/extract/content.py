@@ -1,0 +1,223 @@
+"""A page's main content: what the fingerprints are computed from (:func:`extract_texts`).
+
+Boilerplate = page furniture repeated across a site's pages: navigation, header, footer,
+sidebars, breadcrumbs, share bars, link lists. Dropped from the *content* text, which is what
+fingerprints are computed from; the full text (stored, verified) keeps it. The walk that finds
+it is the one of :func:`neardup.ingest.extract.html.text_of`, with the full text from the same
+pass.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from neardup.ingest.extract.blocks import BLOCK_BREAK, join_blocks
+from neardup.ingest.extract.html import (
+    BLOCK_TAGS,
+    DROP_TAGS,
+    TooDeep,
+    flat_text,
+    parse_page,
+)
+from neardup.ingest.extract.limits import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT,
+    check_deadline,
+    deadline_after,
+)
+from neardup.ingest.extract.simplified import t2s_converter
+
+__all__ = [
+    "LINK_DENSITY",
+    "MIN_CONTENT_CHARS",
+    "MIN_CONTENT_SHARE",
+    "DocumentText",
+    "extract_texts",
+    "texts_of",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentText:
+    """A document's text in two forms. ``text``: everything visible (stored and verified).
+    ``content``: the main content, what the fingerprints are computed from — for HTML the text
+    without navigation, header, footer, sidebars and link lists (see :func:`extract_texts`);
+    for plain text, reST and Markdown the same as ``text``."""
+
+    text: str
+    content: str
+
+
+def extract_texts(
+    html: str | bytes,
+    *,
+    content_type: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    to_simplified: bool = False,
+    doc_id: str | None = None,
+) -> DocumentText:
+    """:func:`~neardup.ingest.extract.html.extract_text` and the page's main content, from
+    one parse and one tree walk.
+
+    Boilerplate is dropped from ``content`` by structure, not by comparing pages: subtrees of
+    ``nav``, ``header``, ``footer``, ``aside`` and ``menu`` elements, of ARIA landmark roles
+    other than ``main`` (navigation, banner, contentinfo, complementary, search), and of
+    elements whose class/id names page furniture (Mozilla Readability's patterns: header,
+    footer, sidebar, menu, comment, related, social, breadcrumbs, pager, …, unless they also
+    name content: article, body, column, content, main); then every block whose visible
+    characters are mostly link text (:data:`LINK_DENSITY`: menus, headline lists, tag clouds).
+    When that leaves almost nothing (:data:`MIN_CONTENT_CHARS`, :data:`MIN_CONTENT_SHARE`:
+    a page of links, an unusual layout) the content is the full text. Same arguments and
+    errors as :func:`~neardup.ingest.extract.html.extract_text`.
+
+    >>> t = extract_texts('<ul class="nav"><li><a href="/">Home</a></li></ul><p>Body text '
+    ...                   'long enough to be the content of the page.</p><div class="footer">© Site</div>')
+    >>> t.text.split("\\n\\n"), t.content
+    (['Home', 'Body text long enough to be the content of the page.', '© Site'], 'Body text long enough to be the content of the page.')
+    """
+    deadline = deadline_after(timeout)
+    try:
+        root = parse_page(html, content_type, max_bytes, deadline, doc_id)
+    except TooDeep as deep:  # no tree to find the main content in: the full text
+        text = content = flat_text(deep.html, deadline, doc_id)
+    else:
+        if root is None:
+            return DocumentText("", "")
+        text, content = texts_of(root, deadline, doc_id)
+    if to_simplified and text:
+        convert = t2s_converter().convert
+        simplified = convert(text)
+        content = convert(content) if content != text else simplified
+        text = simplified
+    return DocumentText(text, content)
+
+
+_BOILER_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})
+_BOILER_ROLES = frozenset(
+    {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
+)
+# class/id patterns of Mozilla Readability (``unlikelyCandidates`` / ``okMaybeItsACandidate``,
+# Readability.js, Apache-2.0): a widely used list of page-furniture names.
+_UNLIKELY = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|"
+    r"gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|"
+    r"sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
+    re.IGNORECASE,
+)
+_MAYBE = re.compile(r"and|article|body|column|content|main|shadow", re.IGNORECASE)
+_NEVER_BOILER = frozenset({"html", "body", "main", "article", "a"})
+#: A block (text between two block boundaries) whose visible characters are mostly link text
+#: is a link list (menu, "related" headlines, tag clouds): not content.
+LINK_DENSITY = 0.5
+#: Content smaller than both this share of the full text and :data:`MIN_CONTENT_CHARS` visible
+#: characters is taken as a failed detection (a page of links, an unusual layout): the full
+#: text is used instead.
+MIN_CONTENT_SHARE = 0.1
+MIN_CONTENT_CHARS = 100
+_CONTENT, _LINK, _BOILER, _BREAK = 0, 1, 2, 3
+
+
+# Inline elements are not page furniture by themselves (and are most of the elements of a page:
+# code highlighting spans, links, emphasis): their class/id is not looked at.
+_INLINE = frozenset(
+    """a abbr b bdi bdo cite code data dfn em font i img kbd label mark q s samp small span strong
+    sub sup time tt u var wbr""".split()
+)
+_NAMES_CACHE: dict[str, bool] = {}
+
+
+def _is_boilerplate(el: Any, name: str) -> bool:
+    if name in _BOILER_TAGS:
+        return True
+    if name in _INLINE or name in _NEVER_BOILER:
+        return False
+    role = el.get("role")
+    if role and role.strip().lower() in _BOILER_ROLES:
+        return True
+    cls, ident = el.get("class"), el.get("id")
+    if not (cls or ident):
+        return False
+    names = f"{cls or ''} {ident or ''}"
+    found = _NAMES_CACHE.get(names)
+    if found is None:
+        found = _UNLIKELY.search(names) is not None and not _MAYBE.search(names)
+        if len(_NAMES_CACHE) >= 4096:
+            _NAMES_CACHE.clear()
+        _NAMES_CACHE[names] = found
+    return found
+
+
+def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str, str]:
+    """Full text (as :func:`~neardup.ingest.extract.html.text_of`) and main-content text of a
+    parsed page (:func:`~neardup.ingest.extract.html.parse_page`), in one walk."""
+    parts: list[str] = []
+    modes: list[int] = []
+    add = parts.append
+    mark = modes.append
+    stack: list[tuple[Any, bool, bool, int]] = [(root, True, False, _CONTENT)]
+    count = 0
+    while stack:
+        el, block, closing, mode = stack.pop()  # mode: of the parent (the tail's)
+        if closing:
+            if block:
+                add(BLOCK_BREAK)
+                mark(_BREAK)
+            if el.tail:
+                add(el.tail)
+                mark(mode)
+            continue
+        count += 1
+        if count & 4095 == 0:
+            check_deadline(deadline, doc_id, "walking the tree")
+        tag = el.tag
+        if not isinstance(tag, str) or tag.lower() in DROP_TAGS:
+            if el.tail:
+                add(el.tail)
+                mark(mode)
+            continue
+        name = tag.lower()
+        own = mode
+        if own != _BOILER:
+            if _is_boilerplate(el, name):
+                own = _BOILER
+            elif name == "a":
+                own = _LINK
+        block = name in BLOCK_TAGS
+        if block:
+            add(BLOCK_BREAK)
+            mark(_BREAK)
+        if el.text:
+            add(el.text)
+            mark(own)
+        stack.append((el, block, True, mode))
+        stack.extend((child, False, False, own) for child in reversed(el))
+    full = join_blocks("".join(parts))
+    kept: list[str] = []
+    pieces: list[str] = []
+    links: list[str] = []
+    for piece, m in zip([*parts, BLOCK_BREAK], [*modes, _BREAK], strict=True):
+        if m == _BREAK:
+            if pieces:
+                text = "".join(pieces)
+                if not links or _visible_len("".join(links)) <= LINK_DENSITY * _visible_len(text):
+                    kept.append(text)
+                    kept.append(BLOCK_BREAK)
+                pieces.clear()
+                links.clear()
+        elif m != _BOILER:
+            pieces.append(piece)
+            if m == _LINK:
+                links.append(piece)
+    content = join_blocks("".join(kept))
+    size = _visible_len(content)
+    if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * _visible_len(full):
+        content = full
+    return full, content
+
+
+def _visible_len(text: str) -> int:
+    return sum(map(len, text.split()))
+

@@ -1,0 +1,90 @@
+"""The workers' side as the HTTP service sees it: a queue of accepted batches
+(:class:`BatchQueue`), on the broker (:class:`BrokerBatchQueue`: the batch staging in Redis and
+the workers' Celery queue), and whether the broker answers (:func:`broker_reachable`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from neardup.ingest.workers.staging import BatchStaging
+from neardup.ingest.workers.tasks import submit
+
+__all__ = ["BatchQueue", "Backlogged", "BrokerBatchQueue", "broker_reachable"]
+
+
+class Backlogged(Exception):
+    """The workers are behind: too many accepted batches wait to be indexed (HTTP 429)."""
+
+
+class BatchQueue(Protocol):
+    """What the HTTP service needs of the workers' side: accept a batch of prepared pages for
+    them, tell which pages they have not decided yet, wait until batches are searchable
+    (:class:`BrokerBatchQueue`)."""
+
+    def submit(self, pages: list[dict[str, Any]]) -> str: ...
+
+    def pending(self, ids: Sequence[str]) -> set[str]: ...
+
+    def pending_count(self) -> int: ...
+
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
+
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]: ...
+
+    def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None: ...
+
+
+class BrokerBatchQueue:
+    """The pages ``index``'s batches on the broker (:mod:`neardup.ingest.workers.staging`) and
+    the workers' queue (:func:`neardup.ingest.workers.tasks.submit`)."""
+
+    def __init__(self, broker_url: str, index: str, profile: str = "web",
+                 max_live: int = 8, room_wait: float = 30.0) -> None:
+        self.staging = BatchStaging.from_url(broker_url, index)
+        self.profile = profile
+        self.max_live, self.room_wait = max_live, room_wait
+
+    def submit(self, pages: list[dict[str, Any]]) -> str:
+        # backpressure, as for neardup ingest: a request waits for room a while, then is refused
+        if not self.staging.wait_for_room(self.max_live, self.room_wait):
+            raise Backlogged(f"{self.max_live} batches are waiting for the workers")
+        return submit(self.staging, pages, self.profile)
+
+    def pending(self, ids: Sequence[str]) -> set[str]:
+        return self.staging.pending(ids)
+
+    def pending_count(self) -> int:
+        return self.staging.pending_count()
+
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        return self.staging.pending_pages(ids)
+
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+        return self.staging.undecided(offset, size)
+
+    def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None:
+        if keys is not None and not keys:
+            return
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < budget:
+            left = self.staging.live_of(keys) if keys is not None else self.staging.live_count()
+            if not left:
+                return
+            time.sleep(0.05)
+
+
+def broker_reachable(url: str, timeout: float = 2.0) -> str:
+    """``"ok"`` when the broker accepts a connection within ``timeout`` seconds, else why not."""
+    try:
+        from kombu.connection import Connection
+
+        connection: Any = Connection  # kombu is untyped
+        with connection(url, connect_timeout=timeout, transport_options={"max_retries": 0}) as conn:
+            conn.ensure_connection(
+                max_retries=1, interval_start=0, interval_step=0, timeout=timeout
+            )
+        return "ok"
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"[:300]

@@ -1,0 +1,77 @@
+"""neardup's own endpoints for pages: ``POST /documents`` (one document or a JSONL body),
+``GET /documents/{id}`` (a page and what became of it), ``GET /groups/{id}``."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from neardup.ingest.server.bulk import DocumentsSyntaxError, ItemError, parse_documents
+from neardup.ingest.server.config import ServerConfig
+from neardup.ingest.server.request import path_id, read_body, refresh_param
+from neardup.ingest.server.responses import HTTPError, JSONResponse, took_ms
+from neardup.ingest.server.service import IngestItem, IngestService
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+__all__ = ["get_document", "get_group", "post_documents"]
+
+
+async def post_documents(
+    request: Request, *, service: IngestService, config: ServerConfig
+) -> Response:
+    started = time.monotonic()
+    body = await read_body(request, config.max_body_bytes)
+    try:
+        parsed, single = parse_documents(body, service.limits)
+    except DocumentsSyntaxError as exc:
+        raise HTTPError(400, "parse_exception", str(exc)) from None
+    items: list[tuple[int | None, IngestItem | ItemError]] = []
+    for line, entry in parsed:
+        if isinstance(entry, ItemError):
+            items.append((line, entry))
+            continue
+        # validated with the document by the input layer (neardup.ingest.records), as on every path
+        items.append((line, IngestItem(action="index", raw=entry, line=line)))
+    await run_in_threadpool(
+        service.ingest,
+        [i for _, i in items if isinstance(i, IngestItem)],
+        refresh_param(request),
+    )
+    results = [_document_result(i, line) for line, i in items]
+    errors = any("error" in r for r in results)
+    if single:
+        return JSONResponse(results[0], status_code=results[0]["status"])
+    return JSONResponse(
+        {"took": took_ms(started), "errors": errors, "items": results}, status_code=200
+    )
+
+
+async def get_document(request: Request, *, service: IngestService) -> Response:
+    doc_id = path_id(request, "doc_id", "GET /documents/{id}")
+    doc = await run_in_threadpool(service.reads.document, doc_id)
+    if doc is None:
+        raise HTTPError(404, "document_missing_exception", f"document [{doc_id}] not found")
+    return JSONResponse(doc)
+
+
+async def get_group(request: Request, *, service: IngestService) -> Response:
+    group_id = path_id(request, "group_id", "GET /groups/{id}")
+    group = await run_in_threadpool(service.reads.group, group_id)
+    if group is None:
+        raise HTTPError(404, "group_missing_exception", f"group [{group_id}] not found")
+    return JSONResponse(group)
+
+
+def _document_result(item: IngestItem | ItemError, line: int | None = None) -> dict[str, Any]:
+    where = {} if line is None else {"line": line}
+    if isinstance(item, ItemError):
+        return {"id": None, **where, "status": item.status, "error": item.to_json()}
+    out: dict[str, Any] = {"id": item.id, **where, "status": item.status}
+    if item.error is not None:
+        out["error"] = item.error.to_json()
+    else:
+        out["result"] = item.result
+        out["queued"] = item.queued
+    return out

@@ -1,0 +1,367 @@
+"""Submitting pages to a running pipeline: accept them in batches, queue their decisions,
+wait until every page is indexed with its group (``neardup ingest``, ``neardup backfill``,
+:func:`neardup.submit`).
+
+A :class:`Submitter` stores each batch in Redis (:class:`~neardup.ingest.workers.staging.BatchStaging`)
+and queues one ``decide_batch`` message for it; a worker finds each page's candidates, verifies
+them and indexes the page once, carrying its ``dup_group``. :func:`wait_for_groups` waits until
+every accepted batch is searchable, sends a stalled batch's message again (deciding twice
+changes nothing) and accepts again a page its batch lost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from typing import Any, TextIO
+
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.pipeline import Prepared
+from neardup.ingest.retry import TRANSIENT, retry_call
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import open_store
+from neardup.ingest.store.base import now_iso
+from neardup.ingest.workers import tasks
+from neardup.ingest.workers.app import broker_url
+from neardup.ingest.workers.batch import DEFAULT_K
+from neardup.ingest.workers.staging import BatchStaging, page_payload
+from neardup.ingest.workers.tasks import queue_consumers
+
+__all__ = [
+    "BATCH",
+    "Submitter",
+    "WaitReport",
+    "ingest_prepared",
+    "submit_pages",
+    "wait_for_groups",
+    "wait_for_room",
+]
+
+BATCH = 250  # pages per accepted batch: one decide_batch message, one bulk request
+WAIT_TIMEOUT = 300.0  # --wait gives up after this long without a page indexed
+MAX_LIVE = Settings().max_live_batches  # accepted batches waiting to be searchable, at most
+
+
+def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
+    batch: list[Prepared] = []
+    for it in items:
+        batch.append(it)
+        if len(batch) >= n:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def wait_for_room(staging: Any, max_live: int, budget: float = 600.0) -> None:
+    """Backpressure (:meth:`neardup.ingest.workers.staging.BatchStaging.wait_for_room`), through a broker
+    restart; after ``budget`` seconds the batch is accepted all the same."""
+    retry_call(lambda: staging.wait_for_room(max_live, budget), budget=budget, on=TRANSIENT)
+
+
+class Submitter:
+    """Accept prepared pages in batches and queue their decisions (``neardup ingest``, the
+    HTTP service, ``neardup backfill``): pages already indexed are ``unchanged``; the rest are
+    staged (:meth:`neardup.ingest.workers.staging.BatchStaging.accept`) and a ``decide_batch`` message is
+    queued. Remembers what it accepted, so :func:`wait_for_groups` can send a batch again."""
+
+    def __init__(self, store: Any, staging: Any, profile: str = "web", k: int = DEFAULT_K,
+                 queue: str | None = None, max_live: int = MAX_LIVE, mode: str = "index") -> None:
+        self.store, self.staging = store, staging
+        self.profile, self.k, self.queue, self.max_live, self.mode = profile, k, queue, max_live, mode
+        self.batches: dict[str, list[dict[str, Any]]] = {}  # key -> pages
+        self.accepted_at: dict[str, float] = {}
+        self.searchable_at: dict[str, float] = {}  # batches seen out of the live set
+        self.phases = {"prepare_s": 0.0, "check_s": 0.0, "accept_s": 0.0, "backpressure_s": 0.0}
+
+    def new_pages(self, docs: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+        """``(new, unchanged)``: the pages not yet indexed, and the others."""
+        t0 = time.perf_counter()
+        found = retry_call(lambda: self.store.existing([d.id for d in docs]), budget=600.0)
+        self.phases["check_s"] += time.perf_counter() - t0
+        return [d for d in docs if d.id not in found], [d for d in docs if d.id in found]
+
+    def submit(self, pages: list[dict[str, Any]]) -> str:
+        t0 = time.perf_counter()
+        wait_for_room(self.staging, self.max_live)
+        t1 = time.perf_counter()
+        # accepted once, then its message published (both wait out a broker restart: a
+        # batch accepted twice would be decided twice, which is harmless but wasted)
+        accepted: tuple[str, int] = retry_call(
+            lambda: self.staging.accept(pages, self.mode), budget=600.0, on=TRANSIENT
+        )
+        key = accepted[0]
+        tasks.publish_with_retry(lambda: tasks.republish(self.staging, key, self.profile,
+                                                         self.k, self.queue), budget=600.0)
+        self.phases["backpressure_s"] += t1 - t0
+        self.phases["accept_s"] += time.perf_counter() - t1
+        self.batches[key] = pages
+        self.accepted_at[key] = time.monotonic()
+        self.look()
+        return key
+
+    def look(self) -> None:
+        """Note which accepted batches have become searchable (for the latency figures)."""
+        open_keys = [k for k in self.batches if k not in self.searchable_at]
+        try:
+            still = self.staging.live_of(open_keys)
+        except Exception:  # the broker is restarting: look again later
+            return
+        now = time.monotonic()
+        for key in open_keys:
+            if key not in still:
+                self.searchable_at[key] = now
+
+    def republish(self, key: str) -> None:
+        tasks.republish(self.staging, key, self.profile, self.k, self.queue)
+
+
+def ingest_prepared(
+    submitter: Submitter,
+    prepared: Iterable[Prepared],
+    batch: int = BATCH,
+    on_error: Callable[[Prepared], Any] | None = None,
+) -> dict[str, Any]:
+    """Accept prepared pages in batches of ``batch`` and queue their decisions; returns
+    ``{"accepted", "unchanged", "errors", "messages", "phases"}``."""
+    counts = {"accepted": 0, "unchanged": 0, "errors": 0, "messages": 0}
+    now = now_iso()
+    chunks = _batches(prepared, batch)
+    while True:
+        t0 = time.perf_counter()  # blocked on extraction + fingerprinting (a process pool)
+        chunk = next(chunks, None)
+        submitter.phases["prepare_s"] += time.perf_counter() - t0
+        if chunk is None:
+            break
+        docs = []
+        for p in chunk:
+            if p.doc is None:
+                counts["errors"] += 1
+                if on_error:
+                    on_error(p)
+            else:
+                docs.append(p.doc)
+        if not docs:
+            continue
+        fresh, same = submitter.new_pages(docs)
+        counts["unchanged"] += len(same)
+        if fresh:
+            submitter.submit([page_payload(d, now) for d in fresh])
+            counts["accepted"] += len(fresh)
+            counts["messages"] += 1
+    counts["phases"] = {key: round(v, 3) for key, v in submitter.phases.items()}  # type: ignore[assignment]
+    return counts
+
+
+WORKER_CHECK_AFTER = 3.0  # seconds without progress before wait_for_groups looks for workers
+
+
+class WaitReport:
+    """What ``--wait`` tells the user on stderr: progress (a bar on a terminal, otherwise a line
+    at most every ``every`` seconds and at the end) and the absence of workers."""
+
+    def __init__(self, out: TextIO, every: float = 10.0) -> None:
+        self.out = out
+        self.every = every
+        self.bar: Any = None
+        self.last_line = -every
+        self.total = 0
+
+    def start(self, total: int, queue: str | None) -> None:
+        self.total = total
+        if self.out.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc="grouped", unit="doc", file=self.out, leave=False)
+        else:
+            print(f"neardup ingest: waiting for workers to group {total} pages "
+                  f"(queue {queue!r})", file=self.out, flush=True)  # fmt: skip
+
+    def progress(self, done: int, elapsed: float, final: bool = False) -> None:
+        if self.bar is not None:
+            self.bar.update(done - self.bar.n)
+            if final:
+                self.bar.close()
+                self.bar = None
+        if self.bar is None and (final or elapsed - self.last_line >= self.every):
+            self.last_line = elapsed
+            print(f"neardup ingest: {done} of {self.total} pages grouped ({elapsed:.0f} s)",
+                  file=self.out, flush=True)  # fmt: skip
+
+    def no_worker(self, queue: str | None, pending: int) -> None:
+        message = (f"neardup ingest: warning: no worker consumes queue {queue!r} "
+                   f"({pending} pages pending): start one with `neardup worker` "
+                   "(same CELERY_BROKER_URL, OPENSEARCH_URL and NEARDUP_QUEUE)")  # fmt: skip
+        if self.bar is not None:
+            self.bar.write(message, file=self.out)
+        else:
+            print(message, file=self.out, flush=True)
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+
+
+def wait_for_groups(
+    submitter: Submitter,
+    timeout: float = 3600,
+    stall: float = 30.0,
+    poll: float = 0.1,
+    idle_timeout: float | None = None,
+    report: WaitReport | None = None,
+    consumers: Callable[[str | None], list[str]] | None = None,
+    max_resends: int = 2,
+    tagged: bool = False,
+) -> dict[str, Any]:
+    """Wait until every batch the submitter accepted is searchable (indexed with its groups and
+    refreshed: it left the live set). A batch still live after ``stall`` seconds without
+    progress has its message sent again (it may have been lost with the broker's data:
+    deciding twice changes nothing). When all have left, the index is asked for every page;
+    a page missing (its batch was lost with Redis' data, or dead-lettered) is accepted again,
+    at most ``max_resends`` times. Returns ``{"waited_s", "indexed", "requeued", "resent",
+    "timed_out", "latency_s"}`` (+ ``pending`` when it timed out: after ``timeout`` seconds in
+    all, or ``idle_timeout`` seconds without progress); ``latency_s`` gives the p50/p99 time
+    from a page's acceptance until it was seen searchable.
+
+    ``report`` shows the progress; ``consumers(queue)`` (the workers consuming ``queue``) is
+    asked whenever nothing has progressed for a few seconds, and ``report.no_worker`` is told
+    when there is none. With ``tagged`` (``neardup backfill``: the pages were in the index
+    before), a page counts as done once it carries a ``dup_group``."""
+    staging, store = submitter.staging, submitter.store
+
+    def done_of(chunk: list[str]) -> set[str]:
+        if not tagged:
+            return set(store.existing(chunk))
+        return {i for i, src in store.fields(chunk, ["dup_group"]).items() if src.get("dup_group")}
+
+    start = time.monotonic()
+    waiting = dict(submitter.batches)  # key -> pages
+    total = sum(len(p) for p in waiting.values())
+    done = 0
+    latencies: list[tuple[float, int]] = []
+    last_progress = start
+    last_requeue = start
+    checked_workers = False
+    requeued = resent = 0
+    resends: dict[str, int] = {}
+    if report is not None:
+        report.start(total, submitter.queue)
+    while True:
+        while waiting:
+            try:
+                still = staging.live_of(list(waiting))
+            except Exception:  # the broker is restarting: look again
+                still = set(waiting)
+            now = time.monotonic()
+            finished = [key for key in waiting if key not in still]
+            for key in finished:
+                pages = waiting.pop(key)
+                done += len(pages)
+                seen = submitter.searchable_at.setdefault(key, now)
+                latencies.append((seen - submitter.accepted_at.get(key, start), len(pages)))
+            if finished:
+                last_progress, checked_workers = now, False
+            if report is not None:
+                report.progress(min(done, total), now - start)
+            if not waiting:
+                break
+            if now - start > timeout or (idle_timeout is not None
+                                         and now - last_progress > idle_timeout):
+                return {"waited_s": round(now - start, 2), "indexed": done, "requeued": requeued,
+                        "resent": resent, "timed_out": True,
+                        "pending": sum(len(p) for p in waiting.values())}
+            if (consumers is not None and not checked_workers
+                    and now - last_progress >= min(stall, WORKER_CHECK_AFTER)):
+                checked_workers = True
+                if not consumers(submitter.queue) and report is not None:
+                    report.no_worker(submitter.queue, sum(len(p) for p in waiting.values()))
+            if now - max(last_progress, last_requeue) > stall:
+                try:
+                    for key in waiting:
+                        submitter.republish(key)
+                        requeued += len(waiting[key])
+                except Exception:  # the broker may be down right now: again after the next stall
+                    pass
+                last_requeue = now
+            time.sleep(poll)
+        # every batch left the live set: is every page in the index?
+        missing: list[dict[str, Any]] = []
+        failed = 0
+        for pages in submitter.batches.values():
+            ids = [p["id"] for p in pages]
+            found: set[str] = set()
+            for i in range(0, len(ids), 1000):
+                chunk = ids[i:i + 1000]
+                found |= retry_call(partial(done_of, chunk), budget=600.0)
+            for p in pages:
+                if p["id"] not in found:
+                    done -= 1
+                    if resends.get(p["id"], 0) < max_resends:
+                        missing.append(p)
+                    else:
+                        failed += 1
+        if not missing:
+            break
+        for p in missing:
+            resends[p["id"]] = resends.get(p["id"], 0) + 1
+        resent += len(missing)
+        submitter.batches = {}
+        for i in range(0, len(missing), BATCH):
+            pages = missing[i:i + BATCH]
+            waiting[submitter.submit(pages)] = pages
+    waited = time.monotonic() - start
+    if report is not None:
+        report.progress(total, waited, final=True)
+    flat = [lat for lat, n in latencies for _ in range(n)]
+    return {"waited_s": round(waited, 2), "indexed": done, "requeued": requeued, "resent": resent,
+            "failed": failed, "timed_out": False,
+            "latency_s": {"p50": round(_percentile(flat, 0.5), 3),
+                          "p99": round(_percentile(flat, 0.99), 3)}}
+
+
+def submit_pages(
+    prepared: Iterable[Prepared],
+    settings: Settings,
+    *,
+    profile: str = "web",
+    k: int = DEFAULT_K,
+    index: str | None = None,
+    queue: str | None = None,
+    batch: int | None = None,
+    on_error: Callable[[Prepared], Any] | None = None,
+    wait: bool = False,
+    timeout: float = WAIT_TIMEOUT,
+    stall: float = 30.0,
+    report: WaitReport | None = None,
+) -> dict[str, Any]:
+    """Accept ``prepared`` pages into the pipeline of ``settings`` (its engine index, its broker
+    and queue; ``index`` and ``queue`` override them) and queue their decisions: the summary of
+    :func:`ingest_prepared`; with ``wait``, updated with :func:`wait_for_groups`' (giving up
+    after ``timeout`` seconds without a page indexed)."""
+    if settings.broker_url != broker_url():
+        raise ConfigError(
+            f"the workers' broker is {broker_url()!r} (CELERY_BROKER_URL, read once per process by "
+            f"Celery's app), not {settings.broker_url!r}: set CELERY_BROKER_URL instead"
+        )
+    index = index or settings.index
+    queue = queue or settings.queue
+    store = open_store("engine", settings, index=index)
+    try:
+        store.install()
+        staging = BatchStaging.from_url(broker_url(), index)
+        submitter = Submitter(store, staging, profile, k, queue, max_live=settings.max_live_batches)
+        summary = ingest_prepared(
+            submitter, prepared, batch=batch or settings.message_batch, on_error=on_error
+        )
+        if wait:
+            summary.update(
+                wait_for_groups(
+                    submitter, idle_timeout=timeout, stall=stall, report=report,
+                    consumers=queue_consumers,
+                )
+            )
+    finally:
+        store.close()
+    return summary

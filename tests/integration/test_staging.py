@@ -1,0 +1,84 @@
+"""The batch staging on a real redis-server: the sequencer, the live set and when a batch leaves
+it (ingest/workers/staging.py), and the refresher that makes written batches searchable
+(ingest/workers/refresher.py)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from neardup.ingest.workers.refresher import Refresher
+from neardup.ingest.workers.staging import BatchStaging
+
+
+def page(i: str) -> dict[str, Any]:
+    return {"id": i, "body": f"text {i}", "fingerprints": [f"fp-{i}"], "fp_config": "c"}
+
+
+def test_batches_take_consecutive_seqs_and_stay_live_until_a_later_refresh(
+    staging: BatchStaging,
+) -> None:
+    k1, first1 = staging.accept([page("a"), page("b")])
+    k2, first2 = staging.accept([page("c")])
+    assert (first1, first2) == (1, 3)
+    assert staging.live() == [k1, k2] and staging.pending(["a", "c", "x"]) == {"a", "c"}
+    batch = staging.load([k1])[k1]
+    assert [p["id"] for p in batch.pages] == ["a", "b"] and batch.seq_of(1) == 2
+
+    refreshes: list[float] = []
+    written = staging.mark_written(k1)
+    staging.refresh_and_prune(lambda: refreshes.append(time.time()), written)
+    assert refreshes and refreshes[0] >= written  # a refresh started after the write
+    assert staging.live() == [k2] and staging.pending(["a", "b", "c"]) == {"c"}
+    assert staging.load([k1]) == {}  # its payload is gone: a redelivery is a no-op
+    # a refresh that started before a write does not make that write searchable
+    written = staging.mark_written(k2)
+    staging.redis.set(staging.k_refreshed, repr(written - 10))
+    assert staging.prune() == 0 and staging.live() == [k2]
+    staging.refresh_and_prune(lambda: None, written)
+    assert staging.live() == []
+
+
+def test_a_live_batch_never_indexed_is_claimed_once_for_requeueing(staging: BatchStaging) -> None:
+    k1, _ = staging.accept([page("a")])
+    k2, _ = staging.accept([page("b")])
+    staging.mark_written(k2)
+    assert staging.claim_stale([k1, k2], every=60) == [k1]  # k2 is indexed already
+    assert staging.claim_stale([k1, k2], every=60) == []  # claimed: not twice in a row
+
+
+def test_the_refresher_makes_written_batches_searchable_sharing_refreshes(
+    staging: BatchStaging,
+) -> None:
+    """Batches written within one interval share a refresh that started after the last of
+    them; each leaves the live set, its pending pages with it; a failing refresh is retried."""
+    started: list[float] = []
+    failures = [1]
+
+    def refresh() -> None:
+        if failures:
+            failures.pop()
+            raise ConnectionError("engine away")
+        started.append(time.time())
+
+    keys = [staging.accept([page(f"r{i}")])[0] for i in range(5)]
+    refresher = Refresher(staging, refresh, every=0.3)
+    written = [staging.mark_written(k) for k in keys]
+    for at in written:
+        refresher.written(at)
+    assert refresher.idle(timeout=10)
+    assert staging.live() == [] and staging.pending([f"r{i}" for i in range(5)]) == set()
+    assert 1 <= len(started) <= 2 and started[-1] >= max(written)
+    # a later write waits for its own refresh, at least `every` after the previous one, while
+    # another batch is on its way (accepted, not written) that could share it
+    busy, _ = staging.accept([page("busy")])
+    key, _ = staging.accept([page("late")])
+    at = staging.mark_written(key)
+    refresher.written(at)
+    assert refresher.idle(timeout=10) and staging.live() == [busy]
+    assert started[-1] >= at and started[-1] - started[-2] >= 0.29
+    # with every live batch written, nothing would share the wait: the refresh starts at once
+    at = staging.mark_written(busy)
+    refresher.written(at)
+    assert refresher.idle(timeout=10) and staging.live() == []
+    assert started[-1] >= at and started[-1] - started[-2] < 0.2

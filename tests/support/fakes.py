@@ -1,0 +1,97 @@
+"""Stand-ins for the workers' side, for unit tests (the integration tests run the real broker
+and workers)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from neardup.ingest import submit
+
+
+class FakeBatchQueue(list[str]):
+    """The queue of accepted batches (:class:`neardup.ingest.server.broker.BatchQueue`) without a
+    broker. Records the ids of the pages submitted, in order; ``fail`` makes the next submit raise
+    like a dead broker. With a ``store``, it plays a trivial worker: every accepted page is
+    indexed at once as a group of its own; without one, pages stay pending."""
+
+    fail = False
+
+    def __init__(self, store: Any = None) -> None:
+        super().__init__()
+        self.store = store
+        self.pages: list[dict[str, Any]] = []
+        self.batches = 0
+
+    def submit(self, pages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> str:
+        if self.fail:
+            raise ConnectionError("broker down")
+        self.extend(str(p["id"]) for p in pages)
+        self.pages.extend(pages)
+        self.batches += 1
+        if self.store is not None:
+            from neardup.ingest.store.base import StoredDocument
+
+            docs = [StoredDocument(
+                id=str(p["id"]), body=p["body"], fingerprints=list(p["fingerprints"]),
+                fp_config=p["fp_config"], seq=self.batches * 100_000 + i, url=p.get("url"),
+                site=p.get("site"), title=p.get("title"), content=p.get("content"),
+                dup_group=str(p["id"]), status="grouped",
+            ) for i, p in enumerate(pages)]
+            assert all(r.ok for r in self.store.put(docs))
+        return f"batch{self.batches}"
+
+    def pending(self, ids: Sequence[str]) -> set[str]:
+        if self.store is not None:
+            return set()
+        return set(ids) & set(self)
+
+    def pending_count(self) -> int:
+        return 0 if self.store is not None else len(set(self))
+
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if self.store is not None:
+            return {}
+        latest = {str(p["id"]): p for p in self.pages}
+        return {i: latest[i] for i in ids if i in latest}
+
+    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+        if self.store is not None:
+            return 0, []
+        latest = {str(p["id"]): p for p in self.pages}
+        ids = sorted(latest)
+        return len(ids), [latest[i] for i in ids[offset:offset + size]]
+
+    def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None:
+        return None
+
+
+class FakeStaging:
+    """The batch staging as ``neardup ingest`` sees it when batches are indexed at once."""
+
+    index = "pages"
+
+    def __init__(self, pipe: FakeBatchQueue | None = None) -> None:
+        self.pipe = pipe if pipe is not None else FakeBatchQueue()
+
+    def accept(self, pages: list[dict[str, Any]], mode: str = "index") -> tuple[str, int]:
+        return self.pipe.submit(pages), 1
+
+    def live_count(self) -> int:
+        return 0
+
+    def wait_for_room(self, max_live: int, budget: float) -> bool:
+        return True
+
+    def live_of(self, keys: Any) -> set[str]:
+        return set()
+
+
+def fake_cli_pipeline(monkeypatch: Any, store: Any) -> FakeBatchQueue:
+    """Make ``neardup ingest`` (:mod:`neardup.ingest.submit`) accept into a
+    :class:`FakeBatchQueue` indexing into ``store``."""
+    pipe = FakeBatchQueue(store)
+    monkeypatch.setattr(submit, "open_store", lambda *a, **k: store)
+    monkeypatch.setattr(submit.BatchStaging, "from_url", lambda *a, **k: FakeStaging(pipe))
+    monkeypatch.setattr(submit.tasks, "republish", lambda *a, **k: None)
+    return pipe
