@@ -220,7 +220,7 @@ PROFILES: dict[str, VerifyConfig] = {
     # Web pages, precision first: the same rule with a stricter core (grouped 5-fold CV on the
     # Webis dev pairs: P 0.953, R 0.800; the web profile: P 0.929, R 0.877).
     "precise": VerifyConfig(min_core_resemble=0.80),
-    # Microblogs (~140 characters): design.md's k = 5; a shorter window so that a few edits
+    # Microblogs (~140 characters): the method's short-text k = 5; a shorter window so that a few edits
     # in a 70-character Chinese post still leave a skeleton; small iteration floor.
     # theta stays at the paper's 0.10: no short-text data supports the web profile's 0.20.
     # The paper's TLCS decision: the content rule was fitted on web pages only.

@@ -1,6 +1,6 @@
 """``neardup dedup INPUT.jsonl [-o OUT.jsonl] [--backend embedded|opensearch] [--profile web|precise|short]``
 
-The whole method on a file (design.md CLI contract). Output: one JSON object per input line, in
+The whole method on a file (the command-line contract of the README). Output: one JSON object per input line, in
 input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{"id", "line",
 "error", "type"}`` for a bad document (its line in the input, the error's kind: docs/limits.md). Exit 0 when the run completed (even with per-document errors), 2 on usage
 errors.

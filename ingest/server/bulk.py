@@ -49,7 +49,7 @@ __all__ = [
 ACTIONS = ("index", "create", "update", "delete")
 _WITH_SOURCE = ("index", "create", "update")
 
-# Fields of a neardup input document (design.md, the `dedup` input contract). Other source
+# Fields of a neardup input document (the `dedup` input contract, README). Other source
 # fields are dropped: the pages index has a strict mapping.
 DOCUMENT_FIELDS = ("id", *CONTENT_FIELDS, "url", "site", "title")
 

@@ -1,5 +1,5 @@
 """The embedded backend and each engine's (OpenSearch 2 and 3, Elasticsearch 8 and 9: the
-``engine`` fixture) give the same answers on the same corpus (design.md: "same algorithms,
+``engine`` fixture) give the same answers on the same corpus (the embedded backend's promise: "same algorithms,
 same results on the same input"): candidates, the stoplist, grouping."""
 
 from __future__ import annotations
