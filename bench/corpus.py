@@ -30,6 +30,9 @@ header and footer ("chrome") inside the text of every page.
   time) another, under that site's chrome; paragraph edits (add / remove / move, up to ~20 %
   of the body; none for a quarter of the copies) and character edits at a rate drawn from 0-7 %
   (runs of 1-3 characters substituted, inserted or deleted).
+* **Viral stories** (``--viral N``, default none): the first N originals take
+  ``--viral-share`` (default 5 %) of the copies, so a site carries one story many times (more
+  than a chrome threshold of 20 pages): the case where "lines many pages share" is content.
 
 Deterministic for a seed: every page draws from its own generator seeded by ``(seed, page)``,
 an article from ``(seed, article)`` — a copy regenerates its original instead of keeping it —
@@ -330,12 +333,13 @@ class Corpus:
     """The page stream of one seed (see the module docstring)."""
 
     def __init__(self, seed: int = 1, n_sites: int = 12, copy_share: float = 0.4,
-                 recent: int = 2000) -> None:
+                 recent: int = 2000, viral: int = 0, viral_share: float = 0.05) -> None:
         self.seed = seed
         self.lex = Lexicon(seed)
         self.sites = make_sites(n_sites, seed, self.lex)
         self.copy_share = copy_share
         self.recent = recent
+        self.viral, self.viral_share = viral, viral_share
 
     def article(self, article_id: int, lang: str) -> Article:
         """Article ``article_id`` (regenerated the same way each time)."""
@@ -359,7 +363,10 @@ class Corpus:
         for i in range(n):
             rng = random.Random(f"{self.seed}:plan:{i}")
             if originals and rng.random() < self.copy_share:
-                if rng.random() < 0.5:
+                if self.viral and rng.random() < self.viral_share:
+                    art_id, orig_page, li = originals[rng.randrange(min(self.viral,
+                                                                        len(originals)))]
+                elif rng.random() < 0.5:
                     art_id, orig_page, li = originals[rng.randrange(
                         max(0, len(originals) - self.recent), len(originals))]
                 else:
@@ -542,6 +549,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-truth-field", action="store_true", help="no 'truth' in the pages")
     ap.add_argument("--sites", type=int, default=12)
     ap.add_argument("--copy-share", type=float, default=0.4)
+    ap.add_argument("--viral", type=int, default=0,
+                    help="this many early originals take --viral-share of the copies")
+    ap.add_argument("--viral-share", type=float, default=0.05)
     ap.add_argument("-j", "--processes", type=int, default=1, help="rendering processes")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
@@ -550,7 +560,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         counts = generate(args.pages, args.seed, out, truth, not args.no_truth_field,
                           processes=args.processes, n_sites=args.sites,
-                          copy_share=args.copy_share)
+                          copy_share=args.copy_share, viral=args.viral,
+                          viral_share=args.viral_share)
     finally:
         if out is not sys.stdout:
             out.close()

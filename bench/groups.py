@@ -232,13 +232,13 @@ def run_recipe(inp: Path, processes: int = 2) -> dict[str, Any]:
 
 # --- chrome masking (the experiment) ---------------------------------------------------------
 
-def mask_chrome(src: Path, dst: Path, mode: str, t: int) -> dict[str, Any]:
+def mask_chrome(src: Path, dst: Path, mode: str, t: int, ratio: float = 4.0) -> dict[str, Any]:
     """Write ``src`` to ``dst`` with chrome lines masked (``batch``: two passes; ``online``:
     :class:`DelayedMasker`, then written in input order)."""
     from neardup.ingest.chrome import ChromeCounts, ChromeRule, DelayedMasker, site_key
 
     t0 = time.perf_counter()
-    counts = ChromeCounts(ChromeRule(min_pages=t))
+    counts = ChromeCounts(ChromeRule(min_pages=t, ratio=ratio))
     masked: dict[str, str] = {}
     if mode == "batch":
         for p in read_pages(src):
@@ -261,7 +261,7 @@ def mask_chrome(src: Path, dst: Path, mode: str, t: int) -> dict[str, Any]:
                 m = text  # nothing left: the page keeps its text (never in this corpus)
             p["text"] = m
             out.write(json.dumps(p, ensure_ascii=False) + "\n")
-    return {"mode": mode, "t": t, "seconds": time.perf_counter() - t0,
+    return {"mode": mode, "t": t, "ratio": ratio, "seconds": time.perf_counter() - t0,
             "chars_kept": after / max(before, 1), "emptied": emptied}
 
 
@@ -314,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mask-chrome", choices=("batch", "online"),
                     help="mask chrome lines (neardup.ingest.chrome) before both methods")
     ap.add_argument("--chrome-t", type=int, default=20, help="chrome threshold T (pages)")
+    ap.add_argument("--chrome-ratio", type=float, default=4.0,
+                    help="chrome: page-level base ratio (1 = no safeguard for repeated stories)")
     ap.add_argument("-j", "--processes", type=int, default=2)
     ap.add_argument("--no-recipe", action="store_true")
     ap.add_argument("--no-neardup", action="store_true")
@@ -353,15 +355,18 @@ def main(argv: list[str] | None = None) -> int:
         inp = corpus_path
         mask_s = 0.0
         if args.mask_chrome:
-            inp = work / f"{corpus_path.stem}.masked-{args.mask_chrome}-t{args.chrome_t}.jsonl"
-            stats = mask_chrome(corpus_path, inp, args.mask_chrome, args.chrome_t)
+            inp = work / (f"{corpus_path.stem}.masked-{args.mask_chrome}-t{args.chrome_t}"
+                          f"-r{args.chrome_ratio:g}.jsonl")
+            stats = mask_chrome(corpus_path, inp, args.mask_chrome, args.chrome_t,
+                                args.chrome_ratio)
             mask_s = stats["seconds"]
             results["mask"] = stats
-            say(f"chrome mask ({stats['mode']}, T={stats['t']}): {stats['seconds']:.1f} s "
+            say(f"chrome mask ({stats['mode']}, T={stats['t']}, ratio {stats['ratio']:g}): "
+                f"{stats['seconds']:.1f} s "
                 f"({1000 * stats['seconds'] / n:.2f} ms/page), {stats['chars_kept']:.1%} of the "
                 f"characters kept, {stats['emptied']} pages emptied")
         if not args.no_neardup:
-            run = run_neardup(inp, work / "neardup.out.jsonl",
+            run = run_neardup(inp, work / f"neardup.{inp.stem}.out.jsonl",
                               ["--backend", "embedded", "-j", str(args.processes)])
             m = evaluate(run["groups"], truth)
             timings = run["summary"].get("timings", {})
@@ -394,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
             if why is not None:
                 say(f"pipeline: skipped ({why})")
             else:
-                run = run_neardup(inp, work / "pipeline.out.jsonl",
+                run = run_neardup(inp, work / f"pipeline.{inp.stem}.out.jsonl",
                                   ["--backend", "opensearch", "--start-workers", "2"])
                 m = evaluate(run["groups"], truth)
                 results["pipeline"] = {**{k: v for k, v in run.items() if k != "groups"}, **m}

@@ -35,7 +35,7 @@ from typing import Any
 
 from neardup.evaluation import datasets
 from neardup.ingest.errors import DocumentError
-from neardup.ingest.extract import DocumentText, document_texts
+from neardup.ingest.extract import ExtractedText, document_texts
 from neardup.ingest.fingerprint import PROFILES, FingerprintConfig, index_terms
 from neardup.ingest.stoplist import StoplistConfig, compute_stoplist
 from neardup.ingest.store.ranking import candidate_terms, rank_candidates
@@ -177,19 +177,19 @@ def corpus_terms(
     docs: Iterable[Mapping[str, Any]],
     config: FingerprintConfig = PROFILES["web"],
     content: bool = True,
-    texts_of: Callable[[Mapping[str, Any]], DocumentText] = document_texts,
-) -> tuple[dict[str, list[str]], dict[str, DocumentText]]:
+    texts_of: Callable[[Mapping[str, Any]], ExtractedText] = document_texts,
+) -> tuple[dict[str, list[str]], dict[str, ExtractedText]]:
     """Index terms (and texts) of a corpus, as the product computes them: fingerprints of the
     main content (``content=False``: of the full text). A document whose text cannot be
     extracted has no terms and empty texts."""
     doc_terms: dict[str, list[str]] = {}
-    texts: dict[str, DocumentText] = {}
+    texts: dict[str, ExtractedText] = {}
     for doc in docs:
         doc_id = str(doc["id"])
         try:
             both = texts_of(doc)
         except DocumentError:
-            doc_terms[doc_id], texts[doc_id] = [], DocumentText("", "")
+            doc_terms[doc_id], texts[doc_id] = [], ExtractedText("", "")
             continue
         texts[doc_id] = both
         doc_terms[doc_id] = index_terms(

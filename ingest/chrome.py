@@ -6,7 +6,7 @@ the article. Two different short articles inside one large chrome then share mos
 text and fingerprints, and are called similar. Here chrome is what the corpus shows it to be:
 
 **Rule.** Text is read line by line (a WET block is a line). A line's *key* is the line with
-NFKC applied, white space collapsed, case folded and every run of digits written ``0``
+NFKC applied, white space collapsed, case folded and every number written ``0``
 (:func:`normalize_line`: "Published 2021-03-04 · 1,234 views" is one key for every date and
 count). Each page counts once per key, per *site* (:func:`site_key`: the ``site`` field,
 else the URL's host without ``www.``, else ``""``, the whole corpus). A line is chrome when at
@@ -70,15 +70,16 @@ __all__ = [
 ]
 
 _SPACE = re.compile(r"\s+")
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"\d+(?:[.,:/-]\d+)*")
 
 
 def normalize_line(line: str, fold_digits: bool = True) -> str:
     """The key text of a line: NFKC, white space collapsed and stripped, case folded, and
-    (``fold_digits``) every run of digits written ``0``; ``""`` for a blank line.
+    (``fold_digits``) every number — digits, with any ``. , : / -`` between digits, as in a
+    date, a time or ``1,234`` — written ``0``; ``""`` for a blank line.
 
-    >>> normalize_line("  Published 2021-03-04 \\t· 1,234  VIEWS ")
-    'published 0-0-0 · 0,0 views'
+    >>> normalize_line("  Published 2021-03-04 12:30\\t· 1,234  VIEWS ")
+    'published 0 0 · 0 views'
     """
     s = _SPACE.sub(" ", unicodedata.normalize("NFKC", line)).strip().casefold()
     return _DIGITS.sub("0", s) if fold_digits else s

@@ -54,7 +54,14 @@ MAX_ID_BYTES = DEFAULT_LIMITS.max_id_bytes
 @dataclass(slots=True)
 class Prepared:
     """One input line after step 1: ``doc`` or ``error`` (never both); ``error_type`` is the
-    error's kind (:attr:`neardup.ingest.errors.DocumentError.type`)."""
+    error's kind (:attr:`neardup.ingest.errors.DocumentError.type`).
+
+    Stage: step 1 on a JSONL input (``neardup ingest``, ``neardup dedup``, :func:`neardup.dedup`,
+    :func:`neardup.submit`), one per line, in order. Not a page itself: an outcome holding the
+    page's :class:`~neardup.ingest.store.base.StoredDocument` (made from its
+    :class:`~neardup.ingest.records.Page`), which is what goes on — accepted in a staged batch
+    (:class:`neardup.ingest.workers.staging.StagedBatch`) or into the embedded dedup. The HTTP
+    service's per-item twin is :class:`neardup.ingest.server.service.IngestItem`."""
 
     line_no: int  # 1-based
     id: str | None

@@ -132,7 +132,13 @@ DEFAULT_LIMITS = Limits()
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """A validated input document: what step 1 (extraction, fingerprints) reads."""
+    """A validated input document: what step 1 (extraction, fingerprints) reads.
+
+    Stage: the input layer. Before it: a raw record (a JSONL line, an HTTP item or ``_bulk``
+    source, a Python mapping), decoded and checked by :func:`validate_page`; after it: its
+    text extracted (:class:`~neardup.ingest.extract.ExtractedText`), then fingerprinted as a
+    :class:`~neardup.ingest.store.base.StoredDocument`
+    (:func:`neardup.ingest.pipeline.prepare_document`)."""
 
     id: str | None  # None only where no id is asked for (the sides of a `compare` pair)
     field: str  # the content field read: text | html | rst | markdown

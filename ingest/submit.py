@@ -21,11 +21,11 @@ from neardup.ingest.pipeline import Prepared
 from neardup.ingest.retry import TRANSIENT, retry_call
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
-from neardup.ingest.store.base import now_iso
+from neardup.ingest.store.base import StoredDocument, now_iso
 from neardup.ingest.workers import tasks
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
-from neardup.ingest.workers.staging import BatchStaging, page_payload
+from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import queue_consumers
 
 __all__ = [
@@ -70,19 +70,21 @@ class Submitter:
                  queue: str | None = None, max_live: int = MAX_LIVE, mode: str = "index") -> None:
         self.store, self.staging = store, staging
         self.profile, self.k, self.queue, self.max_live, self.mode = profile, k, queue, max_live, mode
-        self.batches: dict[str, list[dict[str, Any]]] = {}  # key -> pages
+        self.batches: dict[str, list[StoredDocument]] = {}  # key -> pages
         self.accepted_at: dict[str, float] = {}
         self.searchable_at: dict[str, float] = {}  # batches seen out of the live set
         self.phases = {"prepare_s": 0.0, "check_s": 0.0, "accept_s": 0.0, "backpressure_s": 0.0}
 
-    def new_pages(self, docs: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    def new_pages(
+        self, docs: Sequence[StoredDocument]
+    ) -> tuple[list[StoredDocument], list[StoredDocument]]:
         """``(new, unchanged)``: the pages not yet indexed, and the others."""
         t0 = time.perf_counter()
         found = retry_call(lambda: self.store.existing([d.id for d in docs]), budget=600.0)
         self.phases["check_s"] += time.perf_counter() - t0
         return [d for d in docs if d.id not in found], [d for d in docs if d.id in found]
 
-    def submit(self, pages: list[dict[str, Any]]) -> str:
+    def submit(self, pages: list[StoredDocument]) -> str:
         t0 = time.perf_counter()
         wait_for_room(self.staging, self.max_live)
         t1 = time.perf_counter()
@@ -147,7 +149,9 @@ def ingest_prepared(
         fresh, same = submitter.new_pages(docs)
         counts["unchanged"] += len(same)
         if fresh:
-            submitter.submit([page_payload(d, now) for d in fresh])
+            for d in fresh:  # ingested when this run started, every page of it
+                d.ingested_at = d.ingested_at or now
+            submitter.submit(fresh)
             counts["accepted"] += len(fresh)
             counts["messages"] += 1
     counts["phases"] = {key: round(v, 3) for key, v in submitter.phases.items()}  # type: ignore[assignment]
@@ -287,25 +291,25 @@ def wait_for_groups(
                 last_requeue = now
             time.sleep(poll)
         # every batch left the live set: is every page in the index?
-        missing: list[dict[str, Any]] = []
+        missing: list[StoredDocument] = []
         failed = 0
         for pages in submitter.batches.values():
-            ids = [p["id"] for p in pages]
+            ids = [p.id for p in pages]
             found: set[str] = set()
             for i in range(0, len(ids), 1000):
                 chunk = ids[i:i + 1000]
                 found |= retry_call(partial(done_of, chunk), budget=600.0)
             for p in pages:
-                if p["id"] not in found:
+                if p.id not in found:
                     done -= 1
-                    if resends.get(p["id"], 0) < max_resends:
+                    if resends.get(p.id, 0) < max_resends:
                         missing.append(p)
                     else:
                         failed += 1
         if not missing:
             break
         for p in missing:
-            resends[p["id"]] = resends.get(p["id"], 0) + 1
+            resends[p.id] = resends.get(p.id, 0) + 1
         resent += len(missing)
         submitter.batches = {}
         for i in range(0, len(missing), BATCH):

@@ -31,11 +31,11 @@ from neardup.ingest.pipeline import fingerprint_config, prepare_document
 from neardup.ingest.records import Limits, validate_page
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
-from neardup.ingest.store.base import now_iso
+from neardup.ingest.store.base import StoredDocument, now_iso
 from neardup.ingest.submit import Submitter, WaitReport, wait_for_groups
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
-from neardup.ingest.workers.staging import BatchStaging, page_payload
+from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import queue_consumers
 
 __all__ = ["add_parser", "backfill"]
@@ -117,7 +117,7 @@ def backfill(
     returns ``{"read", "accepted", "errors", "messages"}``."""
     counts = {"read": 0, "accepted": 0, "errors": 0, "messages": 0}
     now = now_iso()
-    pages: list[dict[str, Any]] = []
+    pages: list[StoredDocument] = []
     total = store.count_untagged()
     items = store.untagged(size=max(batch, 100))
     if progress is not None:
@@ -140,7 +140,8 @@ def backfill(
                 on_error({"id": doc_id, "error": f"{doc_id}: {type(exc).__name__}: {exc}",
                           "type": "document_error"})
             continue
-        pages.append(page_payload(doc, now))
+        doc.ingested_at = now
+        pages.append(doc)
         if len(pages) >= batch:
             submitter.submit(pages)
             counts["accepted"] += len(pages)

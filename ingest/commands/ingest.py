@@ -168,7 +168,7 @@ def dedup_via_opensearch(
             workers = start_workers(args.start_workers, queue)
         submitter = Submitter(store, staging, args.profile, args.candidates, queue)
         ingest_prepared(submitter, prepared)
-        ids = [p["id"] for pages in submitter.batches.values() for p in pages]
+        ids = [p.id for pages in submitter.batches.values() for p in pages]
         waited = wait_for_groups(submitter, timeout=args.timeout)
         if waited["timed_out"]:
             raise SystemExit(f"neardup dedup: workers did not finish within {args.timeout}s")

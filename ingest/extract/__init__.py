@@ -8,7 +8,7 @@ One concept per module:
 * :mod:`~neardup.ingest.extract.html`: HTML → its visible text (lxml, loaded with the first
   page that needs it; a flat tokenizer for pages nested too deep) (:func:`extract_text`).
 * :mod:`~neardup.ingest.extract.content`: the page's main content, without navigation, header,
-  footer, sidebars and link lists (:func:`extract_texts`, :class:`DocumentText`).
+  footer, sidebars and link lists (:func:`extract_texts`, :class:`ExtractedText`).
 * :mod:`~neardup.ingest.extract.charset`: the charset of a page's bytes (:func:`decode_html`).
 * :mod:`~neardup.ingest.extract.markup`: reStructuredText and Markdown → plain text
   (:func:`rst_text`, :func:`markdown_text`).
@@ -28,7 +28,7 @@ from neardup.ingest.extract.content import (
     LINK_DENSITY,
     MIN_CONTENT_CHARS,
     MIN_CONTENT_SHARE,
-    DocumentText,
+    ExtractedText,
     extract_texts,
 )
 from neardup.ingest.extract.document import MARKUP_FIELDS, document_text, document_texts
@@ -45,7 +45,7 @@ __all__ = [
     "MARKUP_FIELDS",
     "MIN_CONTENT_CHARS",
     "MIN_CONTENT_SHARE",
-    "DocumentText",
+    "ExtractedText",
     "decode_html",
     "document_text",
     "document_texts",

@@ -33,18 +33,24 @@ __all__ = [
     "LINK_DENSITY",
     "MIN_CONTENT_CHARS",
     "MIN_CONTENT_SHARE",
-    "DocumentText",
+    "ExtractedText",
     "extract_texts",
     "texts_of",
 ]
 
 
 @dataclass(frozen=True, slots=True)
-class DocumentText:
-    """A document's text in two forms. ``text``: everything visible (stored and verified).
-    ``content``: the main content, what the fingerprints are computed from — for HTML the text
-    without navigation, header, footer, sidebars and link lists (see :func:`extract_texts`);
-    for plain text, reST and Markdown the same as ``text``."""
+class ExtractedText:
+    """A page's text in two forms: the output of extraction (step 1, first stage). ``text``:
+    everything visible (stored and verified). ``content``: the main content, what the
+    fingerprints are computed from — for HTML the text without navigation, header, footer,
+    sidebars and link lists (see :func:`extract_texts`); for plain text, reST and Markdown the
+    same as ``text``.
+
+    Stage: made from a :class:`~neardup.ingest.records.Page` (the validated input record) by
+    :func:`~neardup.ingest.extract.document_texts`; its texts, cleaned and fingerprinted,
+    become a :class:`~neardup.ingest.store.base.StoredDocument`
+    (:func:`neardup.ingest.pipeline.prepare_document`)."""
 
     text: str
     content: str
@@ -58,7 +64,7 @@ def extract_texts(
     timeout: float | None = DEFAULT_TIMEOUT,
     to_simplified: bool = False,
     doc_id: str | None = None,
-) -> DocumentText:
+) -> ExtractedText:
     """:func:`~neardup.ingest.extract.html.extract_text` and the page's main content, from
     one parse and one tree walk.
 
@@ -85,14 +91,14 @@ def extract_texts(
         text = content = flat_text(deep.html, deadline, doc_id)
     else:
         if root is None:
-            return DocumentText("", "")
+            return ExtractedText("", "")
         text, content = texts_of(root, deadline, doc_id)
     if to_simplified and text:
         convert = t2s_converter().convert
         simplified = convert(text)
         content = convert(content) if content != text else simplified
         text = simplified
-    return DocumentText(text, content)
+    return ExtractedText(text, content)
 
 
 _BOILER_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})

@@ -10,7 +10,7 @@ from typing import Any
 
 from neardup.ingest.errors import EmptyDocument, ExtractError
 from neardup.ingest.extract.charset import decode_html
-from neardup.ingest.extract.content import DocumentText, extract_texts
+from neardup.ingest.extract.content import ExtractedText, extract_texts
 from neardup.ingest.extract.html import extract_text
 from neardup.ingest.extract.limits import DEFAULT_MAX_BYTES
 from neardup.ingest.extract.markup import markdown_text, rst_text
@@ -50,9 +50,9 @@ def _id(doc: Mapping[str, Any]) -> str | None:
     return None if doc_id is None else str(doc_id)
 
 
-def document_texts(doc: Mapping[str, Any], **options: Any) -> DocumentText:
+def document_texts(doc: Mapping[str, Any], **options: Any) -> ExtractedText:
     """The text of a JSONL document (:func:`document_text`) and its main content (for HTML,
-    :func:`extract_texts`; otherwise the text itself), as a :class:`DocumentText`.
+    :func:`extract_texts`; otherwise the text itself), as a :class:`ExtractedText`.
 
     The document's first field of :data:`MARKUP_FIELDS` that is present is used: ``text`` as
     it is; ``html`` extracted (:func:`extract_texts`); ``rst``
@@ -98,5 +98,5 @@ def document_texts(doc: Mapping[str, Any], **options: Any) -> DocumentText:
         )
     if not text.strip():
         raise EmptyDocument("document has no text", doc_id)
-    return DocumentText(text, text)
+    return ExtractedText(text, text)
 

@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import submit
 
@@ -23,15 +24,15 @@ class BatchQueue(Protocol):
     them, tell which pages they have not decided yet, wait until batches are searchable
     (:class:`BrokerBatchQueue`)."""
 
-    def submit(self, pages: list[dict[str, Any]]) -> str: ...
+    def submit(self, pages: list[StoredDocument]) -> str: ...
 
     def pending(self, ids: Sequence[str]) -> set[str]: ...
 
     def pending_count(self) -> int: ...
 
-    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]: ...
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, StoredDocument]: ...
 
-    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]: ...
+    def undecided(self, offset: int, size: int) -> tuple[int, list[StoredDocument]]: ...
 
     def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None: ...
 
@@ -46,7 +47,7 @@ class BrokerBatchQueue:
         self.profile = profile
         self.max_live, self.room_wait = max_live, room_wait
 
-    def submit(self, pages: list[dict[str, Any]]) -> str:
+    def submit(self, pages: list[StoredDocument]) -> str:
         # backpressure, as for neardup ingest: a request waits for room a while, then is refused
         if not self.staging.wait_for_room(self.max_live, self.room_wait):
             raise Backlogged(f"{self.max_live} batches are waiting for the workers")
@@ -58,10 +59,10 @@ class BrokerBatchQueue:
     def pending_count(self) -> int:
         return self.staging.pending_count()
 
-    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, StoredDocument]:
         return self.staging.pending_pages(ids)
 
-    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+    def undecided(self, offset: int, size: int) -> tuple[int, list[StoredDocument]]:
         return self.staging.undecided(offset, size)
 
     def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None:

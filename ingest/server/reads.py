@@ -27,7 +27,6 @@ from neardup.ingest.server.inspector import (
 from neardup.ingest.store.base import Store, StoredDocument
 from neardup.ingest.store.errors import Unsupported
 from neardup.ingest.store.query import MAX_GROUPS
-from neardup.ingest.workers.staging import stored_page
 from neardup.verifier.compare import compare
 from neardup.verifier.config import VerifyConfig
 
@@ -91,8 +90,7 @@ class PageReads:
         """The inspector's lookup: pages by id, URL or text (:meth:`Store.find`), or every page
         in ``state``, a page of ``size`` from ``offset``, each with its state explained."""
         if state == "pending":  # accepted, not decided: not in the index yet
-            total, pages = self.queue.undecided(offset, size)
-            waiting = [stored_page(p) for p in pages]
+            total, waiting = self.queue.undecided(offset, size)
             return {"total": total, "offset": offset, "size": size,
                     "pages": [document_with_status(d, None) for d in waiting]}
         total, docs = self.store.find(text or None, state or None, offset, size)

@@ -43,7 +43,6 @@ from neardup.ingest.server.bulk import ItemError
 from neardup.ingest.server.reads import PageReads, index_name
 from neardup.ingest.settings import Settings
 from neardup.ingest.store.base import Store, StoredDocument
-from neardup.ingest.workers.staging import page_payload, stored_page
 
 __all__ = ["IngestItem", "IngestService"]
 
@@ -55,7 +54,14 @@ _CONTENT_FIELDS = ("body", "fp_config", "url", "site", "title")
 
 @dataclass(slots=True)
 class IngestItem:
-    """One document of an ingest request and, after :meth:`IngestService.ingest`, its outcome."""
+    """One document of an ingest request and, after :meth:`IngestService.ingest`, its outcome.
+
+    Stage: the HTTP door (``POST /documents``, ``POST /_bulk``), one per item. Not a page
+    itself: it holds the raw item, which becomes a :class:`~neardup.ingest.records.Page` and
+    then a :class:`~neardup.ingest.store.base.StoredDocument` that goes on in a staged batch
+    (:class:`neardup.ingest.workers.staging.StagedBatch`); what stays here is the item's answer
+    (status, result, error). The batch tools' twin is
+    :class:`neardup.ingest.pipeline.Prepared`."""
 
     action: str  # index | create
     raw: Mapping[str, Any]  # the input document (id, text|html, url, site, title)
@@ -167,8 +173,7 @@ class IngestService:
         existing = self.store.mget({doc.id for _, doc in prepared}, with_fingerprints=False)
         unseen = sorted({doc.id for _, doc in prepared} - set(existing))
         try:  # accepted and not decided yet: the version the workers have
-            existing.update((i, stored_page(p))
-                            for i, p in self.queue.pending_pages(unseen).items())
+            existing.update(self.queue.pending_pages(unseen))
         except Exception as exc:  # the broker is down: nothing can be accepted anyway
             log.debug("could not read the undecided pages: %r", exc)
         new: dict[str, StoredDocument] = {}  # first version of each id not yet accepted
@@ -195,7 +200,7 @@ class IngestService:
         for lo in range(0, len(pages), self.batch):  # batches as ingest makes them
             chunk = pages[lo:lo + self.batch]
             try:
-                keys.append(self.submit([page_payload(d) for d in chunk]))
+                keys.append(self.submit(chunk))
                 continue
             except Backlogged as exc:
                 error = ItemError(429, "es_rejected_execution_exception",
@@ -226,7 +231,7 @@ class IngestService:
                                            self.max_live)
         return self._queue
 
-    def submit(self, pages: list[dict[str, Any]]) -> str:
+    def submit(self, pages: list[StoredDocument]) -> str:
         """Accept prepared pages as one batch and queue its decision; returns its key."""
         return self.queue.submit(pages)
 

@@ -38,7 +38,19 @@ def now_iso() -> str:
 
 @dataclass(slots=True)
 class StoredDocument:
-    """A page as the store keeps it (the index's ``_source``)."""
+    """A page as the store keeps it (the index's ``_source``): fingerprinted, then decided.
+
+    Stage: from the end of step 1 to the index, the last shape of a page. Before it: the
+    page's :class:`~neardup.ingest.records.Page` and
+    :class:`~neardup.ingest.extract.ExtractedText`, made into one by
+    :func:`neardup.ingest.pipeline.prepare_document` (which a
+    :class:`~neardup.ingest.pipeline.Prepared` or an HTTP
+    :class:`~neardup.ingest.server.service.IngestItem` reports on). Not decided yet
+    (``status: pending``), it waits in a staged batch in Redis
+    (:class:`neardup.ingest.workers.staging.StagedBatch`) in its staged form (:meth:`to_staged`,
+    :meth:`from_staged`); the worker that decides it sets its group and indexes it in its
+    indexed form (:meth:`to_source`, :meth:`from_source`).
+    """
 
     id: str
     body: str  # the whole extracted text: stored, searched, shown
@@ -84,6 +96,29 @@ class StoredDocument:
             "grouped_at": self.grouped_at,
             "content": self.content,
         }
+
+    def to_staged(self, ingested_at: str | None = None) -> dict[str, Any]:
+        """The page as a staged batch carries it (JSON, in Redis): what ingest made of it,
+        nothing of a decision (no ``seq`` either: its batch's position gives it).
+        ``ingested_at`` when the page has none."""
+        return {"id": self.id, "body": self.body, "content": self.content,
+                "fingerprints": list(self.fingerprints), "fp_config": self.fp_config,
+                "url": self.url, "site": self.site, "title": self.title,
+                "ingested_at": self.ingested_at or ingested_at}
+
+    @classmethod
+    def from_staged(cls, page: Mapping[str, Any], seq: int = 0) -> StoredDocument:
+        """A page of a staged batch (:meth:`to_staged`) back, with its ``seq``: not decided
+        yet (``status: pending``). The mapping's ``fingerprints`` list is taken as it is, not
+        copied: a worker reads every page of every batch."""
+        get = page.get
+        fps = get("fingerprints")
+        return cls(
+            str(page["id"]), str(get("body") or ""),
+            fps if type(fps) is list else list(fps or ()),
+            str(get("fp_config")), seq, get("url"), get("site"), get("title"),
+            content=get("content"), ingested_at=get("ingested_at"),
+        )
 
     @property
     def verified_text(self) -> str:

@@ -33,14 +33,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 from neardup.ingest.store.base import Store, StoredDocument, now_iso
 from neardup.ingest.store.ranking import rank_candidates
 from neardup.ingest.workers import timings
 from neardup.ingest.workers.forest import RedisGroupForest
-from neardup.ingest.workers.live import LiveIndex, LivePage, Owners, live_index
-from neardup.ingest.workers.staging import BatchStaging, stored_page
+from neardup.ingest.workers.live import LiveIndex, Owners, live_index
+from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.writeback import rewrite_merged, settle
 from neardup.verifier.grouping import GROUPED, joins
 
@@ -55,6 +57,14 @@ MAX_WHOLE_READS = 1000
 
 # poison(store, doc_id, error): record a page that cannot be handled (the dead-letter list).
 Poison = Callable[[Store | None, str, str], None]
+
+_FIELDS = attrgetter(*(f.name for f in fields(StoredDocument)))
+
+
+def _own_docs(pages: Sequence[StoredDocument]) -> list[StoredDocument]:
+    """Copies of a staged batch's pages for its decision to set their groups on: the staged
+    pages are the live index's, shared by every decision of the process."""
+    return [StoredDocument(*_FIELDS(p)) for p in pages]
 
 
 def decide_batch(
@@ -80,16 +90,13 @@ def decide_batch(
     t0 = time.perf_counter()
     live.sync(staging, staging.live(), loaded)
     timings.add("live", time.perf_counter() - t0)
-    own = live.pages(key) or [
-        LivePage(str(p["id"]), batch.seq_of(i), key, p) for i, p in enumerate(batch.pages)
-    ]
     stop = store.stoplist()
-    docs = [stored_page(e.page, e.seq) for e in own]
+    docs = _own_docs(live.pages(key) or batch.pages)
 
     # 1. candidates: the live pages and the index
     shared: dict[str, dict[str, int]] = {d.id: {} for d in docs}
     seq_of: dict[str, int] = {d.id: d.seq for d in docs}
-    live_text: dict[str, LivePage] = {}
+    live_text: dict[str, StoredDocument] = {}
     terms_of = {d.id: frozenset(d.fingerprints).difference(stop) for d in docs}
     wanted: set[str] = set().union(*terms_of.values())
     by_config_docs: dict[str, list[tuple[str, frozenset[str]]]] = {}
@@ -100,7 +107,7 @@ def decide_batch(
         common = live_batch.shared if live_key == key else live_batch.all_fps & wanted
         for t, others in (live_batch.holders(common).items() if common else ()):
             for other in others:
-                held = mine.get(str(other.page.get("fp_config")))
+                held = mine.get(other.fp_config)
                 for doc_id in held.of(t) if held is not None else ():
                     if other.id != doc_id:
                         counts = shared[doc_id]
@@ -154,7 +161,7 @@ def decide_batch(
 
     def text_of(doc_id: str) -> str | None:
         if doc_id in live_text:
-            return live_text[doc_id].text
+            return live_text[doc_id].verified_text
         doc = index_docs.get(doc_id)
         return doc.verified_text if doc is not None and isinstance(doc.body, str) else None
 

@@ -3,8 +3,10 @@
 A page is visible to every worker from acceptance until the index shows it: until then it is
 in a *live* batch (:mod:`neardup.ingest.workers.staging`). Each worker process keeps the live
 batches in memory (:class:`LiveIndex`, synced with ``live`` before each batch it decides: a
-payload never changes, so each is read once) and finds a page's live candidates there by
-fingerprint (:class:`Owners`, built by C calls), as the index search finds the indexed ones.
+payload never changes, so each is read once, as a
+:class:`~neardup.ingest.workers.staging.StagedBatch` of pages) and finds a page's live
+candidates there by fingerprint (:class:`Owners`, built by C calls), as the index search finds
+the indexed ones.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import time
 from collections import Counter
 from collections.abc import Iterable, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from neardup.ingest.workers.staging import Batch, BatchStaging
+from neardup.ingest.store.base import StoredDocument
+from neardup.ingest.workers.staging import BatchStaging, StagedBatch
 
-__all__ = ["LiveIndex", "LivePage", "Owners", "live_index"]
+__all__ = ["LiveIndex", "Owners", "live_index"]
 
 _P = TypeVar("_P", str, int)
 
@@ -64,26 +67,11 @@ class Owners(Generic[_P]):
 
 
 @dataclass(slots=True)
-class LivePage:
-    """A page of a live batch: its id, seq, batch key and payload as accepted."""
-
-    id: str
-    seq: int
-    batch: str
-    page: Mapping[str, Any]
-
-    @property
-    def text(self) -> str:
-        content = self.page.get("content")
-        return str(content if content is not None else self.page["body"])
-
-
-@dataclass(slots=True)
 class _LiveBatch:
-    """One live batch as a worker holds it: its pages and which of them hold each
-    fingerprint."""
+    """One live batch as a worker holds it: its pages (the staged batch's, shared: never
+    changed) and which of them hold each fingerprint."""
 
-    entries: list[LivePage]
+    entries: list[StoredDocument]
     owners: Owners[int]  # fingerprint -> positions in entries
     accepted_at: float
 
@@ -97,7 +85,7 @@ class _LiveBatch:
         """The fingerprints two of its own pages share (asked by the batch's decider)."""
         return self.owners.more.keys()
 
-    def holders(self, terms: Iterable[str]) -> dict[str, list[LivePage]]:
+    def holders(self, terms: Iterable[str]) -> dict[str, list[StoredDocument]]:
         """``{fingerprint: the pages holding it}`` for ``terms``, which this batch holds."""
         e = self.entries
         return {t: [e[i] for i in self.owners.of(t)] for t in terms}
@@ -112,7 +100,7 @@ class LiveIndex:
     batches: dict[str, _LiveBatch] = field(default_factory=dict)  # batch key -> batch
 
     def sync(self, staging: BatchStaging, keys: Sequence[str],
-             loaded: Mapping[str, Batch]) -> None:
+             loaded: Mapping[str, StagedBatch]) -> None:
         """Drop the batches no longer live, load and index the new ones."""
         wanted = set(keys)
         for key in [k for k in self.batches if k not in wanted]:
@@ -124,14 +112,11 @@ class LiveIndex:
             if key not in self.batches and key in fresh:
                 self._add(fresh[key])
 
-    def _add(self, batch: Batch) -> None:
-        entries = [LivePage(str(p["id"]), batch.seq_of(i), batch.key, p)
-                   for i, p in enumerate(batch.pages)]
-        owners = Owners([(i, frozenset(p.get("fingerprints") or ()))
-                         for i, p in enumerate(batch.pages)])
-        self.batches[batch.key] = _LiveBatch(entries, owners, batch.accepted_at)
+    def _add(self, batch: StagedBatch) -> None:
+        owners = Owners([(i, frozenset(p.fingerprints)) for i, p in enumerate(batch.pages)])
+        self.batches[batch.key] = _LiveBatch(batch.pages, owners, batch.accepted_at)
 
-    def pages(self, key: str) -> list[LivePage] | None:
+    def pages(self, key: str) -> list[StoredDocument] | None:
         b = self.batches.get(key)
         return None if b is None else b.entries
 

@@ -8,7 +8,8 @@ server, persisted with its append-only file), by :class:`BatchStaging`:
 * ``seq`` — the sequencer: every accepted batch takes a block of numbers (``INCRBY``). A
   group's id is its earliest member by ``(seq, id)``.
 * ``batch:<key>`` — an accepted batch's pages, as prepared by ingest (text, fingerprints,
-  metadata), JSON, and ``batch:<key>:ids`` its page ids (JSON); ``live`` — a sorted set of the
+  metadata): JSON, each page in its staged form
+  (:meth:`~neardup.ingest.store.base.StoredDocument.to_staged`), and ``batch:<key>:ids`` its page ids (JSON); ``live`` — a sorted set of the
   batch keys not yet searchable (score: the batch's first seq); ``pending`` — page id → batch
   key, for pages asked about before they are decided. Accepting a batch writes them all in
   one script, so a batch is visible to every worker from the moment it is accepted until the
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,17 +36,25 @@ from neardup.ingest.jsoncodec import dumps_bytes_fast, loads_fast
 from neardup.ingest.store.base import StoredDocument, now_iso
 from neardup.ingest.workers._redis import connect, key_prefix, script, text, transient
 
-__all__ = ["Batch", "BatchStaging", "batch_payload", "page_payload", "stored_page"]
+__all__ = ["BatchStaging", "StagedBatch", "batch_payload"]
 
 
 @dataclass(frozen=True, slots=True)
-class Batch:
-    """An accepted batch: its key, first seq and pages (``id``, ``body``, ``content``,
-    ``fingerprints``, ``fp_config``, ``url``, ``site``, ``title``, ``ingested_at``)."""
+class StagedBatch:
+    """An accepted batch as read back from Redis (:meth:`BatchStaging.load`): its key, first
+    seq and pages, each a :class:`~neardup.ingest.store.base.StoredDocument` not decided yet
+    (``status: pending``, its ``seq`` its place in the batch).
+
+    Stage: between acceptance and the index. Before it: the pages step 1 made
+    (:class:`~neardup.ingest.store.base.StoredDocument`), accepted by
+    :meth:`BatchStaging.accept`; after it: the same pages, decided by a worker
+    (:func:`neardup.ingest.workers.batch.decide_batch`) and indexed. Shared by every decision
+    of the process (:class:`~neardup.ingest.workers.live.LiveIndex`): read its pages, never
+    change them."""
 
     key: str
     first_seq: int
-    pages: list[dict[str, Any]]
+    pages: list[StoredDocument]
     accepted_at: float
     mode: str = "index"  # "index": write whole pages; "update": tag pages in place (backfill)
 
@@ -53,29 +62,23 @@ class Batch:
         return self.first_seq + i
 
 
-def page_payload(doc: Any, ingested_at: str | None = None) -> dict[str, Any]:
-    """A prepared page (:class:`~neardup.ingest.store.base.StoredDocument`) as a batch carries it."""
-    return {"id": doc.id, "body": doc.body, "content": doc.content,
-            "fingerprints": list(doc.fingerprints), "fp_config": doc.fp_config, "url": doc.url,
-            "site": doc.site, "title": doc.title,
-            "ingested_at": doc.ingested_at or ingested_at or now_iso()}
+def batch_payload(pages: Sequence[StoredDocument], mode: str = "index") -> bytes:
+    """The stored form of a batch: JSON, its pages in their staged form
+    (:meth:`~neardup.ingest.store.base.StoredDocument.to_staged`; a page without
+    ``ingested_at`` takes the time now). Uncompressed: a worker reads every batch once, and
+    decompressing cost more than the bytes."""
+    now = now_iso()
+    return dumps_bytes_fast({"pages": [p.to_staged(now) for p in pages],
+                             "accepted_at": time.time(), "mode": mode})
 
 
-def stored_page(page: Mapping[str, Any], seq: int = 0) -> StoredDocument:
-    """A page as a batch carries it (:func:`page_payload`), back as a
-    :class:`~neardup.ingest.store.base.StoredDocument`: not decided yet (``status: pending``)."""
-    return StoredDocument(
-        id=str(page["id"]), body=str(page.get("body") or ""),
-        fingerprints=list(page.get("fingerprints") or ()), fp_config=str(page.get("fp_config")),
-        seq=seq, url=page.get("url"), site=page.get("site"), title=page.get("title"),
-        content=page.get("content"), ingested_at=page.get("ingested_at"),
-    )
-
-
-def batch_payload(pages: Sequence[Mapping[str, Any]], mode: str = "index") -> bytes:
-    """The stored form of a batch: JSON (uncompressed: a worker reads every batch once, and
-    decompressing cost more than the bytes)."""
-    return dumps_bytes_fast({"pages": list(pages), "accepted_at": time.time(), "mode": mode})
+def _read_batch(key: str, first: int, blob: bytes | str) -> StagedBatch:
+    """A batch as :func:`batch_payload` stored it: its pages parsed here, once."""
+    data = loads_fast(blob)
+    from_staged = StoredDocument.from_staged
+    pages = [from_staged(p, first + i) for i, p in enumerate(data["pages"])]
+    return StagedBatch(key, first, pages, float(data["accepted_at"]),
+                       str(data.get("mode", "index")))
 
 
 class BatchStaging:
@@ -103,19 +106,20 @@ class BatchStaging:
     # -- accepting ------------------------------------------------------------------------------
 
     @transient
-    def accept(self, pages: Sequence[Mapping[str, Any]], mode: str = "index") -> tuple[str, int]:
-        """Store a batch and make it visible to the workers; returns ``(key, first seq)``."""
+    def accept(self, pages: Sequence[StoredDocument], mode: str = "index") -> tuple[str, int]:
+        """Store a batch of prepared pages and make it visible to the workers; returns
+        ``(key, first seq)``."""
         key = uuid.uuid4().hex
         first = self._accept(
             keys=[self.k_seq, self.batch_key(key), self.k_live, self.k_pending,
                   self.batch_key(key) + ":ids"],
-            args=[batch_payload(pages, mode), len(pages), key, *(str(p["id"]) for p in pages)],
+            args=[batch_payload(pages, mode), len(pages), key, *(p.id for p in pages)],
         )
         return key, int(first)
 
     @transient
-    def load(self, keys: Sequence[str]) -> dict[str, Batch]:
-        """The batches of ``keys`` that are still stored (one ``MGET``)."""
+    def load(self, keys: Sequence[str]) -> dict[str, StagedBatch]:
+        """The batches of ``keys`` that are still stored (one ``MGET``), pages parsed."""
         if not keys:
             return {}
         pipe = self.redis.pipeline(transaction=False)
@@ -126,9 +130,7 @@ class BatchStaging:
         for key, blob, first in zip(keys, blobs, firsts, strict=True):
             if blob is None or first is None:
                 continue
-            data = loads_fast(blob)
-            out[key] = Batch(key, int(first), data["pages"], float(data["accepted_at"]),
-                             str(data.get("mode", "index")))
+            out[key] = _read_batch(key, int(first), blob)
         return out
 
     @transient
@@ -146,7 +148,7 @@ class BatchStaging:
         return {i for i, k in zip(ids, found, strict=True) if k is not None}
 
     @transient
-    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, StoredDocument]:
         """The pages of ``ids`` that are accepted and not yet searchable, as accepted."""
         if not ids:
             return {}
@@ -156,15 +158,15 @@ class BatchStaging:
             if key is not None:
                 by_key.setdefault(text(key),
                                   set()).add(doc_id)
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, StoredDocument] = {}
         for key, batch in self.load(sorted(by_key)).items():
             for page in batch.pages:
-                if str(page["id"]) in by_key[key]:
-                    found[str(page["id"])] = page
+                if page.id in by_key[key]:
+                    found[page.id] = page
         return found
 
     @transient
-    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+    def undecided(self, offset: int, size: int) -> tuple[int, list[StoredDocument]]:
         """Pages accepted and not yet searchable, by id: ``(how many, a page of them)``."""
         ids = sorted(text(k)
                      for k in self.redis.hkeys(self.k_pending))

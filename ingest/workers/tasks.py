@@ -32,7 +32,7 @@ from celery import Task
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.retry import TRANSIENT, backoff, retry_call
 from neardup.ingest.store import open_store
-from neardup.ingest.store.base import GroupUpdate, Store
+from neardup.ingest.store.base import GroupUpdate, Store, StoredDocument
 from neardup.ingest.workers import timings
 from neardup.ingest.workers.app import app, broker_url, settings
 from neardup.ingest.workers.batch import DEFAULT_K, decide_batch
@@ -193,7 +193,7 @@ class _DecideBatchTask(Task):  # type: ignore[misc]  # celery ships no types
         if batch is None:
             return
         for page in batch.pages:
-            _dead_letter({"id": page.get("id"), "error": f"gave up: {exc!r}"[:2000],
+            _dead_letter({"id": page.id, "error": f"gave up: {exc!r}"[:2000],
                           "at": time.time()})
         try:
             staging.drop_batch(key)
@@ -267,7 +267,7 @@ def _requeue_stale(task: Task, staging: BatchStaging, profile: str, k: int) -> i
 
 def submit(
     staging: BatchStaging,
-    pages: Sequence[dict[str, Any]],
+    pages: Sequence[StoredDocument],
     profile: str = "web",
     k: int = DEFAULT_K,
     queue: str | None = None,

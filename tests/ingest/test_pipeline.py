@@ -273,7 +273,7 @@ def test_an_extractor_crash_is_one_documents_error(monkeypatch: pytest.MonkeyPat
 
     real = extract.document_texts
 
-    def boom(obj: Any, **options: Any) -> extract.DocumentText:
+    def boom(obj: Any, **options: Any) -> extract.ExtractedText:
         if obj["id"] == "bad":
             raise RuntimeError("extractor bug")
         return real(obj, **options)

@@ -71,10 +71,10 @@ def test_two_node_cluster_loses_a_node_mid_run_and_nothing_is_lost(
         with running_workers(env, tmp_path, 3) as workers:
             ingest.feed(lines[:third])
             ingest.feeding.join(60)
-            wait_for(lambda: _indexed(store), "the first third indexed", 180,
+            wait_for(lambda: _indexed(store, ingest), "the first third indexed", 180,
                      until=lambda n: n >= third)
             first = list(clean)[:third]
-            wait_for(lambda: _grouped(store, first), "workers to start grouping", 180,
+            wait_for(lambda: _grouped(store, first, ingest), "workers to start grouping", 180,
                      until=lambda n: n >= 50)
             killed = _script("kill", PORTS[1])  # the data node: its shard copies go with it
             assert killed.returncode == 0, killed.stderr
@@ -110,10 +110,12 @@ def test_two_node_cluster_loses_a_node_mid_run_and_nothing_is_lost(
         store.close()
 
 
-def _indexed(store: Any) -> int:
+def _indexed(store: Any, ingest: PipedIngest) -> int:
+    ingest.check()
     store.refresh()
     return int(store.document_count())
 
 
-def _grouped(store: Any, ids: list[str]) -> int:
+def _grouped(store: Any, ids: list[str], ingest: PipedIngest) -> int:
+    ingest.check()
     return sum(d.status == "grouped" for d in store.mget(ids, with_fingerprints=False).values())

@@ -27,7 +27,7 @@ def _decide_all(
     not refresh by itself: each batch finds all the others live only): ``{id: dup_group}`` as
     indexed."""
     compare = _compare_fn("web")
-    chunks = [[p.to_source() for p in pages[i:i + 30]] for i in range(0, len(pages), 30)]
+    chunks = [pages[i:i + 30] for i in range(0, len(pages), 30)]
     keys = [staging.accept(chunk)[0] for chunk in chunks] if all_live else []
     live = LiveIndex()
     for i, chunk in enumerate(chunks):

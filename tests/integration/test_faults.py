@@ -215,11 +215,16 @@ def test_opensearch_restarted_mid_ingest(
         with running_workers(env, tmp_path, 2) as workers:
             ingest.feed(lines[:half])
             ingest.feeding.join(60)
+
+            def count(query: dict[str, Any] | None = None) -> int:
+                ingest.check()
+                return _count(client, index, query)
+
             # the first half indexed and (some of it) being grouped by the workers
-            wait_for(lambda: _count(client, index), "the first half indexed", 120,
-                     until=lambda n: n >= half, tolerate=(NotFoundError,))
-            wait_for(lambda: _count(client, index, {"term": {"status": "grouped"}}),
-                     "workers to start grouping", 120, until=lambda n: n >= 20)
+            wait_for(count, "the first half indexed", 120, until=lambda n: n >= half,
+                     tolerate=(NotFoundError,))  # until ingest's first write makes the index
+            wait_for(lambda: count({"term": {"status": "grouped"}}), "workers to start grouping",
+                     120, until=lambda n: n >= 20)
             before = len(ingest.logged())
             control("stop")
             ingest.feed(lines[half:])  # ingest meets the dead node with these
@@ -261,8 +266,12 @@ def test_redis_restarted_mid_run(
             workers.start(2)
         ingest.feed(lines[:half])
         ingest.feeding.join(60)
-        wait_for(lambda: _accepted(env, index_name), "the first half accepted", 120,
-                 until=lambda n: n >= half)
+
+        def accepted() -> int:
+            ingest.check()
+            return _accepted(env, index_name)
+
+        wait_for(accepted, "the first half accepted", 120, until=lambda n: n >= half)
         if not keep_data:
             # No worker yet, so the first half's messages are waiting in the broker when it
             # goes down without its data: they are lost, and only ingest's re-queue of the

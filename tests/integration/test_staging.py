@@ -5,14 +5,15 @@ it (ingest/workers/staging.py), and the refresher that makes written batches sea
 from __future__ import annotations
 
 import time
-from typing import Any
 
+from neardup.ingest.jsoncodec import loads_fast
+from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.workers.refresher import Refresher
 from neardup.ingest.workers.staging import BatchStaging
 
 
-def page(i: str) -> dict[str, Any]:
-    return {"id": i, "body": f"text {i}", "fingerprints": [f"fp-{i}"], "fp_config": "c"}
+def page(i: str) -> StoredDocument:
+    return StoredDocument(id=i, body=f"text {i}", fingerprints=[f"fp-{i}"], fp_config="c", seq=0)
 
 
 def test_batches_take_consecutive_seqs_and_stay_live_until_a_later_refresh(
@@ -23,7 +24,8 @@ def test_batches_take_consecutive_seqs_and_stay_live_until_a_later_refresh(
     assert (first1, first2) == (1, 3)
     assert staging.live() == [k1, k2] and staging.pending(["a", "c", "x"]) == {"a", "c"}
     batch = staging.load([k1])[k1]
-    assert [p["id"] for p in batch.pages] == ["a", "b"] and batch.seq_of(1) == 2
+    assert [p.id for p in batch.pages] == ["a", "b"] and batch.seq_of(1) == 2
+    assert [p.seq for p in batch.pages] == [1, 2]
 
     refreshes: list[float] = []
     written = staging.mark_written(k1)
@@ -82,3 +84,40 @@ def test_the_refresher_makes_written_batches_searchable_sharing_refreshes(
     refresher.written(at)
     assert refresher.idle(timeout=10) and staging.live() == []
     assert started[-1] >= at and started[-1] - started[-2] < 0.2
+
+
+# A batch as the version before staged pages were StoredDocuments wrote it (its page_payload):
+# batches may be in flight during an upgrade.
+_OLD_BATCH = (
+    b'{"pages":[{"id":"o1","body":"whole text","content":"main text","fingerprints":["f1","f2"],'
+    b'"fp_config":"web:1","url":"https://a.example/1","site":"a.example","title":"One",'
+    b'"ingested_at":"2024-05-01T10:00:00.000+00:00"},{"id":"o2","body":"plain","content":null,'
+    b'"fingerprints":[],"fp_config":"web:1","url":null,"site":null,"title":null,'
+    b'"ingested_at":"2024-05-01T10:00:00.000+00:00"}],"accepted_at":1714557600.5,"mode":"update"}'
+)
+
+
+def test_a_batch_staged_by_the_previous_version_reads_the_same(staging: BatchStaging) -> None:
+    key = "0ldbatch"
+    first = staging._accept(
+        keys=[staging.k_seq, staging.batch_key(key), staging.k_live, staging.k_pending,
+              staging.batch_key(key) + ":ids"],
+        args=[_OLD_BATCH, 2, key, "o1", "o2"],
+    )
+    batch = staging.load([key])[key]
+    assert (batch.first_seq, batch.accepted_at, batch.mode) == (int(first), 1714557600.5, "update")
+    at = "2024-05-01T10:00:00.000+00:00"
+    assert batch.pages == [
+        StoredDocument(id="o1", body="whole text", content="main text", fingerprints=["f1", "f2"],
+                       fp_config="web:1", seq=int(first), url="https://a.example/1",
+                       site="a.example", title="One", ingested_at=at),
+        StoredDocument(id="o2", body="plain", fingerprints=[], fp_config="web:1",
+                       seq=int(first) + 1, ingested_at=at),
+    ]
+    assert all(p.status == "pending" and p.dup_group is None for p in batch.pages)
+    assert staging.pending_pages(["o2", "x"]) == {"o2": batch.pages[1]}
+    # and what this version stages has the same keys, in the same order
+    new_key, _ = staging.accept(batch.pages, "update")
+    old, new = (loads_fast(staging.redis.get(staging.batch_key(k))) for k in (key, new_key))
+    assert [list(p) for p in new["pages"]] == [list(p) for p in old["pages"]]
+    assert new["pages"] == old["pages"] and new["mode"] == "update"

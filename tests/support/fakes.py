@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from neardup.ingest import submit
+from neardup.ingest.store.base import StoredDocument
 
 
 class FakeBatchQueue(list[str]):
@@ -20,23 +21,21 @@ class FakeBatchQueue(list[str]):
     def __init__(self, store: Any = None) -> None:
         super().__init__()
         self.store = store
-        self.pages: list[dict[str, Any]] = []
+        self.pages: list[StoredDocument] = []
         self.batches = 0
 
-    def submit(self, pages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> str:
+    def submit(self, pages: list[StoredDocument], *args: Any, **kwargs: Any) -> str:
         if self.fail:
             raise ConnectionError("broker down")
-        self.extend(str(p["id"]) for p in pages)
+        self.extend(p.id for p in pages)
         self.pages.extend(pages)
         self.batches += 1
         if self.store is not None:
-            from neardup.ingest.store.base import StoredDocument
-
             docs = [StoredDocument(
-                id=str(p["id"]), body=p["body"], fingerprints=list(p["fingerprints"]),
-                fp_config=p["fp_config"], seq=self.batches * 100_000 + i, url=p.get("url"),
-                site=p.get("site"), title=p.get("title"), content=p.get("content"),
-                dup_group=str(p["id"]), status="grouped",
+                id=p.id, body=p.body, fingerprints=list(p.fingerprints),
+                fp_config=p.fp_config, seq=self.batches * 100_000 + i, url=p.url,
+                site=p.site, title=p.title, content=p.content,
+                dup_group=p.id, status="grouped",
             ) for i, p in enumerate(pages)]
             assert all(r.ok for r in self.store.put(docs))
         return f"batch{self.batches}"
@@ -49,16 +48,16 @@ class FakeBatchQueue(list[str]):
     def pending_count(self) -> int:
         return 0 if self.store is not None else len(set(self))
 
-    def pending_pages(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def pending_pages(self, ids: Sequence[str]) -> dict[str, StoredDocument]:
         if self.store is not None:
             return {}
-        latest = {str(p["id"]): p for p in self.pages}
+        latest = {p.id: p for p in self.pages}
         return {i: latest[i] for i in ids if i in latest}
 
-    def undecided(self, offset: int, size: int) -> tuple[int, list[dict[str, Any]]]:
+    def undecided(self, offset: int, size: int) -> tuple[int, list[StoredDocument]]:
         if self.store is not None:
             return 0, []
-        latest = {str(p["id"]): p for p in self.pages}
+        latest = {p.id: p for p in self.pages}
         ids = sorted(latest)
         return len(ids), [latest[i] for i in ids[offset:offset + size]]
 
@@ -74,7 +73,7 @@ class FakeStaging:
     def __init__(self, pipe: FakeBatchQueue | None = None) -> None:
         self.pipe = pipe if pipe is not None else FakeBatchQueue()
 
-    def accept(self, pages: list[dict[str, Any]], mode: str = "index") -> tuple[str, int]:
+    def accept(self, pages: list[StoredDocument], mode: str = "index") -> tuple[str, int]:
         return self.pipe.submit(pages), 1
 
     def live_count(self) -> int:

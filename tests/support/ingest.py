@@ -79,15 +79,25 @@ class PipedIngest:
         """What ingest has written to its log (stderr) so far."""
         return self.log.read_text(errors="replace")
 
+    def check(self, doing: str = "running") -> None:
+        """Fail at once when ingest has exited: a wait on its progress would only time out.
+        Probes of :func:`~support.wait.wait_for` call it first."""
+        if self.proc.poll() is not None:
+            raise AssertionError(f"ingest exited with {self.proc.returncode} while {doing}:\n"
+                                 f"{self.logged()[-3000:]}")
+
     def wait_for_retry(self, since: int, outage: str, timeout: float = 120) -> None:
         """Wait until ingest logs a retry after offset ``since`` of its log (``len(logged())``
         before the outage began): it has met the ``outage`` and waits it out. Fails when ingest
         exits instead."""
-        new = wait_for(lambda: self.logged()[since:], f"ingest to meet {outage}", timeout,
-                       until=lambda text: "retrying" in text or self.proc.poll() is not None,
-                       describe=lambda text: f"ingest's log since the outage: {text[-2000:]!r}")
-        assert self.proc.poll() is None, (
-            f"ingest gave up on {outage} (exit {self.proc.returncode}): {new[-3000:]}")
+
+        def since_outage() -> str:
+            self.check(f"waiting out {outage}")
+            return self.logged()[since:]
+
+        wait_for(since_outage, f"ingest to meet {outage}", timeout,
+                 until=lambda text: "retrying" in text,
+                 describe=lambda text: f"ingest's log since the outage: {text[-2000:]!r}")
 
     def finish(self, timeout: float = 450) -> dict[str, Any]:
         self.feeding.join(timeout)

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from neardup.ingest.errors import EmptyDocument, ExtractTimeout
 from neardup.ingest.extract import (
-    DocumentText,
+    ExtractedText,
     document_text,
     document_texts,
     extract_text,
@@ -54,7 +54,7 @@ def test_content_falls_back_to_the_full_text_when_nothing_is_left() -> None:
 
 
 def test_document_texts() -> None:
-    assert document_texts({"text": "plain"}) == DocumentText("plain", "plain")
+    assert document_texts({"text": "plain"}) == ExtractedText("plain", "plain")
     assert document_texts({"rst": "Some *text*."}).content == "Some text."
     both = document_texts({"id": "p", "html": _page(ARTICLE)})
     assert both.text == document_text({"id": "p", "html": _page(ARTICLE)})
