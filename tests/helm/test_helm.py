@@ -10,7 +10,6 @@ be had, the tests fail under ``CI=true`` and are skipped elsewhere.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
@@ -22,11 +21,11 @@ from typing import Any
 
 import pytest
 import yaml
+from support.ci import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "helm" / "neardup"
 VARIANTS = sorted(p.name.removesuffix("-values.yaml") for p in (CHART / "ci").glob("*-values.yaml"))
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 # Building helm from source takes minutes on a small machine the first time.
 pytestmark = pytest.mark.timeout(3600)
@@ -61,9 +60,7 @@ def _tools() -> dict[str, str] | str:
 def tools() -> dict[str, str]:
     found = _tools()
     if isinstance(found, str):
-        if IN_CI:
-            pytest.fail(found, pytrace=False)
-        pytest.skip(found)
+        unavailable(found)
     return found
 
 
