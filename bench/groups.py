@@ -142,19 +142,51 @@ def _neardup_cmd() -> list[str]:
     return [found] if found else [sys.executable, "-m", "neardup.ingest.cli"]
 
 
-def run_neardup(inp: Path, out: Path, extra: list[str]) -> dict[str, Any]:
-    """One ``neardup dedup`` process: wall/CPU seconds, peak RSS, its stderr summary, groups."""
-    cmd = [*_neardup_cmd(), "dedup", str(inp), "-o", str(out), "--no-progress", *extra]
-    with tempfile.TemporaryFile() as err:
+# Peak RSS is ``ru_maxrss`` from ``wait4``: the largest process of the run, parent or forked
+# worker. A child forked from this process starts with this process's pages resident (the corpus
+# truth, masked texts), which ``ru_maxrss`` would count; so the runs are started by a small
+# launcher process, forked before this one loads anything.
+_LAUNCHER = r"""
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    job = json.loads(line)
+    with open(job["stderr"], "wb") as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(job["cmd"], stdout=subprocess.DEVNULL, stderr=err)
         _, status, ru = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
-        wall = time.perf_counter() - t0
-        err.seek(0)
-        stderr = err.read().decode("utf-8", "replace")
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{stderr[-3000:]}")
+    print(json.dumps({"rc": proc.returncode, "wall": time.perf_counter() - t0,
+                      "cpu": ru.ru_utime + ru.ru_stime, "maxrss_kb": ru.ru_maxrss}), flush=True)
+"""
+
+
+class Launcher:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def run(self, cmd: list[str], stderr: Path) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"cmd": cmd, "stderr": str(stderr)}) + "\n")
+        self.proc.stdin.flush()
+        out: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        return out
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+def run_neardup(launcher: Launcher, inp: Path, out: Path, extra: list[str]) -> dict[str, Any]:
+    """One ``neardup dedup`` process: wall/CPU seconds, peak RSS, its stderr summary, groups."""
+    cmd = [*_neardup_cmd(), "dedup", str(inp), "-o", str(out), "--no-progress", *extra]
+    err = out.with_suffix(".stderr")
+    res = launcher.run(cmd, err)
+    stderr = err.read_text(encoding="utf-8", errors="replace")
+    wall = res["wall"]
+    if res["rc"] != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {res['rc']}:\n{stderr[-3000:]}")
     summary: dict[str, Any] = {}
     for line in reversed(stderr.strip().splitlines()):
         try:
@@ -171,7 +203,7 @@ def run_neardup(inp: Path, out: Path, extra: list[str]) -> dict[str, Any]:
             groups[str(rec["id"])] = str(rec["dup_group"])
         else:
             errors += 1
-    return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "peak_rss_mb": ru.ru_maxrss / 1024,
+    return {"wall_s": wall, "cpu_s": res["cpu"], "peak_rss_mb": res["maxrss_kb"] / 1024,
             "summary": summary, "groups": groups, "errors": errors}
 
 
@@ -322,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pipeline", action="store_true", help="also the OpenSearch/Celery path")
     ap.add_argument("--json", type=Path, help="write the results here")
     args = ap.parse_args(argv)
+    launcher = Launcher()  # before anything is loaded (see _LAUNCHER)
 
     tmp = None
     if args.workdir is None:
@@ -366,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"({1000 * stats['seconds'] / n:.2f} ms/page), {stats['chars_kept']:.1%} of the "
                 f"characters kept, {stats['emptied']} pages emptied")
         if not args.no_neardup:
-            run = run_neardup(inp, work / f"neardup.{inp.stem}.out.jsonl",
+            run = run_neardup(launcher, inp, work / f"neardup.{inp.stem}.out.jsonl",
                               ["--backend", "embedded", "-j", str(args.processes)])
             m = evaluate(run["groups"], truth)
             timings = run["summary"].get("timings", {})
@@ -399,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
             if why is not None:
                 say(f"pipeline: skipped ({why})")
             else:
-                run = run_neardup(inp, work / f"pipeline.{inp.stem}.out.jsonl",
+                run = run_neardup(launcher, inp, work / f"pipeline.{inp.stem}.out.jsonl",
                                   ["--backend", "opensearch", "--start-workers", "2"])
                 m = evaluate(run["groups"], truth)
                 results["pipeline"] = {**{k: v for k, v in run.items() if k != "groups"}, **m}
@@ -407,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
                     say(s)
                 say(f"  time {run['wall_s']:.1f} s wall ({1000 * run['wall_s'] / n:.2f} ms/page)")
     finally:
+        launcher.close()
         if args.json:
             args.json.write_text(json.dumps({**results, "report": lines}, indent=1, default=str))
         if tmp is not None:

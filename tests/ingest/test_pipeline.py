@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from neardup.ingest.pipeline import (
     read_lines,
 )
 from neardup.ingest.records import Limits
+from support.wait import wait_for
 
 ARTICLE = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂，庆祝新年的到来。" * 12
 CONFIG = fingerprint_config("web")
@@ -242,11 +242,13 @@ def test_the_pool_reads_no_further_ahead_than_allowed() -> None:
     pages = prepare_lines(lines(), CONFIG, processes=2, chunksize=4, ahead=50)
     first = next(pages)
     assert first.ok and first.id == "d1"
-    seen = -1
-    deadline = time.monotonic() + 20
-    while read != seen and time.monotonic() < deadline:  # until the reader stops
-        seen = read
-        time.sleep(0.5)
+    seen = [-1]
+
+    def stopped(n: int) -> bool:  # the same count as half a second ago
+        still, seen[0] = n == seen[0], n
+        return still
+
+    wait_for(lambda: read, "the reader to stop", 20, until=stopped, interval=0.5)
     assert read <= 50 + 2
     rest = list(pages)  # and the rest still comes, in order
     assert [p.id for p in rest] == [f"d{n}" for n in range(2, 3001)]
