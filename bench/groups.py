@@ -2,8 +2,8 @@
 "text-dedup recipe" (MinHash-LSH + union-find) on the same pages, in the same run.
 
     python bench/groups.py [--pages 20000] [--seed 1] [--corpus FILE] [--workdir DIR]
-                           [--mask-chrome batch|online] [--chrome-t 20] [-j 2]
-                           [--no-recipe] [--pipeline] [--json OUT]
+                           [--no-chrome] [--chrome-min-pages 20] [--recipe-input raw|masked]
+                           [-j 2] [--no-recipe] [--pipeline] [--json OUT]
 
 The corpus is :mod:`bench/corpus.py`'s (generated into ``--workdir`` unless ``--corpus`` names
 one; its pages carry their ``truth``). Then:
@@ -11,7 +11,9 @@ one; its pages carry their ``truth``). Then:
 * **neardup**: ``neardup dedup IN -o OUT --backend embedded -j 2 --no-progress`` as a
   subprocess; its wall time, CPU, peak RSS (``ru_maxrss`` from ``os.wait4``: the largest process
   of the run, parent or forked worker) and the JSON summary it prints on stderr (timings,
-  ``comparisons``).
+  ``comparisons``). It masks site chrome from the pages itself (docs/chrome.md: a counting pass,
+  ``chrome_s`` in its timings, then each page without the lines ``--chrome-min-pages`` pages of
+  its site carry); ``--no-chrome`` passes its ``--no-chrome`` (the pages as they are).
 * **recipe**: datasketch ``MinHash`` (128 permutations) of the set of 5-token shingles (tokens:
   ``\\w`` runs, every CJK character a token of its own; case folded), computed by 2 processes;
   ``MinHashLSH`` at threshold 0.5 queried before each insert; union-find over the candidate
@@ -19,11 +21,10 @@ one; its pages carry their ``truth``). Then:
 * **pipeline** (``--pipeline``): ``neardup dedup --backend opensearch --start-workers 2`` when
   OpenSearch (``OPENSEARCH_URL``) and Redis (``CELERY_BROKER_URL``) answer; skipped otherwise.
 
-``--mask-chrome batch`` first rewrites the input without the chrome lines that
-:mod:`neardup.ingest.chrome` finds (two passes: count every page, then mask each);
-``--mask-chrome online`` uses its online rule (:class:`~neardup.ingest.chrome.DelayedMasker`,
-pages masked in arrival order once their delay is over). Both methods then read the masked
-input; the masking time is reported apart (and added to neardup's in the ratio line).
+The recipe reads the pages as they are (``--recipe-input raw``, the default: what it would be
+given), or as ``neardup dedup`` compares them (``masked``: the product's counts and masks,
+:func:`neardup.ingest.pipeline.chrome_counts_of_file` and :func:`~neardup.ingest.pipeline.mask_chrome`;
+that masking time is reported apart and added to the recipe's in the ratio line).
 
 Printed for each method: pairwise precision / recall / F1 over the partition (pairs of pages in
 one predicted group vs pairs in one true cluster), the false pairs that are within one site,
@@ -61,6 +62,7 @@ def _load_corpus_module() -> Any:
     spec = importlib.util.spec_from_file_location("neardup_bench_corpus", HERE / "corpus.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while the class is made
     spec.loader.exec_module(mod)
     return mod
 
@@ -262,39 +264,29 @@ def run_recipe(inp: Path, processes: int = 2) -> dict[str, Any]:
     return {"wall_s": time.perf_counter() - t0, "groups": groups, "candidate_pairs": candidates}
 
 
-# --- chrome masking (the experiment) ---------------------------------------------------------
+# --- chrome masking (the product's, for the recipe) ----------------------------------------
 
-def mask_chrome(src: Path, dst: Path, mode: str, t: int, ratio: float = 4.0) -> dict[str, Any]:
-    """Write ``src`` to ``dst`` with chrome lines masked (``batch``: two passes; ``online``:
-    :class:`DelayedMasker`, then written in input order)."""
-    from neardup.ingest.chrome import ChromeCounts, ChromeRule, DelayedMasker, site_key
+def mask_for_recipe(src: Path, dst: Path, min_pages: int, processes: int) -> dict[str, Any]:
+    """Write ``src`` to ``dst`` with each page's text as ``neardup dedup`` compares it: the
+    product's chrome counts of the file, then each plain-text page masked."""
+    from neardup.ingest.chrome import ChromeRule
+    from neardup.ingest.pipeline import chrome_counts_of_file, mask_chrome
+    from neardup.ingest.records import validate_page
 
     t0 = time.perf_counter()
-    counts = ChromeCounts(ChromeRule(min_pages=t, ratio=ratio))
-    masked: dict[str, str] = {}
-    if mode == "batch":
-        for p in read_pages(src):
-            counts.observe_text(site_key(p.get("site"), p.get("url")), p["text"])
-    else:
-        dm: DelayedMasker[str] = DelayedMasker(counts)
-        for p in read_pages(src):
-            masked.update(dm.push(site_key(p.get("site"), p.get("url")), str(p["id"]), p["text"]))
-        masked.update(dm.flush())
-    before = after = emptied = 0
+    counts = chrome_counts_of_file(src, ChromeRule(min_pages=min_pages), processes=processes)
+    before = after = masked_pages = 0
     with open(dst, "w", encoding="utf-8") as out:
         for p in read_pages(src):
             text = p["text"]
-            m = masked.pop(str(p["id"])) if mode != "batch" else \
-                counts.mask(site_key(p.get("site"), p.get("url")), text)
+            m = mask_chrome(counts, validate_page(p), text)
             before += len(text)
-            after += len(m)
-            if not m.strip():
-                emptied += 1
-                m = text  # nothing left: the page keeps its text (never in this corpus)
-            p["text"] = m
+            after += len(text if m is None else m)
+            masked_pages += m is not None
+            p["text"] = text if m is None else m
             out.write(json.dumps(p, ensure_ascii=False) + "\n")
-    return {"mode": mode, "t": t, "ratio": ratio, "seconds": time.perf_counter() - t0,
-            "chars_kept": after / max(before, 1), "emptied": emptied}
+    return {"t": min_pages, "seconds": time.perf_counter() - t0,
+            "chars_kept": after / max(before, 1), "masked_pages": masked_pages}
 
 
 # --- pipeline --------------------------------------------------------------------------------
@@ -343,11 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--corpus", type=Path, help="a bench/corpus.py output (else generated)")
     ap.add_argument("--workdir", type=Path, help="keep the files here (default: a temp dir)")
-    ap.add_argument("--mask-chrome", choices=("batch", "online"),
-                    help="mask chrome lines (neardup.ingest.chrome) before both methods")
-    ap.add_argument("--chrome-t", type=int, default=20, help="chrome threshold T (pages)")
-    ap.add_argument("--chrome-ratio", type=float, default=4.0,
-                    help="chrome: page-level base ratio (1 = no safeguard for repeated stories)")
+    ap.add_argument("--no-chrome", action="store_true",
+                    help="neardup dedup --no-chrome: the pages with their chrome (the 'before')")
+    ap.add_argument("--chrome-min-pages", type=int, default=20,
+                    help="neardup dedup --chrome-min-pages (chrome threshold T)")
+    ap.add_argument("--recipe-input", choices=("raw", "masked"), default="raw",
+                    help="the recipe's pages: as they are, or as neardup dedup masks them")
     ap.add_argument("-j", "--processes", type=int, default=2)
     ap.add_argument("--no-recipe", action="store_true")
     ap.add_argument("--no-neardup", action="store_true")
@@ -387,36 +380,41 @@ def main(argv: list[str] | None = None) -> int:
             f" true clusters, {len({t['site'] for t in truth.values()})} sites")
         inp = corpus_path
         mask_s = 0.0
-        if args.mask_chrome:
-            inp = work / (f"{corpus_path.stem}.masked-{args.mask_chrome}-t{args.chrome_t}"
-                          f"-r{args.chrome_ratio:g}.jsonl")
-            stats = mask_chrome(corpus_path, inp, args.mask_chrome, args.chrome_t,
-                                args.chrome_ratio)
-            mask_s = stats["seconds"]
-            results["mask"] = stats
-            say(f"chrome mask ({stats['mode']}, T={stats['t']}, ratio {stats['ratio']:g}): "
-                f"{stats['seconds']:.1f} s "
-                f"({1000 * stats['seconds'] / n:.2f} ms/page), {stats['chars_kept']:.1%} of the "
-                f"characters kept, {stats['emptied']} pages emptied")
         if not args.no_neardup:
-            run = run_neardup(launcher, inp, work / f"neardup.{inp.stem}.out.jsonl",
-                              ["--backend", "embedded", "-j", str(args.processes)])
+            chrome = (["--no-chrome"] if args.no_chrome
+                      else ["--chrome-min-pages", str(args.chrome_min_pages)])
+            tag = "nochrome" if args.no_chrome else f"chrome-t{args.chrome_min_pages}"
+            run = run_neardup(launcher, inp, work / f"neardup.{inp.stem}.{tag}.out.jsonl",
+                              ["--backend", "embedded", "-j", str(args.processes), *chrome])
             m = evaluate(run["groups"], truth)
             timings = run["summary"].get("timings", {})
             comps = timings.get("comparisons")
             results["neardup"] = {**{k: v for k, v in run.items() if k != "groups"}, **m}
-            for s in _fmt_quality("neardup dedup (embedded)", m):
+            label = "neardup dedup (embedded, " + (
+                "--no-chrome)" if args.no_chrome else f"chrome T={args.chrome_min_pages})")
+            for s in _fmt_quality(label, m):
                 say(s)
             say(f"  time {run['wall_s']:.1f} s wall ({1000 * run['wall_s'] / n:.2f} ms/page), "
                 f"{run['cpu_s']:.1f} s CPU; phases {timings}; comparisons/page "
                 f"{(comps or 0) / n:.2f}; peak RSS {run['peak_rss_mb']:.0f} MB; "
                 f"{run['errors']} pages in error")
         if not args.no_recipe:
-            rec = run_recipe(inp, args.processes)
+            rinp = inp
+            if args.recipe_input == "masked":
+                rinp = work / f"{corpus_path.stem}.masked-t{args.chrome_min_pages}.jsonl"
+                stats = mask_for_recipe(corpus_path, rinp, args.chrome_min_pages, args.processes)
+                mask_s = stats["seconds"]
+                results["recipe_mask"] = stats
+                say(f"recipe input masked as neardup dedup masks it (T={stats['t']}): "
+                    f"{mask_s:.1f} s ({1000 * mask_s / n:.2f} ms/page), "
+                    f"{stats['chars_kept']:.1%} of the characters kept, "
+                    f"{stats['masked_pages']:,} pages masked")
+            rec = run_recipe(rinp, args.processes)
             m = evaluate(rec["groups"], truth)
             results["recipe"] = {"wall_s": rec["wall_s"], "candidate_pairs": rec["candidate_pairs"],
                                  **m}
-            for s in _fmt_quality("recipe (MinHash 128 x 5-shingles, LSH 0.5, union-find)", m):
+            for s in _fmt_quality("recipe (MinHash 128 x 5-shingles, LSH 0.5, union-find; "
+                                  f"{args.recipe_input} pages)", m):
                 say(s)
             say(f"  time {rec['wall_s']:.1f} s wall ({1000 * rec['wall_s'] / n:.2f} ms/page); "
                 f"LSH candidate pairs/page {rec['candidate_pairs'] / n:.2f}")
@@ -424,8 +422,8 @@ def main(argv: list[str] | None = None) -> int:
                 nd = results["neardup"]["wall_s"]
                 ratio = f"time neardup / recipe: {nd / rec['wall_s']:.2f}"
                 if mask_s:
-                    ratio += (f" ({(nd + mask_s) / (rec['wall_s'] + mask_s):.2f} with the "
-                              f"masking, {mask_s:.1f} s, added to both)")
+                    ratio += (f" ({nd / (rec['wall_s'] + mask_s):.2f} with the recipe's "
+                              f"input masking, {mask_s:.1f} s, counted)")
                 say(ratio)
         if args.pipeline:
             why = services_up()

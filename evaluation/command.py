@@ -28,7 +28,7 @@ from typing import Any
 from neardup.evaluation import datasets, evaluate, webis
 from neardup.ingest.dedup import dedup_embedded
 from neardup.ingest.errors import ConfigError
-from neardup.ingest.pipeline import fingerprint_config, prepare_lines
+from neardup.ingest.pipeline import chrome_counts, fingerprint_config, prepare_lines
 from neardup.ingest.settings import Settings
 
 __all__ = ["add_parser", "format_list", "run"]
@@ -202,9 +202,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _dedup_groups(docs: Sequence[dict[str, Any]], profile: str) -> dict[str, str]:
-    """``{id: dup_group}`` of ``neardup dedup``'s embedded grouping of ``docs``."""
+    """``{id: dup_group}`` of ``neardup dedup``'s embedded grouping of ``docs`` (its site
+    chrome rule included: the counts over ``docs``, then the pages prepared with them)."""
     lines = [(n, json.dumps(d, ensure_ascii=False)) for n, d in enumerate(docs, 1)]
-    prepared = list(prepare_lines(lines, fingerprint_config(profile)))
+    prepared = list(prepare_lines(lines, fingerprint_config(profile),
+                                  chrome=chrome_counts(lines)))
     return {k: str(v["dup_group"]) for k, v in dedup_embedded(prepared, profile).items()}
 
 

@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
+from neardup.ingest.chrome import ChromeRule
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.sentences import normalize_text, sentence_keys, width
 from neardup.verifier.implementation import select
@@ -68,9 +69,12 @@ _DIGEST = 16  # MD5 digest size in bytes: also the number of possible rotations
 class FingerprintConfig:
     """Fingerprint parameters (paper names in brackets). Frozen; validated on creation.
 
-    ``str(config)`` and :attr:`identity` encode every parameter, e.g. ``s3-x10-y2-z50-m7-r16``;
+    ``str(config)`` and :attr:`identity` encode every parameter, e.g. ``s4-x10-y2-z50-m7-r16``;
     the identity is stored with each document so fingerprints made with different parameters
-    are never compared.
+    are never compared. ``chrome`` is the rule the text was masked with before it was
+    fingerprinted (:class:`neardup.ingest.chrome.ChromeRule`; ``neardup dedup`` masks plain-text
+    pages), appended as ``+`` and its identity (``s4-x10-y2-z50-m7-r16+chrome1-t20-...``): pages
+    masked and not masked, or masked by other rules, are never compared either.
     """
 
     min_sentence: int = 10  # [X] keep sentences whose width is > X
@@ -78,6 +82,7 @@ class FingerprintConfig:
     min_cover: int = 50  # [Z] the Y sentences' total width must be > Z (paper: 100)
     buckets: int = 7  # [m] buckets per rotation
     rotations: int = 16  # byte rotations of the digests (16 = all)
+    chrome: ChromeRule | None = None  # chrome lines masked by this rule before fingerprinting
 
     def __post_init__(self) -> None:
         for name in ("min_sentence", "per_bucket", "min_cover", "buckets", "rotations"):
@@ -97,13 +102,16 @@ class FingerprintConfig:
                 f"FingerprintConfig.rotations must be in 1..{_DIGEST} (an MD5 digest has "
                 f"{_DIGEST} bytes), got {self.rotations}"
             )
+        if self.chrome is not None and not isinstance(self.chrome, ChromeRule):
+            raise ConfigError(f"FingerprintConfig.chrome must be a ChromeRule, got {self.chrome!r}")
 
     @property
     def identity(self) -> str:
-        return (
+        base = (
             f"s{SCHEME}-x{self.min_sentence}-y{self.per_bucket}-z{self.min_cover}"
             f"-m{self.buckets}-r{self.rotations}"
         )
+        return base if self.chrome is None else f"{base}+{self.chrome.identity}"
 
     @property
     def max_fingerprints(self) -> int:
@@ -114,9 +122,16 @@ class FingerprintConfig:
 
     @classmethod
     def from_identity(cls, identity: str) -> FingerprintConfig:
-        """Inverse of :attr:`identity`; rejects other schemes."""
+        """Inverse of :attr:`identity`; rejects other schemes.
+
+        >>> c = FingerprintConfig(chrome=ChromeRule(min_pages=30))
+        >>> FingerprintConfig.from_identity(c.identity) == c
+        True
+        """
+        numbers, plus, masked = identity.partition("+")
         try:
-            parts = {p[0]: int(p[1:]) for p in identity.split("-")}
+            parts = {p[0]: int(p[1:]) for p in numbers.split("-")}
+            chrome = ChromeRule.from_identity(masked) if plus else None
         except (ValueError, IndexError):
             raise ConfigError(f"not a fingerprint config identity: {identity!r}") from None
         if parts.get("s") != SCHEME or set(parts) != set("sxyzmr"):
@@ -124,7 +139,7 @@ class FingerprintConfig:
                 f"fingerprint config {identity!r} is not of scheme s{SCHEME} "
                 "(recompute the fingerprints)"
             )
-        return cls(parts["x"], parts["y"], parts["z"], parts["m"], parts["r"])
+        return cls(parts["x"], parts["y"], parts["z"], parts["m"], parts["r"], chrome)
 
 
 #: The paper's values for web pages: X > 10, Y = 4, Z > 100, m = 7 (<= 112 fingerprints).

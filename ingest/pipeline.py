@@ -14,16 +14,20 @@ in order, and only validated pages (plain strings) travel to the pool.
 from __future__ import annotations
 
 import collections
+import dataclasses
+import functools
 import multiprocessing
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from neardup.ingest.chrome import BoundedCounter, ChromeCounts, ChromeRule, site_key
 from neardup.ingest.errors import ConfigError, DocumentError, DuplicateId, ExtractError
 from neardup.ingest.extract import document_texts
-from neardup.ingest.fingerprint import PROFILES, index_terms
+from neardup.ingest.fingerprint import PROFILES, FingerprintConfig, index_terms
 from neardup.ingest.records import (
     DEFAULT_LIMITS,
     Limits,
@@ -40,7 +44,11 @@ __all__ = [
     "MAX_DOC_BYTES",
     "MAX_ID_BYTES",
     "Prepared",
+    "chrome_counts",
+    "chrome_counts_of_file",
     "fingerprint_config",
+    "mask_chrome",
+    "masked_config",
     "prepare_document",
     "prepare_lines",
     "read_lines",
@@ -96,11 +104,47 @@ def read_lines(
     return read_jsonl(path, limits)
 
 
+_WORD = re.compile(r"[^\W_]")  # a letter or a digit: what sentence keys are made of
+
+
+def mask_chrome(chrome: ChromeCounts, page: Page, text: str) -> str | None:
+    """The text of a plain-text page (``text``, ``rst`` or ``markdown`` input: no main-content
+    step) without its chrome lines (:meth:`neardup.ingest.chrome.ChromeCounts.mask`, under the
+    page's :func:`~neardup.ingest.chrome.site_key`); None when nothing is masked, for an HTML
+    page (its main content is taken by structure, :func:`neardup.ingest.extract.extract_texts`)
+    and when the masked text has no letter or digit left — a page that is all chrome keeps its
+    whole text rather than become empty (its copies still meet on it)."""
+    if page.field == "html":
+        return None
+    masked = chrome.mask(site_key(page.site, page.url), text)
+    if masked == text or _WORD.search(masked) is None:
+        return None
+    return masked
+
+
+def masked_config(config: FingerprintConfig, chrome: ChromeCounts | None) -> FingerprintConfig:
+    """``config`` with the chrome rule its pages are masked with (part of the identity)."""
+    if chrome is None or config.chrome == chrome.rule:
+        return config
+    return _with_rule(config, chrome.rule)
+
+
+@functools.lru_cache(maxsize=16)
+def _with_rule(config: FingerprintConfig, rule: ChromeRule) -> FingerprintConfig:
+    return dataclasses.replace(config, chrome=rule)
+
+
 def prepare_document(
-    obj: Page | Mapping[str, Any], seq: int, config: Any, limits: Limits = DEFAULT_LIMITS
+    obj: Page | Mapping[str, Any], seq: int, config: Any, limits: Limits = DEFAULT_LIMITS,
+    chrome: ChromeCounts | None = None,
 ) -> StoredDocument:
     """Extract the text of a page and fingerprint it; a mapping is validated first
     (:func:`neardup.ingest.records.validate_page`).
+
+    ``chrome``: the site chrome known from the whole input (:func:`chrome_counts`). A
+    plain-text page's ``content`` — what the fingerprints and the verifier read — is then its
+    text without the chrome lines (:func:`mask_chrome`; ``body`` stays whole), and every page's
+    ``fp_config`` names the rule (:func:`masked_config`), masked or not.
 
     Raises :class:`~neardup.ingest.errors.DocumentError` (with the id) for a bad document.
     """
@@ -121,6 +165,10 @@ def prepare_document(
             content = clean_text(texts.content, doc_id)
         except DocumentError:
             content = None
+    elif chrome is not None:
+        content = mask_chrome(chrome, page, text)
+    if chrome is not None:
+        config = masked_config(config, chrome)
     return StoredDocument(
         id=doc_id,
         body=text,
@@ -134,16 +182,83 @@ def prepare_document(
     )
 
 
-def _prepare_one(item: tuple[int, int, Page, Any, Limits]) -> Prepared:
+def _prepare_one(item: tuple[int, int, Page, Any, Limits],
+                 chrome: ChromeCounts | None = None) -> Prepared:
     line_no, seq, page, config, limits = item
     doc_id = page.id
     try:
-        return Prepared(line_no, doc_id, doc=prepare_document(page, seq, config, limits))
+        return Prepared(line_no, doc_id, doc=prepare_document(page, seq, config, limits, chrome))
     except DocumentError as exc:
         return Prepared.failed(line_no, exc, doc_id)
     except Exception as exc:  # a bug or an extractor crash: still one document's failure
         return Prepared(line_no, doc_id, error=f"{doc_id}: {type(exc).__name__}: {exc}",
                         error_type="document_error")
+
+
+# --- site chrome: the counting pass ----------------------------------------------------------
+
+
+def chrome_counts(
+    lines: Iterable[tuple[int, bytes | str | DocumentError]],
+    rule: ChromeRule | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    counts: ChromeCounts | None = None,
+) -> ChromeCounts:
+    """The chrome counts of an input (the two-pass rule's first pass): every line of every
+    readable plain-text page (``text``, ``rst``, ``markdown``), under its site. HTML pages are
+    not counted (nor masked); a record that is not a valid page is skipped (the preparing pass
+    reports it); a repeated id is counted like any page, so the counts do not depend on which
+    record of an id comes first.
+
+    The counter is a :class:`~neardup.ingest.chrome.BoundedCounter` (exact up to ~1M distinct
+    lines, a fixed 64 MB sketch beyond), so the counts are a function of the set of pages: the
+    same for any order, and :meth:`~neardup.ingest.chrome.ChromeCounts.merge` of the counts of
+    parts of the input gives the whole input's."""
+    if counts is None:
+        counts = ChromeCounts(rule, BoundedCounter(), warmup=False)
+    for _, raw in lines:
+        if isinstance(raw, DocumentError):
+            continue
+        try:
+            page = validate_page(decode_record(raw, limits), limits)
+            if page.field == "html":
+                continue
+            texts = document_texts(page.document(), max_bytes=limits.max_doc_bytes)
+            text = clean_text(texts.text, page.id)
+        except Exception:  # noqa: BLE001 - any failure: the preparing pass reports it
+            continue
+        counts.observe_text(site_key(page.site, page.url), text)
+    return counts
+
+
+def _count_share(job: tuple[str, int, int, ChromeRule, Limits]) -> ChromeCounts:
+    path, share, shares, rule, limits = job
+    return chrome_counts(((n, raw) for n, raw in read_jsonl(path, limits) if n % shares == share),
+                         rule, limits)
+
+
+def chrome_counts_of_file(
+    path: str | os.PathLike[str], rule: ChromeRule | None = None,
+    limits: Limits = DEFAULT_LIMITS, processes: int = 1,
+) -> ChromeCounts:
+    """:func:`chrome_counts` of a JSONL file (not stdin: it is read once per process); with
+    ``processes > 1`` each process counts every ``processes``-th line and the counts are
+    merged: the same counts as one process."""
+    rule = rule or ChromeRule()
+    if processes <= 1:
+        return chrome_counts(read_jsonl(path, limits), rule, limits)
+    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    jobs = [(os.fspath(path), share, processes, rule, limits) for share in range(processes)]
+    counts: ChromeCounts | None = None
+    with ctx.Pool(processes) as pool:
+        # merged as they come (sums: any order gives the same counts), one part held at a time
+        for part in pool.imap_unordered(_count_share, jobs):
+            if counts is None:
+                counts = part
+            else:
+                counts.merge(part)
+    assert counts is not None
+    return counts
 
 
 def prepare_lines(
@@ -155,8 +270,12 @@ def prepare_lines(
     max_doc_bytes: int | None = None,
     limits: Limits | None = None,
     ahead: int = 1024,
+    chrome: ChromeCounts | None = None,
 ) -> Iterator[Prepared]:
     """One :class:`Prepared` per line, in input order; ``seq = seq_base + line_no``.
+
+    ``chrome``: plain-text pages are masked with these counts (:func:`prepare_document`);
+    the pool's processes get them once, when they start.
 
     ``limits`` (default: :data:`neardup.ingest.records.DEFAULT_LIMITS` with ``max_doc_bytes`` when
     given) are the input rules. A repeated id is an error for the repeat: the first record
@@ -189,7 +308,7 @@ def prepare_lines(
 
     if processes <= 1:
         for it in items():
-            yield it if isinstance(it, Prepared) else _prepare_one(it)
+            yield it if isinstance(it, Prepared) else _prepare_one(it, chrome)
         return
     # Errors found while reading must keep their place in the output: route every item
     # through the pool, passing ready-made results straight back. Bounded: the pool's feeder
@@ -212,7 +331,7 @@ def prepare_lines(
             yield it
 
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ctx.Pool(processes) as pool:
+    with ctx.Pool(processes, initializer=_set_chrome, initargs=(chrome,)) as pool:
         try:
             for result in pool.imap(_passthrough_or_prepare, bounded(), chunksize=chunksize):
                 mine = sent.popleft()
@@ -238,5 +357,13 @@ def _adopt(p: Prepared, line_no: int, seq: int, doc_id: str | None) -> None:
             d.seq = seq
 
 
+_CHROME: ChromeCounts | None = None  # a pool process's chrome counts (prepare_lines)
+
+
+def _set_chrome(chrome: ChromeCounts | None) -> None:
+    global _CHROME
+    _CHROME = chrome
+
+
 def _passthrough_or_prepare(it: Any) -> Prepared:
-    return it if isinstance(it, Prepared) else _prepare_one(it)
+    return it if isinstance(it, Prepared) else _prepare_one(it, _CHROME)

@@ -33,10 +33,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from neardup.ingest.chrome import DEFAULT_MIN_PAGES, ChromeRule
 from neardup.ingest.dedup import DEFAULT_K, dedup_embedded
 from neardup.ingest.errors import InvalidRecord
 from neardup.ingest.pairs import compare_documents
-from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines
+from neardup.ingest.pipeline import Prepared, chrome_counts, fingerprint_config, prepare_lines
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.verifier.compare import Verdict
@@ -91,13 +92,27 @@ def _grouped(p: Prepared, groups: Mapping[str, Mapping[str, Any]]) -> Grouped:
 
 
 def dedup(
-    pages: Iterable[Page], *, profile: str = "web", k: int = DEFAULT_K, processes: int = 1
+    pages: Iterable[Page],
+    *,
+    profile: str = "web",
+    k: int = DEFAULT_K,
+    processes: int = 1,
+    chrome: bool = True,
+    chrome_min_pages: int = DEFAULT_MIN_PAGES,
 ) -> list[Grouped]:
     """The groups of ``pages``, in-process (``neardup dedup`` without servers): one
     :class:`Grouped` per page, in input order. Each page needs a unique ``id``; ``k`` is the
     most candidates a page is verified against, ``processes`` the verifier's pool size. The
-    partition depends on the set of pages alone, not on ``processes``."""
-    prepared = list(prepare_lines(_lines(pages), fingerprint_config(profile)))
+    partition depends on the set of pages alone, not on ``processes``.
+
+    ``chrome`` (as ``neardup dedup``; False is its ``--no-chrome``): plain-text pages are
+    compared without the lines that at least ``chrome_min_pages`` pages of their site carry
+    (site chrome: header, navigation, footer; docs/chrome.md), counted over all ``pages``."""
+    lines = list(_lines(pages))
+    config = fingerprint_config(profile)
+    counts = chrome_counts(lines, ChromeRule(min_pages=chrome_min_pages)) if chrome else None
+    prepared = list(prepare_lines(lines, config, chrome=counts))
+    del counts, lines
     groups = dedup_embedded(prepared, profile, k=k, processes=processes)
     return [_grouped(p, groups) for p in prepared]
 

@@ -6,7 +6,11 @@ input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{
 errors.
 
 * ``embedded`` (default): no servers (:mod:`neardup.ingest.dedup`). Extraction and
-  fingerprinting run in a process pool, verification too.
+  fingerprinting run in a process pool, verification too. Site chrome is masked from
+  plain-text pages first (docs/chrome.md): a counting pass reads the input once (stdin is
+  spooled to a temporary file for it), then each ``text``/``rst``/``markdown`` page is
+  fingerprinted and verified without the lines that at least ``--chrome-min-pages`` pages of
+  its site carry (``--no-chrome``: as they are).
 * ``opensearch``: through the real stack — the documents are ingested into a fresh index
   (``--index``; deleted afterwards unless ``--keep-index``), verified by Celery workers, and
   read back. Workers must be running on the queue (``neardup worker``), or pass
@@ -19,10 +23,14 @@ import argparse
 import importlib
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
+from neardup.ingest.chrome import DEFAULT_MIN_PAGES, ChromeCounts, ChromeRule
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.dedup import (
     DEFAULT_K,
@@ -34,7 +42,13 @@ from neardup.ingest.dedup import (
 )
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.jsoncodec import dumps_str
-from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
+from neardup.ingest.pipeline import (
+    Prepared,
+    chrome_counts_of_file,
+    fingerprint_config,
+    prepare_lines,
+    read_lines,
+)
 from neardup.ingest.records import Limits
 from neardup.ingest.settings import Settings
 
@@ -63,6 +77,15 @@ def add_parser(sub: Any) -> None:
         help="opensearch: start N worker processes for this run",
     )
     p.add_argument("--timeout", type=float, default=3600, help="opensearch: max wait (s)")
+    p.add_argument(
+        "--no-chrome", action="store_true",
+        help="embedded: do not mask site chrome from plain-text pages (docs/chrome.md)",
+    )
+    p.add_argument(
+        "--chrome-min-pages", type=int, default=DEFAULT_MIN_PAGES, metavar="T",
+        help="embedded: a line is chrome when at least T pages of its site carry it "
+        f"(default {DEFAULT_MIN_PAGES})",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run)
 
@@ -80,6 +103,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.candidates < 1 or args.processes < 1:
         print("neardup dedup: -k and -j must be >= 1", file=sys.stderr)
         return 2
+    if args.chrome_min_pages < 2:
+        print("neardup dedup: --chrome-min-pages must be >= 2", file=sys.stderr)
+        return 2
     if args.input != "-" and not os.path.isfile(args.input):
         print(f"neardup dedup: no such file: {args.input}", file=sys.stderr)
         return 2
@@ -92,32 +118,25 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     progress = progress_bar(args)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    lines = prepare_lines(read_lines(args.input, limits), config, processes=args.processes,
-                          limits=limits)
-    # Embedded: the texts go to disk as they come (only fingerprints and group state stay in
-    # memory, so a crawl of millions of pages fits); the engine path hands whole documents on.
-    texts = DiskTexts() if args.backend == "embedded" else None
-    earlier: CandidateLists | None = None
-    index: CandidateIndex | None = None
-    if texts is not None:
-        earlier = CandidateLists(texts.ordinal)
-        index = CandidateIndex(args.candidates)
-        lines = spool_texts(lines, texts, index, earlier)
-    prepared = list(progress(lines, desc="fingerprint"))
-    if index is not None:
-        index.close()  # every candidate is taken: its memory goes before the verifiers fork
-    timings["fingerprint_s"] = time.perf_counter() - t0
-    if texts is not None:
-        with texts:
-            groups = dedup_embedded(
-                prepared, args.profile, k=args.candidates, processes=args.processes,
-                progress=progress, timings=timings, texts=texts, earlier=earlier,
-            )
-    else:
-        # The engine path is a lazy door like the CLI's: the embedded default never loads an
-        # engine client or a broker.
-        engine = importlib.import_module("neardup.ingest.commands.ingest")
-        groups = engine.dedup_via_opensearch(prepared, args, progress, settings)
+    source = args.input
+    spooled: str | None = None
+    chrome: ChromeCounts | None = None
+    try:
+        if args.backend == "embedded" and not args.no_chrome:
+            # Two passes: the chrome counts are over the whole input before any page is
+            # prepared, so a page is masked alike wherever it is in the input and whatever -j.
+            if source == "-":
+                spooled = source = _spool_stdin()
+            chrome = chrome_counts_of_file(source, ChromeRule(min_pages=args.chrome_min_pages),
+                                           limits, args.processes)
+            timings["chrome_s"] = time.perf_counter() - t0
+        lines = prepare_lines(read_lines(source, limits), config, processes=args.processes,
+                              limits=limits, chrome=chrome)
+        del chrome  # held by the preparing pass alone: gone with it, before the verifiers fork
+        prepared, groups = _group(args, settings, lines, progress, timings, t0)
+    finally:
+        if spooled is not None:
+            os.unlink(spooled)
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
     try:
         for p in prepared:
@@ -132,6 +151,50 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _spool_stdin() -> str:
+    """Standard input copied to a temporary file (the counting pass reads the input first)."""
+    fd, path = tempfile.mkstemp(prefix="neardup-dedup-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+    except BaseException:
+        os.unlink(path)
+        raise
+    return path
+
+
+def _group(
+    args: argparse.Namespace, settings: Settings, lines: Iterator[Prepared], progress: Any,
+    timings: dict[str, float], t0: float,
+) -> tuple[list[Prepared], dict[str, dict[str, Any]]]:
+    """The prepared pages, read from ``lines``, and their groups on the chosen backend."""
+    # Embedded: the texts go to disk as they come (only fingerprints and group state stay in
+    # memory, so a crawl of millions of pages fits); the engine path hands whole documents on.
+    texts = DiskTexts() if args.backend == "embedded" else None
+    earlier: CandidateLists | None = None
+    index: CandidateIndex | None = None
+    if texts is not None:
+        earlier = CandidateLists(texts.ordinal)
+        index = CandidateIndex(args.candidates)
+        lines = spool_texts(lines, texts, index, earlier)
+    prepared = list(progress(lines, desc="fingerprint"))
+    if index is not None:
+        index.close()  # every candidate is taken: its memory goes before the verifiers fork
+    timings["fingerprint_s"] = time.perf_counter() - t0 - timings.get("chrome_s", 0.0)
+    if texts is not None:
+        with texts:
+            groups = dedup_embedded(
+                prepared, args.profile, k=args.candidates, processes=args.processes,
+                progress=progress, timings=timings, texts=texts, earlier=earlier,
+            )
+    else:
+        # The engine path is a lazy door like the CLI's: the embedded default never loads an
+        # engine client or a broker.
+        engine = importlib.import_module("neardup.ingest.commands.ingest")
+        groups = engine.dedup_via_opensearch(prepared, args, progress, settings)
+    return prepared, groups
 
 
 def _n_groups(groups: dict[str, dict[str, Any]]) -> int:
