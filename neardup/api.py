@@ -126,11 +126,12 @@ def submit(
     timeout: float = 600.0,
 ) -> dict[str, Any]:
     """Hand ``pages`` to a running pipeline (``neardup ingest``): workers index each page once,
-    with its ``dup_group``; a page already indexed is ``unchanged``. The broker and queue are
-    those of the environment (``CELERY_BROKER_URL``, ``NEARDUP_QUEUE``: Celery's app is one per
-    process); ``settings`` naming another broker is a :class:`~neardup.ingest.errors.ConfigError`. Returns the counts (``accepted``, ``unchanged``, ``errors``); with
-    ``wait``, also waits until every accepted page is grouped (``grouped``, ``pending``,
-    ``timed_out`` after ``timeout`` seconds without progress)."""
+    with its ``dup_group``; a page already indexed is ``unchanged``. Returns the counts
+    (``accepted``, ``unchanged``, ``errors``); with ``wait``, also waits until every accepted
+    page is indexed with its group (``indexed``, ``timed_out``, and ``pending`` when no page
+    was indexed for ``timeout`` seconds). The broker and queue are those of the environment
+    (``CELERY_BROKER_URL``, ``NEARDUP_QUEUE``: Celery's app is one per process); ``settings``
+    naming another broker is a :class:`~neardup.ingest.errors.ConfigError`."""
     settings = settings or Settings.from_env()
     prepared = prepare_lines(_lines(pages), fingerprint_config(profile))
     pipeline = importlib.import_module("neardup.ingest.submit")
