@@ -14,7 +14,8 @@ errors.
 * ``opensearch``: through the real stack — the documents are ingested into a fresh index
   (``--index``; deleted afterwards unless ``--keep-index``), verified by Celery workers, and
   read back. Workers must be running on the queue (``neardup worker``), or pass
-  ``--start-workers N`` to start N worker processes for the run.
+  ``--start-workers N`` to start N worker processes for the run. The pages are masked as for
+  ``embedded`` (the workers verify the masked ``content`` they are staged with).
 """
 
 from __future__ import annotations
@@ -79,11 +80,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--timeout", type=float, default=3600, help="opensearch: max wait (s)")
     p.add_argument(
         "--no-chrome", action="store_true",
-        help="embedded: do not mask site chrome from plain-text pages (docs/chrome.md)",
+        help="do not mask site chrome from plain-text pages (docs/chrome.md)",
     )
     p.add_argument(
         "--chrome-min-pages", type=int, default=DEFAULT_MIN_PAGES, metavar="T",
-        help="embedded: a line is chrome when at least T pages of its site carry it "
+        help="a line is chrome when at least T pages of its site carry it "
         f"(default {DEFAULT_MIN_PAGES})",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
@@ -122,9 +123,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     spooled: str | None = None
     chrome: ChromeCounts | None = None
     try:
-        if args.backend == "embedded" and not args.no_chrome:
+        if not args.no_chrome:
             # Two passes: the chrome counts are over the whole input before any page is
-            # prepared, so a page is masked alike wherever it is in the input and whatever -j.
+            # prepared, so a page is masked alike wherever it is in the input and whatever -j;
+            # the engine path hands the masked pages to the workers (their `content`), so the
+            # two backends group alike.
             if source == "-":
                 spooled = source = _spool_stdin()
             chrome = chrome_counts_of_file(source, ChromeRule(min_pages=args.chrome_min_pages),
