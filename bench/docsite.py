@@ -54,15 +54,15 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from _partition import neardup_command, pairwise, read_jsonl  # bench/ helper
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = {"en": "gimp-help-en", "en_GB": "gimp-help-en-gb"}  # variant -> Debian package
@@ -222,23 +222,8 @@ def build_corpora(variants: dict[str, dict[str, Any]], work: Path, text_styles: 
 
 # --- neardup ----------------------------------------------------------------------------------
 
-def _neardup_cmd() -> list[str]:
-    exe = Path(sys.executable).parent / "neardup"
-    if exe.exists():
-        return [str(exe)]
-    found = shutil.which("neardup")
-    return [found] if found else [sys.executable, "-m", "neardup.ingest.cli"]
-
-
-def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
-
-
 def run_dedup(inp: Path, out: Path, processes: int, profile: str | None) -> dict[str, Any]:
-    cmd = [*_neardup_cmd(), "dedup", str(inp), "-o", str(out), "--backend", "embedded",
+    cmd = [*neardup_command(), "dedup", str(inp), "-o", str(out), "--backend", "embedded",
            "-j", str(processes), "--no-progress", *(["--profile", profile] if profile else [])]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -272,10 +257,6 @@ def checkout_state() -> dict[str, Any]:
 
 # --- figures ----------------------------------------------------------------------------------
 
-def _c2(n: int) -> int:
-    return n * (n - 1) // 2
-
-
 def evaluate(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any]],
              show: int) -> dict[str, Any]:
     ids = list(info)
@@ -283,11 +264,7 @@ def evaluate(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any]],
              else "\0" + i for i in ids}
     errors = sorted(i for i in ids if rows.get(i, {}).get("dup_group") is None)
     cluster = {i: info[i]["cluster"] for i in ids}
-    tp = sum(_c2(n) for n in Counter((group[i], cluster[i]) for i in ids).values())
-    pred_pairs = sum(_c2(n) for n in Counter(group.values()).values())
-    true_pairs = sum(_c2(n) for n in Counter(cluster.values()).values())
-    p = tp / pred_pairs if pred_pairs else 1.0
-    r = tp / true_pairs if true_pairs else 1.0
+    scores = pairwise(group, cluster)
     members: dict[str, list[str]] = defaultdict(list)
     for i in ids:
         members[group[i]].append(i)
@@ -327,10 +304,7 @@ def evaluate(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any]],
                 a, b = (v1[both[0]], v2[both[0]]) if both else (firsts[c1][0], firsts[c2][0])
                 wrong_pairs.append({"a": a, "b": b})
     return {
-        "pages": len(ids), "variants": dict(Counter(info[i]["variant"] for i in ids)),
-        "true_pairs": true_pairs, "pred_pairs": pred_pairs, "true_positive_pairs": tp,
-        "false_pairs": pred_pairs - tp, "precision": p, "recall": r,
-        "f1": 2 * p * r / (p + r) if p + r else 0.0,
+        "pages": len(ids), "variants": dict(Counter(info[i]["variant"] for i in ids)), **scores,
         "groups": len(members), "multi_page_groups": sum(1 for m in groups if len(m) > 1),
         "twin_pairs": len(twins), "twins_found": len(found), "twins_missed": len(missed),
         "twins_missed_byte_identical": len(missed_identical),
@@ -353,7 +327,7 @@ def compare_pairs(pairs: list[dict[str, Any]], corpus: Path, field: str, work: P
         for e in pairs:
             f.write(json.dumps({"pair": [e["a"], e["b"]], "a": {field: body[e["a"]]},
                                 "b": {field: body[e["b"]]}}, ensure_ascii=False) + "\n")
-    cmd = [*_neardup_cmd(), "compare", str(path), *(["--profile", profile] if profile else [])]
+    cmd = [*neardup_command(), "compare", str(path), *(["--profile", profile] if profile else [])]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"neardup compare exited {proc.returncode}:\n{proc.stderr[-2000:]}")

@@ -41,7 +41,6 @@ import json
 import multiprocessing
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -49,10 +48,11 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from _partition import neardup_command, pairs_within, pairwise, read_jsonl  # bench/ helper
 
 HERE = Path(__file__).resolve().parent
 
@@ -69,25 +69,14 @@ def _load_corpus_module() -> Any:
 
 # --- truth and metrics -----------------------------------------------------------------------
 
-def read_pages(path: Path) -> Iterator[dict[str, Any]]:
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
-
-
 def load_truth(path: Path) -> dict[str, dict[str, Any]]:
     """``{id: {"cluster", "of", "char_pct", "lang", "site"}}`` from the pages' ``truth``."""
     out = {}
-    for p in read_pages(path):
+    for p in read_jsonl(path):
         t = p["truth"]
         out[p["id"]] = {"cluster": t["cluster"], "of": t["of"], "char_pct": t["char_pct"],
                         "lang": t["lang"], "site": p.get("site")}
     return out
-
-
-def _c2(n: int) -> int:
-    return n * (n - 1) // 2
 
 
 def evaluate(pred: dict[str, str], truth: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -96,14 +85,9 @@ def evaluate(pred: dict[str, str], truth: dict[str, dict[str, Any]]) -> dict[str
     group = {i: pred.get(i, "\0" + i) for i in ids}
     cluster = {i: truth[i]["cluster"] for i in ids}
     site = {i: truth[i]["site"] for i in ids}
-    tp = sum(_c2(n) for n in Counter((group[i], cluster[i]) for i in ids).values())
-    pred_pairs = sum(_c2(n) for n in Counter(group.values()).values())
-    true_pairs = sum(_c2(n) for n in Counter(cluster.values()).values())
-    same_site = sum(_c2(n) for n in Counter((group[i], site[i]) for i in ids).values())
-    same_site_tp = sum(_c2(n) for n in Counter((group[i], site[i], cluster[i])
-                                                for i in ids).values())
-    p = tp / pred_pairs if pred_pairs else 1.0
-    r = tp / true_pairs if true_pairs else 1.0
+    scores = pairwise(group, cluster)
+    same_site = pairs_within({i: (group[i], site[i]) for i in ids})
+    same_site_tp = pairs_within({i: (group[i], site[i], cluster[i]) for i in ids})
     members: dict[str, list[str]] = {}
     for i in ids:
         members.setdefault(group[i], []).append(i)
@@ -122,10 +106,7 @@ def evaluate(pred: dict[str, str], truth: dict[str, dict[str, Any]]) -> dict[str
             cell[0] += hit
             cell[1] += 1
     return {
-        "pages": len(ids), "precision": p, "recall": r,
-        "f1": 2 * p * r / (p + r) if p + r else 0.0,
-        "pred_pairs": pred_pairs, "true_pairs": true_pairs, "true_positive_pairs": tp,
-        "false_pairs": pred_pairs - tp, "false_pairs_same_site": same_site - same_site_tp,
+        "pages": len(ids), **scores, "false_pairs_same_site": same_site - same_site_tp,
         "groups": len(members), "largest_groups": top,
         "largest_true_cluster": max(Counter(cluster.values()).values()),
         "copy_recall_by_char_pct": {k: v[0] / v[1] for k, v in sorted(by_pct.items())},
@@ -135,14 +116,6 @@ def evaluate(pred: dict[str, str], truth: dict[str, dict[str, Any]]) -> dict[str
 
 
 # --- neardup ---------------------------------------------------------------------------------
-
-def _neardup_cmd() -> list[str]:
-    exe = Path(sys.executable).parent / "neardup"
-    if exe.exists():
-        return [str(exe)]
-    found = shutil.which("neardup")
-    return [found] if found else [sys.executable, "-m", "neardup.ingest.cli"]
-
 
 # Peak RSS is ``ru_maxrss`` from ``wait4``: the largest process of the run, parent or forked
 # worker. A child forked from this process starts with this process's pages resident (the corpus
@@ -182,7 +155,7 @@ class Launcher:
 
 def run_neardup(launcher: Launcher, inp: Path, out: Path, extra: list[str]) -> dict[str, Any]:
     """One ``neardup dedup`` process: wall/CPU seconds, peak RSS, its stderr summary, groups."""
-    cmd = [*_neardup_cmd(), "dedup", str(inp), "-o", str(out), "--no-progress", *extra]
+    cmd = [*neardup_command(), "dedup", str(inp), "-o", str(out), "--no-progress", *extra]
     err = out.with_suffix(".stderr")
     res = launcher.run(cmd, err)
     stderr = err.read_text(encoding="utf-8", errors="replace")
@@ -200,7 +173,7 @@ def run_neardup(launcher: Launcher, inp: Path, out: Path, extra: list[str]) -> d
             break
     groups: dict[str, str] = {}
     errors = 0
-    for rec in read_pages(out):
+    for rec in read_jsonl(out):
         if rec.get("dup_group") is not None:
             groups[str(rec["id"])] = str(rec["dup_group"])
         else:
@@ -248,7 +221,7 @@ def run_recipe(inp: Path, processes: int = 2) -> dict[str, Any]:
         return root
 
     candidates = 0
-    items = ((str(p["id"]), p["text"]) for p in read_pages(inp))
+    items = ((str(p["id"]), p["text"]) for p in read_jsonl(inp))
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(processes) as pool:
         for doc_id, hv, scheme in pool.imap(_minhash, items, chunksize=32):
@@ -277,7 +250,7 @@ def mask_for_recipe(src: Path, dst: Path, min_pages: int, processes: int) -> dic
     counts = chrome_counts_of_file(src, ChromeRule(min_pages=min_pages), processes=processes)
     before = after = masked_pages = 0
     with open(dst, "w", encoding="utf-8") as out:
-        for p in read_pages(src):
+        for p in read_jsonl(src):
             text = p["text"]
             m = mask_chrome(counts, validate_page(p), text)
             before += len(text)
