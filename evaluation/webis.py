@@ -428,9 +428,10 @@ def format_webis(report: WebisReport) -> str:
             lines.append(f"  {r.name}: {r.note}")
     lines += ["", "verdicts by reason (+ judged near-duplicate / - not)"]
     points = list(report.reasons)
+    # most verdicts first; ties by name, so the table does not follow the string hash seed
     all_reasons = sorted(
         {k for c in report.reasons.values() for k in c},
-        key=lambda k: -sum(sum(report.reasons[p].get(k, {}).values()) for p in points),
+        key=lambda k: (-sum(sum(report.reasons[p].get(k, {}).values()) for p in points), k),
     )
     rrows = []
     for k in all_reasons:
