@@ -34,7 +34,7 @@ from neardup.ingest.pipeline import (
     prepare_lines,
 )
 from neardup.ingest.settings import Settings
-from support.chrome_sites import EN_SITE, ZH_SITE, en_chrome, expected, partition, prose
+from support.chrome_sites import EN_SITE, ZH_SITE, en_chrome, expected, partition, prose, zh_chrome
 
 import neardup
 
@@ -48,6 +48,15 @@ def _run_dedup(tmp_path: Path, pages: list[dict[str, Any]], *extra: str) -> dict
     rows = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert all("error" not in r for r in rows), rows
     return {r["id"]: r["dup_group"] for r in rows}
+
+
+def test_the_sites_are_what_the_tests_say() -> None:
+    en, zh = EN_SITE[0], ZH_SITE[0]
+    assert len(en) == len(zh) == 29
+    header, footer = en_chrome(random.Random(101))
+    assert 560 <= len(" ".join(header + footer).split()) <= 680
+    zh_header, _ = zh_chrome(random.Random(202))
+    assert 370 <= sum(0x4E00 <= ord(c) <= 0x9FA5 for c in "".join(zh_header)) <= 420
 
 
 @pytest.mark.parametrize("site", [EN_SITE, ZH_SITE], ids=["en-chrome", "zh-chrome"])
