@@ -69,12 +69,19 @@ def _load_corpus_module() -> Any:
 
 # --- truth and metrics -----------------------------------------------------------------------
 
+# The issue's target slice of the copies: at most 1 % of characters and 20 % of the body changed.
+LIGHT_CHARS = 0.01
+LIGHT_BODY = 0.20
+
+
 def load_truth(path: Path) -> dict[str, dict[str, Any]]:
     """``{id: {"cluster", "of", "char_pct", "lang", "site"}}`` from the pages' ``truth``."""
     out = {}
     for p in read_jsonl(path):
         t = p["truth"]
         out[p["id"]] = {"cluster": t["cluster"], "of": t["of"], "char_pct": t["char_pct"],
+                        "char_frac": t.get("char_frac", t["char_pct"] / 100),
+                        "para_frac": t.get("para_frac", 0.0),
                         "lang": t["lang"], "site": p.get("site")}
     return out
 
@@ -96,11 +103,15 @@ def evaluate(pred: dict[str, str], truth: dict[str, dict[str, Any]]) -> dict[str
             "sites": len({site[i] for i in m})} for m in largest]
     by_pct: dict[int, list[int]] = {}
     by_lang: dict[str, list[int]] = {}
+    light = [0, 0]  # copies with <= 1 % of characters and <= 20 % of the body changed
     for i in ids:
         t = truth[i]
         if t["of"] is None or t["of"] not in group:
             continue
         hit = int(group[i] == group[t["of"]])
+        if t["char_frac"] <= LIGHT_CHARS and t["para_frac"] <= LIGHT_BODY:
+            light[0] += hit
+            light[1] += 1
         for key, table in ((t["char_pct"], by_pct), (t["lang"], by_lang)):
             cell = table.setdefault(key, [0, 0])
             cell[0] += hit
@@ -112,6 +123,8 @@ def evaluate(pred: dict[str, str], truth: dict[str, dict[str, Any]]) -> dict[str
         "copy_recall_by_char_pct": {k: v[0] / v[1] for k, v in sorted(by_pct.items())},
         "copies_by_char_pct": {k: v[1] for k, v in sorted(by_pct.items())},
         "copy_recall_by_lang": {k: v[0] / v[1] for k, v in sorted(by_lang.items())},
+        "copy_recall_light": light[0] / light[1] if light[1] else None,
+        "copies_light": light[1],
     }
 
 
@@ -296,6 +309,8 @@ def _fmt_quality(name: str, m: dict[str, Any]) -> list[str]:
         "  copy recall by char edit %: " + "  ".join(
             f"{k}%: {v:.2f} (n={m['copies_by_char_pct'][k]})"
             for k, v in m["copy_recall_by_char_pct"].items()),
+        f"  copy recall, <= 1 % characters and <= 20 % of the body changed: "
+        f"{m['copy_recall_light'] or 0:.3f} (n={m['copies_light']})",
         "  copy recall by language: " + "  ".join(
             f"{k}: {v:.2f}" for k, v in m["copy_recall_by_lang"].items()),
     ]

@@ -20,6 +20,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
+from neardup.ingest.pairs import page_site, site_verdict
 from neardup.ingest.pipeline import Prepared
 from neardup.ingest.store.ranking import rank_candidates
 from neardup.verifier.compare import compare
@@ -65,7 +66,7 @@ def spool_texts(
             if last is not None and (d.seq, d.id) <= last:  # prepare_lines numbers lines in order
                 raise RuntimeError("documents out of (seq, id) order")
             last = (d.seq, d.id)
-            texts.put(d.id, d.verified_text)
+            texts.put(d.id, d.verified_text, page_site(d))
             earlier[d.id] = index.add(d)
             d.body, d.content, d.fingerprints = "", None, _NO_FINGERPRINTS
             d.url = d.site = d.title = None
@@ -91,15 +92,22 @@ class DiskTexts:
         self.ordinal: dict[str, int] = {}  # id -> ordinal, in put order
         self._offsets = array("q", [0])  # text o is bytes [offsets[o], offsets[o + 1])
         self._at: array[int] = array("q")  # ordinal -> its text's index in _offsets
+        self._site_ids: dict[str, int] = {}  # each site once
+        self._site_names: list[str] = []
+        self._site: array[int] = array("i")  # ordinal -> its site's id
 
-    def put(self, doc_id: str, text: str) -> None:
+    def put(self, doc_id: str, text: str, site: str = "") -> None:
+        """Keep ``text`` (and the page's ``site``, :func:`neardup.ingest.pairs.page_site`)."""
         data = text.encode("utf-8", "surrogatepass")
         self._file.write(data)
         o = self.ordinal.setdefault(doc_id, len(self.ordinal))
+        s = self._site_ids.setdefault(site, len(self._site_ids))
         if o == len(self._at):
             self._at.append(len(self._offsets) - 1)
+            self._site.append(s)
         else:  # a new text for a known id
             self._at[o] = len(self._offsets) - 1
+            self._site[o] = s
         self._offsets.append(self._offsets[-1] + len(data))
         self._dirty = True
 
@@ -110,6 +118,12 @@ class DiskTexts:
         start = self._offsets[at]
         data = os.pread(self._file.fileno(), self._offsets[at + 1] - start, start)
         return data.decode("utf-8", "surrogatepass")
+
+    def site(self, doc_id: str) -> str:
+        """The site given with the document's text (``""``: unknown)."""
+        if len(self._site_names) != len(self._site_ids):
+            self._site_names = list(self._site_ids)
+        return self._site_names[self._site[self.ordinal[doc_id]]]
 
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self.ordinal
@@ -171,9 +185,11 @@ _VCONFIG: Any = None
 def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, float, float]]:
     assert _TEXTS is not None
     text = _TEXTS.get(doc_id)
+    site = _TEXTS.site(doc_id)
     out = []
     for r in rep_ids:
-        v = compare(text, _TEXTS.get(r), _VCONFIG)
+        other = _TEXTS.get(r)
+        v = site_verdict(compare(text, other, _VCONFIG), text, other, site == _TEXTS.site(r) != "")
         out.append((joins(v), float(v.resemble), float(v.contain)))
     return out
 
@@ -291,7 +307,7 @@ def dedup_embedded(
         with DiskTexts() as own:
             for p in prepared:
                 if p.doc is not None:
-                    own.put(p.doc.id, p.doc.verified_text)
+                    own.put(p.doc.id, p.doc.verified_text, page_site(p.doc))
             return dedup_embedded(prepared, profile, k, processes, progress, timings, own, earlier)
     t0 = time.perf_counter()
     global _TEXTS, _VCONFIG

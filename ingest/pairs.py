@@ -6,20 +6,34 @@ first (:func:`neardup.ingest.records.validate_page`, no id needed) and the extra
 (:func:`neardup.ingest.extract.document_texts`), and the verifier compares what comes out.
 ``neardup compare`` (:mod:`neardup.ingest.commands.compare`) and the front door
 (:func:`neardup.compare`) go through here.
+
+Pages know what texts do not: their site. Two pages of **one site** whose content the verifier
+calls similar, but whose subjects differ, are template siblings and not duplicates
+(:func:`site_verdict`, :mod:`neardup.verifier.subject`); ``neardup dedup`` and the workers
+apply the same rule to every pair they verify.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
+from neardup.ingest.chrome import site_key
 from neardup.ingest.extract import document_texts
 from neardup.ingest.records import Page, clean_text, validate_page
 from neardup.verifier.compare import DEFAULT_CONFIG, compare
 from neardup.verifier.config import VerifyConfig
+from neardup.verifier.subject import subject_differs
 from neardup.verifier.verdict import Verdict
 
-__all__ = ["compare_documents", "verified_text"]
+__all__ = [
+    "SUBJECT_DIFFERS", "compare_documents", "page_site", "siblings", "site_verdict",
+    "verified_text",
+]
+
+SUBJECT_DIFFERS = "subject-differs"
+"""The reason of a pair of one site that the content rule joined and the subject rule parts."""
 
 
 def compare_documents(
@@ -35,11 +49,63 @@ def compare_documents(
     pages of one site never makes them similar and another site's template never keeps the
     same article apart. Other inputs are verified as they are. Spans refer to those texts.
 
+    Two pages of one site (:func:`page_site`) are judged by :func:`site_verdict`.
+
     >>> story = "The harbour authority confirmed on Monday that the northern pier will close."
     >>> compare_documents({"text": story}, {"html": f"<p>{story}</p>"}).reason
     'exact'
     """
-    return compare(verified_text(a), verified_text(b), config)
+    pa = a if isinstance(a, Page) else validate_page(a, require_id=False)
+    pb = b if isinstance(b, Page) else validate_page(b, require_id=False)
+    ta, tb = verified_text(pa), verified_text(pb)
+    return site_verdict(compare(ta, tb, config), ta, tb, page_site(pa) == page_site(pb) != "")
+
+
+class _Located(Protocol):
+    @property
+    def site(self) -> str | None: ...
+
+    @property
+    def url(self) -> str | None: ...
+
+
+def page_site(page: _Located) -> str:
+    """The site of a page: its ``site``, else its URL's host without ``www.`` (case folded);
+    ``""`` when it has neither (:func:`neardup.ingest.chrome.site_key`)."""
+    return site_key(page.site, page.url)
+
+
+def site_verdict(verdict: Verdict, a: str, b: str, same_site: bool) -> Verdict:
+    """``verdict`` on texts ``a`` and ``b``, with the template-sibling rule for pages of one site.
+
+    A similar pair other than an exact one, of one site, whose subjects differ
+    (:func:`neardup.verifier.subject.subject_differs`) is not similar: reason
+    ``subject-differs``, its rates unchanged. Pages of two sites, or of unknown sites, keep the
+    verifier's verdict.
+
+    >>> fg = ("Fill with FG Color. The Fill with FG Color command fills the active layer "
+    ...       "selection with the solid color shown in the FG part of the Color Area of the "
+    ...       "Toolbox. If some areas of the image are only partially selected, they are filled "
+    ...       "in proportion to how much they are selected. You can access this command from "
+    ...       "the image menubar through Edit, Fill with FG Color.")
+    >>> bg = fg.replace("FG", "BG")
+    >>> v = compare(fg, bg)
+    >>> v.similar, site_verdict(v, fg, bg, same_site=False).reason
+    (True, 'content-similar')
+    >>> site_verdict(v, fg, bg, same_site=True).reason
+    'subject-differs'
+    """
+    if not siblings(verdict, a, b, same_site):
+        return verdict
+    return dataclasses.replace(verdict, similar=False, reason=SUBJECT_DIFFERS)
+
+
+def siblings(verdict: Any, a: str, b: str, same_site: bool) -> bool:
+    """Whether :func:`site_verdict` parts a pair the verifier joined (``verdict``: anything with
+    ``similar`` and ``reason``)."""
+    return bool(
+        same_site and verdict.similar and verdict.reason != "exact" and subject_differs(a, b)
+    )
 
 
 def verified_text(doc: Page | Mapping[str, Any]) -> str:

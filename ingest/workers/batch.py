@@ -37,6 +37,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
+from neardup.ingest.pairs import page_site, siblings
 from neardup.ingest.store.base import Store, StoredDocument, now_iso
 from neardup.ingest.store.ranking import rank_candidates
 from neardup.ingest.workers import timings
@@ -159,11 +160,11 @@ def decide_batch(
         index_docs = store.mget(unread, realtime=False) if unread else {}
         timings.add("cand_mget", time.perf_counter() - t0)
 
-    def text_of(doc_id: str) -> str | None:
+    def doc_of(doc_id: str) -> StoredDocument | None:
         if doc_id in live_text:
-            return live_text[doc_id].verified_text
+            return live_text[doc_id]
         doc = index_docs.get(doc_id)
-        return doc.verified_text if doc is not None and isinstance(doc.body, str) else None
+        return doc if doc is not None and isinstance(doc.body, str) else None
 
     # 2. verify, skipping candidates already in the page's group
     involved = sorted({d.id for d in docs} | {c for cs in ranked.values() for c in cs})
@@ -181,19 +182,22 @@ def decide_batch(
     compared = 0
     for d in docs:
         text = d.verified_text
+        site = page_site(d)
         for c in ranked[d.id]:
             if find(c) == find(d.id):
                 continue
-            other_text = text_of(c)
-            if other_text is None:
+            cand = doc_of(c)
+            if cand is None:
                 continue
+            other_text = cand.verified_text
             try:
                 verdict = compare_fn(text, other_text)
+                sibling = siblings(verdict, text, other_text, site == page_site(cand) != "")
             except Exception as exc:  # a poison pair: this page alone
                 failed[d.id] = f"{type(exc).__name__}: {exc}"
                 break
             compared += 1
-            if joins(verdict):
+            if joins(verdict) and not sibling:
                 edges.append((d.id, c, float(verdict.resemble), float(verdict.contain)))
                 parent[find(c)] = find(d.id)
 

@@ -2,7 +2,7 @@
 Celery workers (``neardup dedup --backend opensearch --start-workers``): different articles
 inside one large header and footer stay apart, the edited copies of one of them group, and the
 partition is the embedded backend's (both mask the chrome the whole input shows;
-docs/chrome.md)."""
+docs/chrome.md). Template siblings of one documentation site stay apart there too."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from support.chrome_sites import EN_SITE, ZH_SITE, expected, partition
+from support.sibling_sites import sibling_pages, twins
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,3 +47,19 @@ def test_chrome_heavy_pages_stay_apart_through_the_pipeline(
     embedded = _dedup(src, tmp_path / "embedded.jsonl", env=env)
     assert partition(engine) == expected(pages, copies)
     assert engine == embedded  # the same groups, the same canonical members
+
+
+def test_template_siblings_stay_apart_through_the_pipeline(
+    tmp_path: Path, opensearch_url: str, redis_url: str, index_name: str,
+) -> None:
+    # The workers part pages of one site whose subjects differ as the embedded backend does
+    # (neardup.ingest.pairs.site_verdict): each page groups with its twin only.
+    pages = sibling_pages("docs.example")
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(p) + "\n" for p in pages), encoding="utf-8")
+    env = dict(os.environ, OPENSEARCH_URL=opensearch_url, CELERY_BROKER_URL=redis_url)
+    engine = _dedup(src, tmp_path / "engine.jsonl", "--backend", "opensearch", "--index",
+                    index_name, "--start-workers", "2", "--timeout", "600", env=env)
+    embedded = _dedup(src, tmp_path / "embedded.jsonl", env=env)
+    assert partition(engine) == twins(pages)
+    assert engine == embedded

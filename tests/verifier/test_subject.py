@@ -1,0 +1,49 @@
+"""The template-sibling rule's word test (:mod:`neardup.verifier.subject`)."""
+
+from __future__ import annotations
+
+from neardup.verifier.subject import MIN_REPEATS, subject_differs, subject_words
+
+FG = ("Fill with FG Color. The Fill with FG Color command fills the selection with the FG "
+      "color of the toolbox. Edit, Fill with FG Color.")
+
+
+def test_the_subject_at_the_head_that_the_other_page_lacks() -> None:
+    bg = FG.replace("FG", "BG")
+    assert subject_words(FG, bg) == ["fg"]
+    assert subject_words(bg, FG) == ["bg"]
+    assert subject_differs(FG, bg)
+
+
+def test_spelling_variants_and_typos_are_the_same_word() -> None:
+    gb = FG.replace("Color", "Colour").replace("color", "colour")
+    assert not subject_differs(FG, gb)
+    dialog = "Unit Editor dialog. The dialog shows units; close the dialog; dialog help. " * 2
+    assert not subject_differs(dialog, dialog.replace("dialog", "dialogue"))
+    typo = "Harbour closes. The harbour authority said the harbour and the harbour pier close."
+    assert not subject_differs(typo, typo.replace("harbour", "hrabour", 2))
+
+
+def test_a_link_to_a_sibling_does_not_make_it_the_pages_subject() -> None:
+    # Generated manuals name the previous and next page: once, against four times and more.
+    bg = FG.replace("FG", "BG") + " Previous: Fill with FG Color."
+    fg = FG + " Next: Fill with BG Color."
+    assert subject_words(FG.replace("FG", "BG"), fg) == ["bg"]
+    assert subject_differs(fg, bg)
+    # ... but pages that name each other's subject as often are about both.
+    assert not subject_differs(fg + " BG" * MIN_REPEATS, bg + " FG" * MIN_REPEATS)
+
+
+def test_words_must_open_the_page_and_recur() -> None:
+    body = "The layer is changed by the command, and the boundary of the layer is kept. " * 3
+    once = "Fill with FG Color. " + body
+    assert not subject_differs(once, once.replace("FG", "BG"))  # FG only once
+    late = body + "Zebra zebra zebra zebra."
+    assert not subject_differs(late, body + "Lion lion lion lion.")  # not at the head
+
+
+def test_latin_words_inside_chinese_text() -> None:
+    a = "照plien照的说明，plien照片。plien与plien相同。" * 2
+    assert subject_words(a, a) == []
+    assert subject_words(a, a.replace("plien", "brok")) == ["plien"]
+    assert subject_words("中文页面，没有拉丁字母。" * 4, "另一个页面。") == []
