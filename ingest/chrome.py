@@ -472,8 +472,13 @@ class ChromeCounts:
         need = self._needed(site)
         if not self.warmup and self.pages(site) < need:
             return [False] * len(keys)  # no line of a site this small is on T of its pages
-        get = self._counter.get
-        counts = [get(h) if h else 0 for h in _key_hashes(site, keys)]
+        hashes = _key_hashes(site, keys)
+        get_many = getattr(self._counter, "get_many", None)  # a remote counter: one request
+        if get_many is not None:
+            counts = list(get_many(hashes))
+        else:
+            get = self._counter.get
+            counts = [get(h) if h else 0 for h in hashes]
         min_chars = self.rule.min_base_chars
         long = [n for k, n in zip(keys, counts, strict=True) if len(k) >= min_chars]
         base = max(1, min(long)) if long else 1

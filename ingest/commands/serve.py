@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 
+from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.records import Limits
 from neardup.ingest.server.app import create_app
 from neardup.ingest.server.config import DEFAULT_MAX_BODY, ServerConfig
@@ -95,6 +97,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default="web",
         help="fingerprint and verifier profile (default web)",
     )
+    add_chrome_arguments(parser)
     parser.add_argument(
         "--log-level",
         default="info",
@@ -110,6 +113,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         # CELERY_BROKER_URL itself.
         export_broker_url(args.broker_url)
     broker_url = args.broker_url or settings.broker_url
+    try:
+        chrome = chrome_rule(args, "serve")
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port
     import uvicorn
@@ -130,7 +138,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store("engine", settings, url=args.opensearch_url, index=args.index)
     service = IngestService(
         store, broker_url=broker_url, profile=args.profile, limits=Limits.from_settings(settings),
-        max_live=settings.max_live_batches, batch=settings.message_batch,
+        max_live=settings.max_live_batches, batch=settings.message_batch, chrome=chrome,
     )
     app = create_app(service, config)
     if token is None and host not in ("127.0.0.1", "localhost", "::1"):

@@ -30,9 +30,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from neardup.ingest.chrome import ChromeRule
 from neardup.ingest.errors import DocumentError
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
-from neardup.ingest.records import DEFAULT_LIMITS, Limits, validate_page
+from neardup.ingest.records import DEFAULT_LIMITS, Limits, Page, validate_page
 from neardup.ingest.server.broker import (
     Backlogged,
     BatchQueue,
@@ -43,6 +44,8 @@ from neardup.ingest.server.bulk import ItemError
 from neardup.ingest.server.reads import PageReads, index_name
 from neardup.ingest.settings import Settings
 from neardup.ingest.store.base import Store, StoredDocument
+from neardup.ingest.workers._redis import connect
+from neardup.ingest.workers.chrome_counts import SharedChromeCounts, chrome_text
 
 __all__ = ["IngestItem", "IngestService"]
 
@@ -113,6 +116,7 @@ class IngestService:
         limits: Limits = DEFAULT_LIMITS,
         max_live: int = 8,
         batch: int = 250,
+        chrome: ChromeRule | None = None,
     ) -> None:
 
         self.store = store
@@ -126,6 +130,8 @@ class IngestService:
         self._accepted: deque[str] = deque(maxlen=10_000)  # batches this service accepted
         self._installed = False
         self._install_lock = threading.Lock()
+        self.chrome = chrome  # the site-chrome rule (None: pages are not masked)
+        self._chrome_counts: SharedChromeCounts | None = None
         #: the reads of pages and groups (``GET /documents``, ``/groups``, the inspector)
         self.reads = PageReads(store, lambda: self.queue, profile=profile, compare=compare)
 
@@ -152,12 +158,38 @@ class IngestService:
         if not items:
             return
         self.ensure_installed()
-        prepared: list[tuple[IngestItem, StoredDocument]] = []
+        valid: list[tuple[IngestItem, Page]] = []
         for item in items:
             try:
                 page = validate_page(item.raw, self.limits)
                 item.id = page.id
-                doc = prepare_document(page, 0, self.fp_config, self.limits)
+                valid.append((item, page))
+            except DocumentError as exc:
+                item.id = item.id or exc.doc_id
+                item.fail(ItemError.of(exc))
+            except Exception as exc:  # still one document's failure
+                log.warning("document %r failed to validate: %r", item.id, exc)
+                item.fail(ItemError(400, "document_error", f"{type(exc).__name__}: {exc}"))
+        counts = self.chrome_counts()
+        if counts is not None:  # counted before any is masked: pages of one request alike
+            rows = [(p.id or "", p.site, p.url, t) for _, p in valid
+                    if (t := chrome_text(p, self.limits)) is not None]
+            try:
+                counts.observe_pages(rows)
+            except Exception as exc:  # the broker is down: nothing can be accepted anyway
+                log.warning("could not count site chrome: %r", exc)
+                for item, _ in valid:
+                    item.fail(ItemError(503, "queue_unavailable", "not accepted (send it again): "
+                                        f"the broker is unreachable ({type(exc).__name__})"))
+                return
+        prepared: list[tuple[IngestItem, StoredDocument]] = []
+        for item, page in valid:
+            try:
+                doc = prepare_document(page, 0, self.fp_config, self.limits, chrome=counts)
+            except ConnectionError as exc:  # the broker, for the chrome counts
+                item.fail(ItemError(503, "queue_unavailable", "not accepted (send it again): "
+                                    f"the broker is unreachable ({type(exc).__name__})"))
+                continue
             except DocumentError as exc:
                 item.id = item.id or exc.doc_id
                 item.fail(ItemError.of(exc))
@@ -222,6 +254,17 @@ class IngestService:
         self._accepted.extend(keys)
         if keys and refresh:
             self.wait_searchable(keys)
+
+    def chrome_counts(self) -> SharedChromeCounts | None:
+        """The index's site-chrome counts on the broker (docs/chrome.md, "The pipeline"),
+        opened on first use; None when ``chrome`` is off. No warm-up: a site with fewer than
+        ``T`` pages counted has no chrome yet (its lines could be one story's copies)."""
+        if self.chrome is None:
+            return None
+        if self._chrome_counts is None:
+            self._chrome_counts = SharedChromeCounts(connect(self.broker_url), self.index,
+                                                     self.chrome, warmup=False)
+        return self._chrome_counts
 
     @property
     def queue(self) -> BatchQueue:

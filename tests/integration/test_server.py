@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from support.chrome_sites import EN_SITE, expected
+from support.chrome_sites import partition as chrome_partition
 from support.corpus import partition
 from support.server import MAX_BODY, Stack, bulk_actions, free_port, server_env, start_server, stop
 
@@ -260,3 +262,28 @@ def test_inspector_api_lists_the_largest_groups_and_explains_them(
         whole = "".join(s["text"] for s in member["member_segments"])
         assert not member["member_segments"][0]["mark"]
         assert whole.startswith(member["member_segments"][0]["text"])
+
+
+def test_site_chrome_counted_in_redis_keeps_a_sites_articles_apart(stack: Stack) -> None:
+    # One site's 26 short articles and 3 copies of one, inside a ~600-word header and footer
+    # (tests/support/chrome_sites.py), in one bulk request: the service counts the request's
+    # lines in Redis before it masks any page, so each article is its own group.
+    from neardup.ingest.chrome import ChromeRule
+    from neardup.ingest.workers._redis import connect
+    from neardup.ingest.workers.chrome_counts import SharedChromeCounts
+    from opensearchpy import OpenSearch, helpers
+
+    pages, copies = EN_SITE
+    client = OpenSearch(stack.url, http_auth=("pipeline", stack.token), timeout=120)
+    actions = [{"_op_type": "index", "_index": "crawl", "_id": p["id"],
+                "_source": {"text": p["text"], "url": p["url"]}} for p in pages]
+    assert helpers.bulk(client, actions, chunk_size=len(actions)) == (len(pages), [])
+    docs = stack.wait_grouped([p["id"] for p in pages])
+    assert {d["status"] for d in docs.values()} == {"grouped"}
+    assert chrome_partition({i: d["dup_group"] for i, d in docs.items()}) == \
+        expected(pages, copies)
+    counts = SharedChromeCounts(connect(stack.broker_url), stack.index, ChromeRule())
+    assert counts.sites() == {"courier.example": len(pages)}
+    # sent again, nothing is counted twice
+    assert helpers.bulk(client, actions, chunk_size=len(actions)) == (len(pages), [])
+    assert counts.sites() == {"courier.example": len(pages)}

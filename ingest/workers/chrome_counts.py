@@ -1,0 +1,178 @@
+"""Site-chrome counts shared by every ingest process of an index, in Redis.
+
+``neardup dedup`` counts the lines of its whole input before it masks a page
+(:mod:`neardup.ingest.chrome`). A pipeline has no whole input: ``neardup ingest`` runs, the
+HTTP service and ``backfill`` feed one index, one after the other or at once. They keep the
+counts where the batches and the groups are: in the broker's Redis, under the index's prefix
+and the chrome rule's identity (pages masked by two rules never share counts).
+
+* **Line counts**: a plain count-min sketch (:class:`RedisSketch`, the cells and hashes of
+  :class:`~neardup.ingest.chrome.SketchCounter` with ``conservative=False``) in one Redis
+  string, read and raised with ``BITFIELD`` (32-bit cells that saturate). Additions are sums,
+  so the counts do not depend on the order in which processes add pages; 4 rows of 2^22 cells
+  take 64 MB of Redis whatever the number of pages.
+* **Pages per site**: a hash, one field per site.
+* **Pages counted**: a set of page ids, so a page ingested twice (a re-run, a retry) is
+  counted once.
+
+:class:`SharedChromeCounts` is a :class:`~neardup.ingest.chrome.ChromeCounts` over them: the
+preparing code masks with it exactly as with the in-memory counts (``prepare_document(...,
+chrome=counts)``). Observing a page and reading its counts are one round trip each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from neardup.ingest.chrome import (
+    ChromeCounts,
+    ChromeRule,
+    SketchCounter,
+    line_keys,
+    site_key,
+)
+from neardup.ingest.chrome import _key_hashes as key_hashes
+from neardup.ingest.extract import document_texts
+from neardup.ingest.records import DEFAULT_LIMITS, Limits, Page, clean_text
+from neardup.ingest.workers._redis import key_prefix, text, transient
+
+__all__ = ["RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text"]
+
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
+def chrome_text(page: Page, limits: Limits = DEFAULT_LIMITS) -> str | None:
+    """The text of a page that chrome counts count (as
+    :func:`neardup.ingest.pipeline.chrome_counts` does): a plain-text page's extracted text;
+    None for an HTML page (not counted) or one that cannot be read (its preparing reports
+    why)."""
+    if page.field == "html":
+        return None
+    try:
+        texts = document_texts(page.document(), max_bytes=limits.max_doc_bytes)
+        return clean_text(texts.text, page.id)
+    except Exception:  # noqa: BLE001 - any failure: the preparing step reports it
+        return None
+
+
+def chrome_keys(index: str, rule: ChromeRule) -> tuple[str, str, str]:
+    """The Redis keys of ``index``'s counts under ``rule``: cells, pages per site, page ids."""
+    base = f"{key_prefix(index)}chrome:{rule.identity}:"
+    return base + "cells", base + "pages", base + "seen"
+
+
+class RedisSketch:
+    """A plain count-min sketch of 64-bit keys in one Redis string (``depth`` rows of
+    ``width`` saturating 32-bit cells): the cells of
+    ``SketchCounter(width, depth, conservative=False)``."""
+
+    def __init__(self, client: Any, key: str, width: int = 1 << 22, depth: int = 4) -> None:
+        if width < 1 or not 1 <= depth <= len(SketchCounter._MULTIPLIERS):
+            raise ValueError("width >= 1 and 1 <= depth <= 6")
+        self.client, self.key, self.width, self.depth = client, key, width, depth
+        self._mults = SketchCounter._MULTIPLIERS[:depth]
+
+    def cells(self, key: int) -> list[str]:
+        """The ``BITFIELD`` offsets (``#n``, in 32-bit cells) of ``key``, one a row."""
+        w = self.width
+        out = []
+        for row, m in enumerate(self._mults):
+            h = (key * m) & _MASK64
+            out.append(f"#{row * w + (h ^ (h >> 29)) % w}")
+        return out
+
+    def add_ops(self, keys: Iterable[int], pipe: Any) -> None:
+        """Queue on ``pipe`` one ``BITFIELD`` that adds 1 to each key."""
+        args: list[Any] = ["OVERFLOW", "SAT"]
+        for key in keys:
+            for cell in self.cells(key):
+                args += ["INCRBY", "u32", cell, 1]
+        if len(args) > 2:
+            pipe.execute_command("BITFIELD", self.key, *args)
+
+    @transient
+    def add(self, key: int) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        self.add_ops([key], pipe)
+        pipe.execute()
+
+    @transient
+    def get_many(self, keys: Sequence[int]) -> list[int]:
+        """The count of each key (0 for key 0, a blank line), one round trip."""
+        wanted = [k for k in keys if k]
+        if not wanted:
+            return [0] * len(keys)
+        args: list[Any] = []
+        for key in wanted:
+            for cell in self.cells(key):
+                args += ["GET", "u32", cell]
+        values = self.client.execute_command("BITFIELD_RO", self.key, *args)
+        d = self.depth
+        found = iter(min(values[i:i + d]) for i in range(0, len(values), d))
+        return [next(found) if k else 0 for k in keys]
+
+    def get(self, key: int) -> int:
+        return self.get_many([key])[0]
+
+
+class SharedChromeCounts(ChromeCounts):
+    """:class:`~neardup.ingest.chrome.ChromeCounts` kept in Redis for ``index``, shared by
+    every process that opens it with the same rule.
+
+    ``warmup`` is the online rule (docs/chrome.md): a site with fewer than ``T`` pages counted
+    judges its lines by the warm-up share; without it such a site has no chrome yet.
+    """
+
+    def __init__(self, client: Any, index: str, rule: ChromeRule | None = None,
+                 warmup: bool = False, width: int = 1 << 22, depth: int = 4) -> None:
+        rule = rule or ChromeRule()
+        cells, self._pages_key, self._seen_key = chrome_keys(index, rule)
+        self.sketch = RedisSketch(client, cells, width, depth)
+        super().__init__(rule, self.sketch, warmup=warmup)
+        self.client = client
+
+    @transient
+    def observe_pages(self, pages: Sequence[tuple[str, str | None, str | None, str]]) -> int:
+        """Count each ``(id, site, url, text)`` not counted before (by id); return how many
+        were new. Two round trips for the whole list."""
+        if not pages:
+            return 0
+        pipe = self.client.pipeline(transaction=False)
+        for doc_id, *_ in pages:
+            pipe.sadd(self._seen_key, doc_id)
+        fresh = [p for p, added in zip(pages, pipe.execute(), strict=True) if added]
+        if not fresh:
+            return 0
+        pipe = self.client.pipeline(transaction=False)
+        fold = self.rule.fold_digits
+        for _, site, url, body in fresh:
+            s = site_key(site, url)
+            keys = {k for k in line_keys(body, fold) if k}
+            self.sketch.add_ops(key_hashes(s, keys), pipe)
+            pipe.hincrby(self._pages_key, s, 1)
+        pipe.execute()
+        return len(fresh)
+
+    def _observe_keys(self, site: str, keys: Iterable[str]) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        self.sketch.add_ops(key_hashes(site, {k for k in keys if k}), pipe)
+        pipe.hincrby(self._pages_key, site, 1)
+        transient(pipe.execute)()
+
+    @transient
+    def pages(self, site: str) -> int:
+        n = self.client.hget(self._pages_key, site)
+        return int(n) if n is not None else 0
+
+    @transient
+    def sites(self) -> dict[str, int]:
+        return {text(k): int(v) for k, v in self.client.hgetall(self._pages_key).items()}
+
+    def merge(self, other: ChromeCounts) -> None:
+        raise TypeError("shared counts grow by observing pages, not by merging")
+
+    @transient
+    def reset(self) -> None:
+        """Forget every count of this index under this rule."""
+        self.client.delete(self.sketch.key, self._pages_key, self._seen_key)

@@ -1,0 +1,91 @@
+"""Site-chrome counts shared in Redis (:mod:`neardup.ingest.workers.chrome_counts`) against
+the in-memory counts of ``neardup dedup``, on a real redis-server."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from neardup.ingest.chrome import ChromeCounts, ChromeRule, SketchCounter, site_key
+from neardup.ingest.workers._redis import connect
+from neardup.ingest.workers.chrome_counts import RedisSketch, SharedChromeCounts
+from support.chrome_sites import EN_SITE, ZH_SITE
+
+WIDTH, DEPTH = 1 << 12, 4  # small: cells are shared, so the sketch's arithmetic is exercised
+
+
+@pytest.fixture
+def client(redis_url: str) -> Any:
+    return connect(redis_url)
+
+
+@pytest.fixture
+def index() -> Iterator[str]:
+    yield f"neardup-test-chrome-{uuid.uuid4().hex[:10]}"
+
+
+def _shared(client: Any, index: str, **kw: Any) -> SharedChromeCounts:
+    return SharedChromeCounts(client, index, ChromeRule(), width=WIDTH, depth=DEPTH, **kw)
+
+
+def test_the_redis_sketch_is_the_plain_sketch(client: Any, index: str) -> None:
+    rng = random.Random(7)
+    keys = [rng.getrandbits(64) for _ in range(300)]
+    adds = [rng.choice(keys) for _ in range(3000)]
+    local = SketchCounter(WIDTH, DEPTH, conservative=False)
+    remote = RedisSketch(client, f"neardup:{index}:cells", WIDTH, DEPTH)
+    try:
+        pipe = client.pipeline(transaction=False)
+        for k in adds:
+            local.add(k)
+        for i in range(0, len(adds), 100):
+            remote.add_ops(adds[i:i + 100], pipe)
+        pipe.execute()
+        assert remote.get_many(keys) == [local.get(k) for k in keys]
+        assert remote.get_many([0, keys[0]]) == [0, local.get(keys[0])]
+    finally:
+        client.delete(remote.key)
+
+
+@pytest.mark.parametrize("site", [EN_SITE, ZH_SITE], ids=["en-chrome", "zh-chrome"])
+def test_two_processes_in_any_order_mask_as_the_whole_input_does(
+    client: Any, index: str, site: tuple[list[dict[str, Any]], set[str]],
+) -> None:
+    pages, _ = site
+    rows = [(p["id"], p.get("site"), p.get("url"), p["text"]) for p in pages]
+    local = ChromeCounts(ChromeRule(), SketchCounter(WIDTH, DEPTH, conservative=False),
+                         warmup=False)
+    for p in pages:
+        local.observe_text(site_key(p.get("site"), p.get("url")), p["text"])
+    one, two = _shared(client, index), _shared(client, index)
+    try:
+        shuffled = rows[:]
+        random.Random(3).shuffle(shuffled)
+        assert one.observe_pages(shuffled[::2]) + two.observe_pages(shuffled[1::2]) == len(rows)
+        assert one.observe_pages(rows) == 0  # counted once per id: a re-run adds nothing
+        masked = 0
+        for p in pages:
+            s = site_key(p.get("site"), p.get("url"))
+            assert two.pages(s) == local.pages(s) == len(pages)
+            assert one.mask(s, p["text"]) == local.mask(s, p["text"])
+            masked += one.mask(s, p["text"]) != p["text"]
+        assert masked == len(pages)  # every page of the site loses its header and footer
+    finally:
+        one.reset()
+
+
+def test_a_young_site_has_no_chrome_until_t_pages(client: Any, index: str) -> None:
+    pages, _ = EN_SITE
+    counts = _shared(client, index)
+    try:
+        first = pages[:5]
+        counts.observe_pages([(p["id"], None, p["url"], p["text"]) for p in first])
+        s = site_key(None, first[0]["url"])
+        assert all(counts.mask(s, p["text"]) == p["text"] for p in first)
+        online = _shared(client, index, warmup=True)  # the warm-up share judges it already
+        assert all(online.mask(s, p["text"]) != p["text"] for p in first)
+    finally:
+        counts.reset()
