@@ -283,7 +283,7 @@ def test_site_chrome_counted_in_redis_keeps_a_sites_articles_apart(stack: Stack)
     assert chrome_partition({i: d["dup_group"] for i, d in docs.items()}) == \
         expected(pages, copies)
     counts = SharedChromeCounts(connect(stack.broker_url), stack.index, ChromeRule())
-    assert counts.sites() == {"courier.example": len(pages)}
+    assert counts.pages("courier.example") == len(pages)
     # sent again, nothing is counted twice
     assert helpers.bulk(client, actions, chunk_size=len(actions)) == (len(pages), [])
-    assert counts.sites() == {"courier.example": len(pages)}
+    assert counts.pages("courier.example") == len(pages)
