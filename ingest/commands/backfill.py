@@ -24,6 +24,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.errors import ConfigError, DocumentError
 from neardup.ingest.jsoncodec import dumps_str
@@ -33,12 +34,14 @@ from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import StoredDocument, now_iso
 from neardup.ingest.submit import Submitter, WaitReport, wait_for_groups
+from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
+from neardup.ingest.workers.chrome_counts import SharedChromeCounts, chrome_text
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import queue_consumers
 
-__all__ = ["add_parser", "backfill"]
+__all__ = ["add_parser", "backfill", "count_chrome"]
 
 
 def add_parser(sub: Any) -> None:
@@ -60,14 +63,19 @@ def add_parser(sub: Any) -> None:
                    help="give up when no page has been tagged for this many seconds "
                    "(default: %(default)s)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_chrome_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         config = fingerprint_config(args.profile)
+        rule = chrome_rule(args, "backfill")
     except ConfigError as exc:
         print(f"neardup backfill: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
         return 2
     store = open_store("engine", settings, index=args.index)
     if not store.index_exists():
@@ -81,11 +89,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                           mode="update")
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
     try:
+        chrome = None if rule is None else SharedChromeCounts(
+            connect(broker_url()), args.index, rule)
         summary = backfill(
             store, submitter, config, Limits.from_settings(settings),
             batch=args.batch or settings.message_batch,
             on_error=lambda rec: errors_out.write(dumps_str(rec) + "\n"),
-            progress=progress_bar(args),
+            progress=progress_bar(args), chrome=chrome,
         )
         summary.update(wait_for_groups(
             submitter, idle_timeout=args.timeout,
@@ -112,10 +122,17 @@ def backfill(
     batch: int = 250,
     on_error: Any = None,
     progress: Any = None,
+    chrome: SharedChromeCounts | None = None,
 ) -> dict[str, Any]:
     """Read every untagged page of the store, prepare it and accept it (``mode="update"``);
-    returns ``{"read", "accepted", "errors", "messages"}``."""
+    returns ``{"read", "accepted", "errors", "messages"}`` (and ``"chrome_counted"``).
+
+    ``chrome``: the index's site-chrome counts on the broker. The untagged pages are read
+    twice then: every plain-text page is counted first, and each page is masked with the
+    counts of all of them (the two-pass rule of ``neardup dedup``, docs/chrome.md)."""
     counts = {"read": 0, "accepted": 0, "errors": 0, "messages": 0}
+    if chrome is not None:
+        counts["chrome_counted"] = count_chrome(store, chrome, limits)
     now = now_iso()
     pages: list[StoredDocument] = []
     total = store.count_untagged()
@@ -128,7 +145,7 @@ def backfill(
         record["id"] = doc_id
         try:
             page = validate_page(record, limits)
-            doc = prepare_document(page, 0, config, limits)
+            doc = prepare_document(page, 0, config, limits, chrome=chrome)
         except DocumentError as exc:
             counts["errors"] += 1
             if on_error:
@@ -153,3 +170,24 @@ def backfill(
         counts["messages"] += 1
     return counts
 
+
+
+def count_chrome(store: Any, chrome: SharedChromeCounts, limits: Limits,
+                 chunk: int = 500) -> int:
+    """Count the plain-text pages among the store's untagged pages into ``chrome`` (a page
+    counted before, by id, is not counted again); returns how many were new."""
+    new = 0
+    rows: list[tuple[str, str | None, str | None, str]] = []
+    for doc_id, source in store.untagged(size=chunk):
+        try:
+            page = validate_page({**{k: v for k, v in source.items() if k != "id"},
+                                  "id": doc_id}, limits)
+        except Exception:  # noqa: BLE001 - the preparing pass reports it
+            continue
+        text = chrome_text(page, limits)
+        if text is not None:
+            rows.append((doc_id, page.site, page.url, text))
+        if len(rows) >= chunk:
+            new += chrome.observe_pages(rows)
+            rows = []
+    return new + chrome.observe_pages(rows)

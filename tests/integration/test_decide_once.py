@@ -47,10 +47,18 @@ def groups_of(client: Any, index: str) -> dict[str, str]:
 
 
 def embedded_partition(path: Path) -> set[frozenset[str]]:
+    """``neardup dedup``'s partition of the file: site chrome masked by its whole input's
+    counts, as the pipeline masks it by the counts on the broker."""
     from neardup.ingest.dedup import dedup_embedded
-    from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
+    from neardup.ingest.pipeline import (
+        chrome_counts_of_file,
+        fingerprint_config,
+        prepare_lines,
+        read_lines,
+    )
 
-    prepared = list(prepare_lines(read_lines(path), fingerprint_config("web")))
+    chrome = chrome_counts_of_file(path)
+    prepared = list(prepare_lines(read_lines(path), fingerprint_config("web"), chrome=chrome))
     return partition({i: g["dup_group"] for i, g in dedup_embedded(prepared).items()})
 
 
@@ -221,3 +229,32 @@ def test_backfill_tags_a_bulk_filled_index_like_ingest(
     doc = os_client.get(index=index, id=pages[0]["id"])["_source"]
     assert doc["crawl"] == "2026-11" and doc["text"] == pages[0]["text"]
     assert doc["status"] == "grouped" and doc["fingerprints"]
+
+
+def test_backfill_masks_the_site_chrome_of_the_whole_index(
+    tmp_path: Path, redis_url: str, opensearch_url: str, os_client: Any, fresh_index: Any,
+) -> None:
+    """One site's short articles inside a ~600-word chrome, bulk-filled: backfill counts every
+    untagged page before it masks one, so the articles stay apart and the copies group — the
+    partition ``neardup dedup`` gives the same pages."""
+    from opensearchpy import helpers
+    from support.chrome_sites import EN_SITE, expected
+
+    site_pages, copies = EN_SITE
+    index = fresh_index()
+    ok, errors = helpers.bulk(os_client, (
+        {"_index": index, "_id": d["id"], "_source": {"text": d["text"], "url": d["url"]}}
+        for d in site_pages), refresh=True)
+    assert ok == len(site_pages) and not errors
+    env = worker_env(redis_url, opensearch_url, index)
+    try:
+        with running_workers(env, tmp_path, 2):
+            summary = finish(neardup(env, "backfill", index, "--batch", "8"))
+    finally:
+        cleanup_broker(env)
+    assert summary["chrome_counted"] == len(site_pages) and summary["indexed"] == len(site_pages)
+    got = partition(groups_of(os_client, index))
+    assert got == expected(site_pages, copies)
+    src = tmp_path / "site.jsonl"
+    src.write_text("".join(json.dumps(d) + "\n" for d in site_pages), encoding="utf-8")
+    assert got == embedded_partition(src)
