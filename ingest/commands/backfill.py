@@ -37,7 +37,7 @@ from neardup.ingest.submit import Submitter, WaitReport, wait_for_groups
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
-from neardup.ingest.workers.chrome_counts import SharedChromeCounts, chrome_text
+from neardup.ingest.workers.chrome_counts import SharedChromeCounts, observe_input
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import queue_consumers
 
@@ -176,18 +176,6 @@ def count_chrome(store: Any, chrome: SharedChromeCounts, limits: Limits,
                  chunk: int = 500) -> int:
     """Count the plain-text pages among the store's untagged pages into ``chrome`` (a page
     counted before, by id, is not counted again); returns how many were new."""
-    new = 0
-    rows: list[tuple[str, str | None, str | None, str]] = []
-    for doc_id, source in store.untagged(size=chunk):
-        try:
-            page = validate_page({**{k: v for k, v in source.items() if k != "id"},
-                                  "id": doc_id}, limits)
-        except Exception:  # noqa: BLE001 - the preparing pass reports it
-            continue
-        text = chrome_text(page, limits)
-        if text is not None:
-            rows.append((doc_id, page.site, page.url, text))
-        if len(rows) >= chunk:
-            new += chrome.observe_pages(rows)
-            rows = []
-    return new + chrome.observe_pages(rows)
+    sources = ((0, {**{k: v for k, v in source.items() if k != "id"}, "id": doc_id})
+               for doc_id, source in store.untagged(size=chunk))
+    return observe_input(chrome, sources, limits, chunk)

@@ -22,7 +22,7 @@ chrome=counts)``). Observing a page and reading its counts are one round trip ea
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from neardup.ingest.chrome import (
@@ -33,11 +33,19 @@ from neardup.ingest.chrome import (
     site_key,
 )
 from neardup.ingest.chrome import _key_hashes as key_hashes
+from neardup.ingest.errors import DocumentError
 from neardup.ingest.extract import document_texts
-from neardup.ingest.records import DEFAULT_LIMITS, Limits, Page, clean_text
+from neardup.ingest.records import (
+    DEFAULT_LIMITS,
+    Limits,
+    Page,
+    clean_text,
+    decode_record,
+    validate_page,
+)
 from neardup.ingest.workers._redis import key_prefix, text, transient
 
-__all__ = ["RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text"]
+__all__ = ["RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text", "observe_input"]
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
@@ -176,3 +184,36 @@ class SharedChromeCounts(ChromeCounts):
     def reset(self) -> None:
         """Forget every count of this index under this rule."""
         self.client.delete(self.sketch.key, self._pages_key, self._seen_key)
+
+
+def observe_input(
+    counts: SharedChromeCounts,
+    items: Iterable[tuple[int, bytes | str | Mapping[str, Any] | Page | DocumentError]],
+    limits: Limits = DEFAULT_LIMITS,
+    chunk: int = 500,
+) -> int:
+    """Count the plain-text pages of an input into ``counts`` (the first pass of the two-pass
+    rule): ``(n, item)`` as :func:`neardup.ingest.pipeline.read_lines` gives them — a JSONL
+    line, a page of a WARC or WET file, a record in error — or a document's source as a
+    mapping. A record that is not a valid page with an id is skipped (the preparing pass
+    reports it). Returns how many pages were new to the counts."""
+    new = 0
+    rows: list[tuple[str, str | None, str | None, str]] = []
+    for _, raw in items:
+        if isinstance(raw, DocumentError):
+            continue
+        try:
+            if isinstance(raw, Page):
+                page = raw
+            else:
+                record = raw if isinstance(raw, Mapping) else decode_record(raw, limits)
+                page = validate_page(record, limits)
+        except Exception:  # noqa: BLE001 - the preparing pass reports it
+            continue
+        body = chrome_text(page, limits) if page.id else None
+        if body is not None and page.id:
+            rows.append((page.id, page.site, page.url, body))
+        if len(rows) >= chunk:
+            new += counts.observe_pages(rows)
+            rows = []
+    return new + counts.observe_pages(rows)
