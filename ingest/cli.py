@@ -6,8 +6,9 @@ The commands' modules are :mod:`neardup.ingest.commands`' and, for ``neardup eva
 only when its command runs. ``func(args, settings)`` runs the command with the
 :class:`Settings` read here, once, from the environment (see docs/settings.md).
 
-A command that cannot reach OpenSearch or the broker, or asks for an index that does not
-exist, ends with one line on stderr saying so and what to do (exit status 1), never a
+A command that cannot reach OpenSearch or the broker, is refused by the node (credentials,
+privileges, an untrusted TLS certificate: docs/security.md), or asks for an index that does
+not exist, ends with one line on stderr saying so and what to do (exit status 1), never a
 traceback: :func:`service_message`.
 """
 
@@ -39,7 +40,9 @@ COMMANDS: dict[str, Command] = {
     "compare": Command(
         "neardup.ingest.commands.compare", "verify pairs of pages (TLCS resemble/contain rates)"
     ),
-    "dedup": Command("neardup.ingest.commands.dedup", "group the near-duplicates of a JSONL file"),
+    "dedup": Command(
+        "neardup.ingest.commands.dedup", "group the near-duplicates of a JSONL, WARC or WET file"
+    ),
     "ingest": Command(
         "neardup.ingest.commands.ingest",
         "accept pages; workers index each one once, with its dup_group",
@@ -154,7 +157,10 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        if not _store_error(exc, "StoreUnavailable", "IndexNotFound") and _service_error(exc) is None:
+        if (
+            not _store_error(exc, "StoreUnavailable", "IndexNotFound", "AccessDenied")
+            and _service_error(exc) is None
+        ):
             raise
         print(f"neardup {args.command}: {service_message(exc, args, settings)}", file=sys.stderr)
         return 1
@@ -200,6 +206,10 @@ def _redact(url: str) -> str:
 
 def service_message(exc: BaseException, args: argparse.Namespace, settings: Settings) -> str:
     """One line: which service failed, where, why in a few words, and what to do."""
+    if _store_error(exc, "AccessDenied"):  # credentials, privileges, TLS trust
+        url = getattr(args, "opensearch_url", None) or settings.opensearch_url
+        explain = sys.modules["neardup.ingest.store.errors"].explain
+        return str(explain(exc, settings, url))
     if _store_error(exc, "IndexNotFound"):
         return (
             f"{exc}; nothing was ingested into it yet (neardup ingest FILE.jsonl --index "

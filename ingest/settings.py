@@ -25,6 +25,7 @@ layer can take it without loading the rest of ``ingest``, nor the verifier: a ba
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import os
 import re
@@ -82,6 +83,12 @@ class Settings:
         "OPENSEARCH_VERIFY_CERTS", "verify the node's TLS certificate (true/false)", True
     )
     opensearch_ca_certs: str | None = _var("OPENSEARCH_CA_CERTS", "CA bundle to verify it with")
+    opensearch_api_key: str | None = _var(
+        "OPENSEARCH_API_KEY",
+        "Elasticsearch API key instead of a user: the `encoded` value Elasticsearch returns, "
+        "or `id:key` (docs/security.md)",
+        secret=True,
+    )
     index: str = _var("NEARDUP_INDEX", "pages index (stoplist: `<index>-stoplist`)", "pages")
     mappings_dir: Path | None = _var(
         "NEARDUP_MAPPINGS_DIR",
@@ -205,6 +212,15 @@ class Settings:
                 raise _bad(name, getattr(self, name), "expected a positive integer")
         if not 0 <= self.port <= 65535:
             raise _bad("port", self.port, "expected a port number (0-65535)")
+        if self.opensearch_api_key is not None:
+            if self.opensearch_user:
+                raise ConfigError(
+                    "OPENSEARCH_API_KEY and OPENSEARCH_USER are both set: "
+                    "authenticate with one of them"
+                )
+            object.__setattr__(
+                self, "opensearch_api_key", _encoded_api_key(self.opensearch_api_key)
+            )
 
     # --- derived values ------------------------------------------------------------------------
 
@@ -226,6 +242,31 @@ class Settings:
         """``$NEARDUP_DEB_<PACKAGE>`` for a Debian package name (dots and dashes as ``_``)."""
         wanted = re.sub(r"[^A-Za-z0-9]", "_", package).upper()
         return next((Path(v) for k, v in self.deb_roots if k == wanted), None)
+
+
+def _encoded_api_key(value: str) -> str:
+    """An API key as the ``Authorization: ApiKey`` header carries it: base64 of ``id:key``.
+    Elasticsearch answers a new key with ``id``, ``api_key`` and their ``encoded`` form; both
+    ``encoded`` and ``id:key`` are taken (base64 has no colon). The value is never echoed.
+
+    >>> _encoded_api_key("VuaCfGcBCdbkQm-e5aOx:ui2lp2axTNmsyakw9tvNnw")
+    'VnVhQ2ZHY0JDZGJrUW0tZTVhT3g6dWkybHAyYXhUTm1zeWFrdzl0dk5udw=='
+    >>> _encoded_api_key(" VnVhQ2ZHY0JDZGJrUW0tZTVhT3g6dWkybHAyYXhUTm1zeWFrdzl0dk5udw== ")
+    'VnVhQ2ZHY0JDZGJrUW0tZTVhT3g6dWkybHAyYXhUTm1zeWFrdzl0dk5udw=='
+    """
+    key = value.strip()
+    if ":" in key:
+        return base64.b64encode(key.encode()).decode("ascii")
+    try:
+        decoded = base64.b64decode(key, validate=True)
+    except ValueError:
+        decoded = b""
+    if b":" not in decoded:
+        raise ConfigError(
+            "OPENSEARCH_API_KEY: expected the `encoded` value Elasticsearch returns for a new "
+            "key (base64 of id:key), or id:key"
+        )
+    return key
 
 
 def _bad(name: str, value: object, expected: str) -> ConfigError:

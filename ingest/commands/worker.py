@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from neardup.ingest.settings import Settings
+from neardup.ingest.store import check_access
 from neardup.ingest.workers.app import app
 
 __all__ = ["add_parser", "worker_argv"]
@@ -48,6 +49,9 @@ def worker_argv(args: argparse.Namespace, settings: Settings) -> list[str]:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-
+    # Credentials and TLS first: refused, the command ends with one line and status 1 (Celery's
+    # worker_main returns no status; a worker started with `celery -A` checks the same at its
+    # start, workers.app.check_engine_access)
+    check_access(settings)
     app.worker_main(worker_argv(args, settings))
     return 0

@@ -28,11 +28,18 @@ from neardup.ingest.store.base import (
     Store,
     StoredDocument,
 )
-from neardup.ingest.store.errors import DocumentNotFound, StoreError, StoreUnavailable
+from neardup.ingest.store.errors import (
+    AccessDenied,
+    DocumentNotFound,
+    PermissionDenied,
+    StoreError,
+    StoreUnavailable,
+)
 from neardup.ingest.store.lazy import LazyStore
 
 __all__ = [
     "BACKENDS",
+    "AccessDenied",
     "Candidate",
     "DocumentNotFound",
     "GroupUpdate",
@@ -42,6 +49,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "StoredDocument",
+    "check_access",
     "client_from_env",
     "default_index",
     "engine_settings",
@@ -107,6 +115,22 @@ def engine_settings(settings: Settings, url: str | None = None) -> Settings:
         return settings
     found = _detect(url or settings.opensearch_url, settings)
     return dataclasses.replace(settings, engine=found.engine)
+
+
+def check_access(settings: Settings) -> None:
+    """Raise :class:`AccessDenied` when the node at the settings' URL refuses them: wrong
+    credentials, an untrusted TLS certificate. A node that does not answer (yet) is no error
+    here: the store waits for it as for any outage. Made once at a worker's start, so that a
+    wrong password stops it with one line instead of failing every batch."""
+    try:
+        _detect(settings.opensearch_url, settings)
+    except PermissionDenied:
+        if settings.engine != "opensearch":  # an Elasticsearch client asks the version
+            raise
+    except AccessDenied:
+        raise
+    except StoreError:  # nothing answers yet, or not an engine: the store reports it on use
+        return
 
 
 def client_from_env(

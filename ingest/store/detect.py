@@ -15,9 +15,17 @@ from typing import Any
 
 import urllib3
 from neardup.ingest.settings import Settings
-from neardup.ingest.store.errors import StoreError, StoreUnavailable
+from neardup.ingest.store.errors import (
+    AuthenticationFailed,
+    CertificateNotTrusted,
+    PermissionDenied,
+    StoreError,
+    StoreUnavailable,
+    certificate_problem,
+    redact,
+)
 
-__all__ = ["ENGINES", "Detected", "detect"]
+__all__ = ["ENGINES", "Detected", "auth_headers", "detect"]
 
 ENGINES = ("opensearch", "elasticsearch")
 
@@ -44,25 +52,51 @@ def _pool(settings: Settings) -> urllib3.PoolManager:
     return urllib3.PoolManager(timeout=urllib3.Timeout(total=10.0), **options)
 
 
+def auth_headers(settings: Settings) -> dict[str, str]:
+    """The ``Authorization`` header of ``settings``' credentials: an API key
+    (``ApiKey <encoded>``), else basic auth, else none."""
+    if settings.opensearch_api_key:
+        return {"Authorization": f"ApiKey {settings.opensearch_api_key}"}
+    if settings.opensearch_user:
+        return urllib3.make_headers(
+            basic_auth=f"{settings.opensearch_user}:{settings.opensearch_password or ''}"
+        )
+    return {}
+
+
+def _refused(status: int, data: bytes, url: str) -> None:
+    """Raise :class:`AuthenticationFailed` for a 401 answer."""
+    if status == 401:
+        raise AuthenticationFailed(f"401: {_reason(data)}", redact(url))
+
+
+def _reason(data: bytes) -> str:
+    """The reason of an error answer: Elasticsearch's and OpenSearch's JSON, or its text."""
+    body = _json(data)
+    error = body.get("error")
+    if isinstance(error, dict):
+        return str(error.get("reason") or error.get("type") or error)
+    if isinstance(error, str):
+        return error
+    return data.decode("utf-8", "replace").strip()[:300] or "no reason given"
+
+
 def detect(url: str, settings: Settings | None = None) -> Detected:
     """Ask the node at ``url`` what it is (credentials and TLS options from ``settings``).
 
-    Raises :class:`StoreUnavailable` when nothing answers and :class:`StoreError` when what
-    answers is neither engine."""
+    Raises :class:`StoreUnavailable` when nothing answers, :class:`CertificateNotTrusted`
+    when its certificate cannot be verified, :class:`AuthenticationFailed` when it refuses the
+    credentials, :class:`PermissionDenied` when they lack the privilege to say what it is, and
+    :class:`StoreError` when what answers is neither engine."""
     settings = settings or Settings.from_env()
-    headers: dict[str, str] = {"Accept": "application/json"}
-    if settings.opensearch_user:
-        headers.update(
-            urllib3.make_headers(
-                basic_auth=f"{settings.opensearch_user}:{settings.opensearch_password or ''}"
-            )
-        )
+    headers: dict[str, str] = {"Accept": "application/json", **auth_headers(settings)}
     if not settings.opensearch_verify_certs:
         urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
     pool = _pool(settings)
     base = url.rstrip("/")
     try:
         root = pool.request("GET", f"{base}/", headers=headers)
+        _refused(root.status, root.data, url)
         product = root.headers.get("X-Elastic-Product", "")
         body = _json(root.data) if root.status == 200 else {}
         version = (body.get("version") or {}).get("number")
@@ -70,10 +104,20 @@ def detect(url: str, settings: Settings | None = None) -> Detected:
             nodes = pool.request(
                 "GET", f"{base}/_nodes/_local?filter_path=nodes.*.version", headers=headers
             )
+            _refused(nodes.status, nodes.data, url)
             product = product or nodes.headers.get("X-Elastic-Product", "")
             found = (_json(nodes.data).get("nodes") or {}).values()
             version = next((n.get("version") for n in found), None)
-    except urllib3.exceptions.HTTPError as exc:
+            if version is None and nodes.status == 403:
+                raise PermissionDenied(
+                    f"403: {_reason(nodes.data)}; neardup asks the node's version with the "
+                    "monitor cluster privilege: grant it, or name the engine (NEARDUP_ENGINE)",
+                    redact(url),
+                )
+    except (urllib3.exceptions.HTTPError, OSError) as exc:
+        problem = certificate_problem(exc)
+        if problem is not None:
+            raise CertificateNotTrusted(problem, redact(url)) from exc
         raise StoreUnavailable(f"no search engine answers at {url}: {exc}") from exc
     finally:
         pool.clear()

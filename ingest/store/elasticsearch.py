@@ -87,6 +87,8 @@ def connect(
     }
     if settings.opensearch_user:
         options["basic_auth"] = (settings.opensearch_user, settings.opensearch_password or "")
+    if settings.opensearch_api_key:
+        options["api_key"] = settings.opensearch_api_key
     if not options["verify_certs"]:
         options["ssl_show_warn"] = False
     if settings.opensearch_ca_certs:

@@ -43,7 +43,15 @@ from neardup.ingest.store.base import (
     StoredDocument,
     now_iso,
 )
-from neardup.ingest.store.errors import DocumentNotFound, IndexNotFound, StoreUnavailable
+from neardup.ingest.store.errors import (
+    AuthenticationFailed,
+    CertificateNotTrusted,
+    DocumentNotFound,
+    IndexNotFound,
+    PermissionDenied,
+    StoreUnavailable,
+    certificate_problem,
+)
 from neardup.ingest.store.query import (
     build_candidate_query,
     build_collapse_search,
@@ -118,11 +126,15 @@ class Dialect:
 
 @contextmanager
 def translate_errors(dialect: Dialect) -> Iterator[None]:
-    """Re-raise transient transport failures as :class:`StoreUnavailable`, and a missing index
-    as :class:`IndexNotFound`."""
+    """Re-raise transient transport failures as :class:`StoreUnavailable`, a missing index as
+    :class:`IndexNotFound`, and refused credentials or privileges and an untrusted certificate
+    as :class:`~neardup.ingest.store.errors.AccessDenied` (a setting to fix, not an outage)."""
     try:
         yield
     except dialect.unreachable as exc:  # includes timeouts and TLS errors
+        problem = certificate_problem(exc)
+        if problem is not None:
+            raise CertificateNotTrusted(problem) from exc
         raise StoreUnavailable(f"{dialect.name} unreachable: {exc}") from exc
     except dialect.not_found as exc:
         if dialect.error_type(exc) == "index_not_found_exception":
@@ -133,11 +145,31 @@ def translate_errors(dialect: Dialect) -> Iterator[None]:
         raise
     except dialect.api_error as exc:
         status = dialect.status(exc)
+        if status == 401:
+            raise AuthenticationFailed(f"401: {_reason(dialect, exc)}") from exc
+        # 403 is also a cluster block (a read-only index): only the security layer's is a
+        # missing privilege (a HEAD request's answer has no body to say which)
+        body = dialect.error_body(exc)
+        if status == 403 and (not body or "security_exception" in _error_types(body)):
+            raise PermissionDenied(f"403: {_reason(dialect, exc)}") from exc
         if status in TRANSIENT_STATUS:
             raise StoreUnavailable(f"{dialect.name} busy ({status}): {exc}") from exc
         if _error_types(dialect.error_body(exc)) & TRANSIENT_TYPES:
             raise StoreUnavailable(f"{dialect.name} lost a node ({status}): {exc}") from exc
         raise
+
+
+def _reason(dialect: Dialect, exc: Exception) -> str:
+    """The reason of an error answer (``error.reason`` of its JSON), else the client's text."""
+    body = dialect.error_body(exc)
+    error = body.get("error") if isinstance(body, dict) else body
+    if isinstance(error, dict) and error.get("reason"):
+        return str(error["reason"])
+    if isinstance(error, str) and error.strip():
+        return error.strip()
+    if not body:  # a HEAD request's answer
+        return "no reason given"
+    return str(exc)
 
 
 def _error_types(body: Any) -> set[str]:

@@ -81,6 +81,8 @@ def connect(
     }
     if settings.opensearch_user:
         options["http_auth"] = (settings.opensearch_user, settings.opensearch_password or "")
+    if settings.opensearch_api_key:  # opensearch-py has no api_key option: the header itself
+        options["headers"] = {"Authorization": f"ApiKey {settings.opensearch_api_key}"}
     options["verify_certs"] = settings.opensearch_verify_certs
     if not options["verify_certs"]:
         options["ssl_show_warn"] = False

@@ -15,6 +15,9 @@ A worker (``celery -A neardup.ingest.workers.app``) has no other entry point, so
   they finish (``acks_late``), so a worker killed mid-task loses nothing: its messages come back
   after this timeout. It must exceed the longest task: the hard time limit below is derived from
   it (``NEARDUP_TASK_TIME_LIMIT``, default 80 % of it) and deciding a batch is far shorter.
+- credentials and TLS (``OPENSEARCH_USER``/``_PASSWORD``, ``OPENSEARCH_API_KEY``,
+  ``OPENSEARCH_CA_CERTS``): a worker checks them against the node when it starts
+  (:func:`check_engine_access`); refused, it logs one line and exits with status 1.
 """
 
 from __future__ import annotations
@@ -23,14 +26,17 @@ import logging
 from typing import Any
 
 from celery import Celery
-from celery.signals import after_setup_logger
+from celery.signals import after_setup_logger, celeryd_after_setup
 from neardup.ingest.settings import Settings
+from neardup.ingest.store import check_access
+from neardup.ingest.store.errors import AccessDenied, explain
 
 __all__ = [
     "DEFAULT_BROKER_URL",
     "DEFAULT_QUEUE",
     "app",
     "broker_url",
+    "check_engine_access",
     "queue_name",
     "quiet_client_logs",
     "settings",
@@ -78,11 +84,27 @@ app.conf.update(
 
 
 def quiet_client_logs(loglevel: int | str | None = None, **_: Any) -> None:
-    """Keep the OpenSearch client's per-request INFO lines out of a worker's log unless the
+    """Keep the engine clients' per-request INFO lines out of a worker's log unless the
     worker runs at DEBUG (they were two thirds of an INFO log: one line per request)."""
     level = logging.getLevelName(loglevel) if isinstance(loglevel, str) else loglevel
     if not isinstance(level, int) or level > logging.DEBUG:
-        logging.getLogger("opensearch").setLevel(logging.WARNING)
+        for name in ("opensearch", "elastic_transport.transport"):  # opensearch-py, Elasticsearch
+            logging.getLogger(name).setLevel(logging.WARNING)
 
 
 after_setup_logger.connect(quiet_client_logs)
+
+
+def check_engine_access(**_: Any) -> None:
+    """A worker's first step, before it takes a message: when the engine refuses its settings
+    (wrong credentials or API key, an untrusted TLS certificate) it logs one line saying which
+    setting to fix and exits with status 1, rather than fail batch after batch. A node that
+    does not answer yet is waited for, as any outage."""
+    try:
+        check_access(settings)
+    except AccessDenied as exc:
+        logging.getLogger(__name__).error("neardup worker: %s", explain(exc, settings))
+        raise SystemExit(1) from None
+
+
+celeryd_after_setup.connect(check_engine_access)

@@ -27,6 +27,7 @@ from support.ci import unavailable
 from support.corpus import corpus as labelled_corpus
 from support.engines import ENGINES, selected
 from support.indices import wipe
+from support.security import SECURED, running, selected_secured
 from support.server import MAX_BODY, Stack, bulk_actions, server_env, start_server, stop
 from support.workers import Workers, cleanup_broker, worker_env
 
@@ -211,10 +212,18 @@ def fingerprinted() -> Any:
 # --- every engine: OpenSearch 2 and 3, Elasticsearch 8 and 9 (tests/support/engines.py) ---
 
 
-@pytest.fixture(scope="session", params=selected())
-def engine(request: pytest.FixtureRequest) -> Iterator[Any]:
+@pytest.fixture(scope="session", params=selected() + selected_secured())
+def engine(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
     """One engine of :mod:`support.engines`, answering on its port: started by its script for
-    the tests that take it (and stopped after them when this session started it)."""
+    the tests that take it (and stopped after them when this session started it). The same
+    engines with security on (:mod:`support.security`, ``<name>-security``) are started afresh
+    with the role of docs/security.md, and their clients connect as a user holding only it."""
+    if request.param in SECURED:
+        with running(request.param, tmp_path_factory.mktemp(request.param)) as node:
+            yield node
+        return
     chosen = ENGINES[request.param]
     was_up = chosen.run("status").returncode == 0
     if not was_up:
@@ -230,12 +239,19 @@ def engine(request: pytest.FixtureRequest) -> Iterator[Any]:
 @pytest.fixture
 def engine_index(engine: Any) -> Iterator[str]:
     """A unique index name on ``engine``; its indices and templates are deleted afterwards, by
-    exact name, over plain HTTP (the same requests on every engine)."""
+    exact name, over HTTP (the same requests on every engine; with security on, by the
+    superuser, under the documented role's index pattern)."""
     import urllib3
 
-    name = f"{INDEX_PREFIX}{uuid.uuid4().hex[:12]}"
+    name = f"{engine.index_prefix}{uuid.uuid4().hex[:12]}"
     yield name
-    http = urllib3.PoolManager()
+    admin = engine.admin_env
+    http = urllib3.PoolManager(ca_certs=admin.get("OPENSEARCH_CA_CERTS"))
+    headers = {}
+    if admin.get("OPENSEARCH_USER"):
+        headers = urllib3.make_headers(
+            basic_auth=f"{admin['OPENSEARCH_USER']}:{admin['OPENSEARCH_PASSWORD']}"
+        )
     for path in (
         f"{name},{name}-stoplist?ignore_unavailable=true",
         f"_index_template/{name}",
@@ -243,7 +259,7 @@ def engine_index(engine: Any) -> Iterator[str]:
         f"_component_template/{name}-settings",
         f"_component_template/{name}-mappings",
     ):
-        http.request("DELETE", f"{engine.url}/{path}")
+        http.request("DELETE", f"{engine.url}/{path}", headers=headers)
 
 
 @pytest.fixture
@@ -252,7 +268,7 @@ def engine_store(engine: Any, engine_index: str) -> Iterator[Any]:
     from neardup.ingest.settings import Settings
     from neardup.ingest.store import open_store
 
-    settings = Settings.from_env({"OPENSEARCH_URL": engine.url})
+    settings = Settings.from_env(engine.client_env)
     store = open_store("engine", settings, index=engine_index, stoplist_ttl=0.0)
     store.install()
     yield store

@@ -26,7 +26,12 @@ from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 
 
 def _settings(engine: Any, **extra: str) -> Settings:
-    return Settings.from_env({"OPENSEARCH_URL": engine.url, **extra})
+    return Settings.from_env({**engine.client_env, **extra})
+
+
+def _worker_env(redis_url: str, engine: Any, index: str) -> dict[str, str]:
+    """:func:`worker_env` for ``engine``: its URL, and its credentials when security is on."""
+    return worker_env(redis_url, engine.url, index, **engine.client_env)
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +43,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
 
 
 def test_the_engine_is_told_apart_at_connect(engine: Any) -> None:
-    found = detect(engine.url)
+    found = detect(engine.url, _settings(engine))
     assert (found.engine, found.major) == (engine.engine, int(engine.version.split(".")[0]))
     store = open_store("engine", _settings(engine), index="neardup-test-none")
     info = store.engine_info()
@@ -79,7 +84,7 @@ def test_ingest_with_workers_groups_like_dedup_and_search_collapses(
     tmp_path: Path,
 ) -> None:
     path, clean = pages
-    env = worker_env(redis_url, engine.url, engine_index)
+    env = _worker_env(redis_url, engine, engine_index)
     try:
         with running_workers(env, tmp_path, 2) as workers:
             summary = run_ingest(path, env, "--index", engine_index)
@@ -121,7 +126,7 @@ def test_backfill_tags_an_index_filled_by_the_engines_own_bulk_helper(
                                         "_source": {"text": r["text"], "site": r["site"]}}
                                        for r in records), refresh=True)
     assert ok == len(records) and not errors
-    env = worker_env(redis_url, engine.url, engine_index)
+    env = _worker_env(redis_url, engine, engine_index)
     try:
         with running_workers(env, tmp_path, 2) as workers:
             proc = subprocess.run(
@@ -152,7 +157,7 @@ def test_bulk_endpoint_with_real_clients_groups_like_dedup(
     client-side error, and the pages grouped as ``neardup dedup`` groups them."""
 
     path, clean = pages
-    env = worker_env(redis_url, engine.url, engine_index)
+    env = _worker_env(redis_url, engine, engine_index)
     docs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     # one after the other, in the file's order: the same ingest order, so the same group ids
     n = len(engine.bulk_clients)
@@ -165,7 +170,7 @@ def test_bulk_endpoint_with_real_clients_groups_like_dedup(
             try:
                 for name, share in shares.items():
                     assert SEND[name](url, engine_index, share, tmp_path) == len(share), name
-                stored = wait_grouped(engine.url, engine_index, list(clean))
+                stored = wait_grouped(engine.url, engine_index, list(clean), env=engine.client_env)
             finally:
                 stop(proc)
     finally:
@@ -244,7 +249,7 @@ def test_what_clients_send_besides_bulk_is_answered_as_the_engine_would(
 
     import httpx
 
-    env = worker_env(redis_url, engine.url, engine_index)
+    env = _worker_env(redis_url, engine, engine_index)
     serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     package = CLIENT_OF.get(engine.name, "opensearchpy")
     module = importlib.import_module(package)
@@ -280,7 +285,7 @@ def test_what_clients_send_besides_bulk_is_answered_as_the_engine_would(
                 client.close()
                 cat = httpx.get(f"{url}/_cat/health", timeout=30)
                 assert cat.status_code == 200 and len(cat.text.split()) >= 8
-                stored = wait_grouped(engine.url, engine_index, ["one"])
+                stored = wait_grouped(engine.url, engine_index, ["one"], env=engine.client_env)
                 assert stored["one"].status == "grouped"
             finally:
                 stop(proc)

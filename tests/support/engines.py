@@ -43,6 +43,20 @@ class Engine:
             return os.environ.get("OPENSEARCH_URL", f"http://127.0.0.1:{self.port}")
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def client_env(self) -> dict[str, str]:
+        """What a client of this node needs in its environment (``OPENSEARCH_URL``; a node with
+        security on adds its credentials and CA: tests/support/security.py)."""
+        return {"OPENSEARCH_URL": self.url}
+
+    @property
+    def admin_env(self) -> dict[str, str]:
+        """The same for the superuser that cleans up after a test (security off: anyone)."""
+        return self.client_env
+
+    # Test indices are named <prefix><hex> (a node with security on: its role's pattern).
+    index_prefix = "neardup-test-"
+
     def script_env(self) -> dict[str, str]:
         heap = self.port_var.replace("_PORT", "_HEAP")
         return {
@@ -77,11 +91,24 @@ ENGINES = {
 }
 
 
-def selected() -> list[str]:
-    """The engines named in ``NEARDUP_TEST_ENGINES`` (default: all of :data:`ENGINES`)."""
+# The suffix of an engine with security on (tests/support/security.py: "elasticsearch-8-security").
+SECURITY = "-security"
+
+
+def requested() -> list[str] | None:
+    """The names in ``NEARDUP_TEST_ENGINES``, or None when it is unset (every engine)."""
     raw = os.environ.get("NEARDUP_TEST_ENGINES", "")
-    names = [n.strip() for n in raw.split(",") if n.strip()] or list(ENGINES)
-    unknown = sorted(set(names) - set(ENGINES))
+    return [n.strip() for n in raw.split(",") if n.strip()] or None
+
+
+def selected() -> list[str]:
+    """The engines of :data:`ENGINES` named in ``NEARDUP_TEST_ENGINES`` (default: all); names
+    ending in ``-security`` are the same engines with security on (tests/support/security.py)."""
+    names = requested()
+    if names is None:
+        return list(ENGINES)
+    unknown = sorted(n for n in names if n.removesuffix(SECURITY) not in ENGINES)
     if unknown:
-        raise ValueError(f"NEARDUP_TEST_ENGINES: unknown {unknown}; known: {sorted(ENGINES)}")
-    return names
+        raise ValueError(f"NEARDUP_TEST_ENGINES: unknown {unknown}; known: {sorted(ENGINES)} "
+                         f"and with security on, {sorted(n + SECURITY for n in ENGINES)}")
+    return [n for n in names if n in ENGINES]

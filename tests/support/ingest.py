@@ -126,9 +126,12 @@ def stored_groups(client: Any, index: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def wait_grouped(url: str, index: str, ids: list[str], timeout: float = 300) -> dict[str, Any]:
-    """The stored documents of ``ids`` on the node at ``url`` (any engine), once none of them
-    is missing or pending (realtime reads)."""
+def wait_grouped(
+    url: str, index: str, ids: list[str], timeout: float = 300, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The stored documents of ``ids`` on the node at ``url`` (any engine; ``env``: its
+    credentials and CA when security is on), once none of them is missing or pending (realtime
+    reads)."""
     from neardup.ingest.settings import Settings
     from neardup.ingest.store import open_store
 
@@ -141,7 +144,8 @@ def wait_grouped(url: str, index: str, ids: list[str], timeout: float = 300) -> 
         return (f"{len(missing)} of {len(ids)} missing (e.g. {missing[:5]}), "
                 f"{len(pending)} pending (e.g. {pending[:5]})")
 
-    store = open_store("engine", Settings.from_env({"OPENSEARCH_URL": url}), index=index)
+    store = open_store("engine", Settings.from_env({**(env or {}), "OPENSEARCH_URL": url}),
+                       index=index)
     try:
         return wait_for(lambda: store.mget(ids, with_fingerprints=False),
                         f"{len(ids)} pages grouped in {index}", timeout, until=done,
