@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from neardup.ingest.chrome import BoundedCounter, ChromeCounts, ChromeRule, site_key
+from neardup.ingest.crawl import CrawlPage, CrawlStats, IdFrom, RecordError, read_input
 from neardup.ingest.errors import ConfigError, DocumentError, DuplicateId, ExtractError
 from neardup.ingest.extract import document_texts
 from neardup.ingest.fingerprint import PROFILES, FingerprintConfig, index_terms
@@ -34,10 +35,10 @@ from neardup.ingest.records import (
     Page,
     clean_text,
     decode_record,
-    read_jsonl,
     validate_id,
     validate_page,
 )
+from neardup.ingest.sites import site_of
 from neardup.ingest.store.base import StoredDocument
 
 __all__ = [
@@ -76,6 +77,10 @@ class Prepared:
     doc: StoredDocument | None = None
     error: str | None = None
     error_type: str | None = None
+    # A WARC/WET record's URL and the offset it starts at in its file (neardup.ingest.crawl),
+    # echoed in the output; None for a JSONL line.
+    url: str | None = None
+    offset: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -85,6 +90,14 @@ class Prepared:
     def failed(cls, line_no: int, exc: DocumentError, doc_id: str | None = None) -> Prepared:
         doc_id = exc.doc_id if exc.doc_id is not None else doc_id
         return cls(line_no, doc_id, error=str(exc.with_id(doc_id)), error_type=exc.type)
+
+    def located(self, record: object) -> Prepared:
+        """This outcome with the URL and offset of ``record`` when it is a WARC/WET record's
+        page or error (:class:`~neardup.ingest.crawl.CrawlPage`,
+        :class:`~neardup.ingest.crawl.RecordError`)."""
+        if isinstance(record, CrawlPage | RecordError):
+            self.url, self.offset = record.url, record.offset
+        return self
 
 
 def fingerprint_config(profile: str = "web") -> Any:
@@ -97,11 +110,15 @@ def fingerprint_config(profile: str = "web") -> Any:
 
 
 def read_lines(
-    path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS
-) -> Iterator[tuple[int, bytes | DocumentError]]:
-    """``(line_no, raw bytes)`` of every non-blank line of a JSONL file (``-`` = stdin); a line
-    over the record limit comes as its error (:func:`neardup.ingest.records.read_jsonl`)."""
-    return read_jsonl(path, limits)
+    path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS, *,
+    id_from: IdFrom = "record", stats: CrawlStats | None = None,
+) -> Iterator[tuple[int, bytes | Page | DocumentError]]:
+    """``(line_no, item)`` of every record of an input file (``-`` = stdin), told by its content
+    (:func:`neardup.ingest.crawl.read_input`): the raw bytes of each non-blank line of a JSONL
+    file, a line over the record limit as its error (:func:`neardup.ingest.records.read_jsonl`);
+    the pages of a WARC or WET file and its records in error, in file order (ids from
+    ``id_from``; skipped records counted in ``stats``)."""
+    return read_input(path, limits, id_from=id_from, stats=stats)
 
 
 _WORD = re.compile(r"[^\W_]")  # a letter or a digit: what sentence keys are made of
@@ -176,7 +193,7 @@ def prepare_document(
         fp_config=config.identity,
         seq=seq,
         url=page.url,
-        site=page.site,
+        site=page.site if page.site is not None else site_of(page.url),
         title=page.title,
         content=content,
     )
@@ -187,19 +204,20 @@ def _prepare_one(item: tuple[int, int, Page, Any, Limits],
     line_no, seq, page, config, limits = item
     doc_id = page.id
     try:
-        return Prepared(line_no, doc_id, doc=prepare_document(page, seq, config, limits, chrome))
+        done = Prepared(line_no, doc_id, doc=prepare_document(page, seq, config, limits, chrome))
     except DocumentError as exc:
-        return Prepared.failed(line_no, exc, doc_id)
+        done = Prepared.failed(line_no, exc, doc_id)
     except Exception as exc:  # a bug or an extractor crash: still one document's failure
-        return Prepared(line_no, doc_id, error=f"{doc_id}: {type(exc).__name__}: {exc}",
+        done = Prepared(line_no, doc_id, error=f"{doc_id}: {type(exc).__name__}: {exc}",
                         error_type="document_error")
+    return done.located(page)
 
 
 # --- site chrome: the counting pass ----------------------------------------------------------
 
 
 def chrome_counts(
-    lines: Iterable[tuple[int, bytes | str | DocumentError]],
+    lines: Iterable[tuple[int, bytes | str | Page | DocumentError]],
     rule: ChromeRule | None = None,
     limits: Limits = DEFAULT_LIMITS,
     counts: ChromeCounts | None = None,
@@ -220,7 +238,9 @@ def chrome_counts(
         if isinstance(raw, DocumentError):
             continue
         try:
-            page = validate_page(decode_record(raw, limits), limits)
+            page = (
+                raw if isinstance(raw, Page) else validate_page(decode_record(raw, limits), limits)
+            )
             if page.field == "html":
                 continue
             texts = document_texts(page.document(), max_bytes=limits.max_doc_bytes)
@@ -233,20 +253,20 @@ def chrome_counts(
 
 def _count_share(job: tuple[str, int, int, ChromeRule, Limits]) -> ChromeCounts:
     path, share, shares, rule, limits = job
-    return chrome_counts(((n, raw) for n, raw in read_jsonl(path, limits) if n % shares == share),
-                         rule, limits)
+    lines = read_input(path, limits, html=False)  # HTML pages are not counted: not even read
+    return chrome_counts(((n, raw) for n, raw in lines if n % shares == share), rule, limits)
 
 
 def chrome_counts_of_file(
     path: str | os.PathLike[str], rule: ChromeRule | None = None,
     limits: Limits = DEFAULT_LIMITS, processes: int = 1,
 ) -> ChromeCounts:
-    """:func:`chrome_counts` of a JSONL file (not stdin: it is read once per process); with
-    ``processes > 1`` each process counts every ``processes``-th line and the counts are
-    merged: the same counts as one process."""
+    """:func:`chrome_counts` of an input file, JSONL or WARC (not stdin: it is read once per
+    process); with ``processes > 1`` each process counts every ``processes``-th record and the
+    counts are merged: the same counts as one process."""
     rule = rule or ChromeRule()
     if processes <= 1:
-        return chrome_counts(read_jsonl(path, limits), rule, limits)
+        return chrome_counts(read_input(path, limits, html=False), rule, limits)
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     jobs = [(os.fspath(path), share, processes, rule, limits) for share in range(processes)]
     counts: ChromeCounts | None = None
@@ -262,7 +282,7 @@ def chrome_counts_of_file(
 
 
 def prepare_lines(
-    lines: Iterable[tuple[int, bytes | str | DocumentError]],
+    lines: Iterable[tuple[int, bytes | str | Page | DocumentError]],
     config: Any,
     seq_base: int = 0,
     processes: int = 1,
@@ -292,16 +312,21 @@ def prepare_lines(
             try:
                 if isinstance(raw, DocumentError):
                     raise raw
-                obj = decode_record(raw, limits)
-                doc_id = validate_id(obj.get("id"), limits)
+                # A Page is validated already, by its reader (a WARC record's: neardup.ingest.crawl)
+                if isinstance(raw, Page):
+                    obj, doc_id = None, validate_id(raw.id, limits)
+                else:
+                    obj = decode_record(raw, limits)
+                    doc_id = validate_id(obj.get("id"), limits)
                 if doc_id in seen:
+                    where = "line" if obj is not None else "page"
                     raise DuplicateId(
-                        f"duplicate id (first seen on line {seen[doc_id]} of this input)", doc_id
+                        f"duplicate id (first seen on {where} {seen[doc_id]} of this input)", doc_id
                     )
                 seen[doc_id] = line_no
-                page = validate_page(obj, limits)
+                page = raw if isinstance(raw, Page) else validate_page(obj, limits)
             except DocumentError as exc:
-                yield Prepared.failed(line_no, exc, doc_id)
+                yield Prepared.failed(line_no, exc, doc_id).located(raw)
                 continue
             # one int object for line and seq when they are equal (they are by default)
             yield (line_no, seq_base + line_no if seq_base else line_no, page, config, limits)

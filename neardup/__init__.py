@@ -11,8 +11,8 @@ The packages beneath, in the one direction their imports go:
 
 For Python programs, the front door (:mod:`neardup.api`): :func:`compare` two pages,
 :func:`dedup` an iterable of pages, :func:`submit` pages to a running pipeline, read a page's
-group with :func:`group_of`. They load on first use, so ``import neardup.verifier`` loads the
-verifier alone.
+group with :func:`group_of`, and read the pages of a WARC or WET file with :func:`read_warc`.
+They load on first use, so ``import neardup.verifier`` loads the verifier alone.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from neardup.api import Grouped, compare, dedup, group_of, submit
+    from neardup.api import Grouped, compare, dedup, group_of, read_warc, submit
 
-__all__ = ["Grouped", "compare", "dedup", "group_of", "submit"]
+__all__ = ["Grouped", "compare", "dedup", "group_of", "read_warc", "submit"]
 
 
 def __getattr__(name: str) -> Any:

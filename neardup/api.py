@@ -3,9 +3,10 @@ running pipeline, read a page's group.
 
 Pages are what a JSONL line of ``neardup dedup`` holds, as a mapping: ``text`` or ``html``
 (or ``rst``, ``markdown``), and optionally ``id``, ``url``, ``site``, ``title``; a plain string
-is a page of text. Every page goes through the same input layer as the command line, so a bad
-page is one page's error (:class:`Grouped.error`, or :class:`~neardup.ingest.errors.DocumentError`
-from :func:`compare`), never a crash of the whole call.
+is a page of text; and the pages :func:`read_warc` reads from a WARC or WET file. Every page
+goes through the same input layer as the command line, so a bad page is one page's error
+(:class:`Grouped.error`, or :class:`~neardup.ingest.errors.DocumentError` from
+:func:`compare`), never a crash of the whole call.
 
 >>> import neardup
 >>> story = ("The river flooded the old town on Monday night. Residents were moved to the "
@@ -33,7 +34,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from neardup.ingest import records
 from neardup.ingest.chrome import DEFAULT_MIN_PAGES, ChromeRule
+from neardup.ingest.crawl import read_warc
 from neardup.ingest.dedup import DEFAULT_K, dedup_embedded
 from neardup.ingest.errors import InvalidRecord
 from neardup.ingest.pairs import compare_documents
@@ -43,9 +46,9 @@ from neardup.ingest.store import open_store
 from neardup.verifier.compare import Verdict
 from neardup.verifier.config import VerifyConfig
 
-__all__ = ["Grouped", "compare", "dedup", "group_of", "submit"]
+__all__ = ["Grouped", "compare", "dedup", "group_of", "read_warc", "submit"]
 
-Page = str | Mapping[str, Any]
+Page = str | Mapping[str, Any] | records.Page
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,8 @@ class Grouped:
 
 
 def _record(page: Page) -> Mapping[str, Any]:
+    if isinstance(page, records.Page):
+        return {**page.document(), "url": page.url, "site": page.site, "title": page.title}
     return {"text": page} if isinstance(page, str) else page
 
 
@@ -76,8 +81,11 @@ def compare(a: Page, b: Page, *, profile: str = "web") -> Verdict:
     return compare_documents(_record(a), _record(b), VerifyConfig.profile(profile))
 
 
-def _lines(pages: Iterable[Page]) -> Iterator[tuple[int, str | InvalidRecord]]:
+def _lines(pages: Iterable[Page]) -> Iterator[tuple[int, str | records.Page | InvalidRecord]]:
     for line_no, page in enumerate(pages, 1):
+        if isinstance(page, records.Page):  # validated by its reader (read_warc)
+            yield line_no, page
+            continue
         try:
             yield line_no, json.dumps(_record(page), ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:  # not JSON-like: that page's error alone

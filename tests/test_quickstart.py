@@ -129,5 +129,9 @@ def test_quickstart_page_runs(tmp_path: Path) -> None:
     assert '"indexed": 36' in out and '"timed_out": false' in out
     assert "36 of 36 pages grouped" in out
     assert "group py/library/posix.html (2 pages)" in out, out[-4000:]
+    # the crawl (examples/sample_crawl.warc.gz): its pages and what else it held, its groups
+    assert '"warc": {"records": 58, "pages": 36, "errors": 0' in out, out[-4000:]
+    crawl_posix = "<urn:uuid:307451d0-3aef-58cf-b73c-dad83ee0139a>"
+    assert f"posix.html  [{crawl_posix}]  group {crawl_posix} (2 pages)" in out, out[-4000:]
     assert '"state":"representative"' in out.replace(" ", "")
     assert '"groups":[' in out.replace(" ", "")

@@ -1,9 +1,14 @@
-"""``neardup dedup INPUT.jsonl [-o OUT.jsonl] [--backend embedded|opensearch] [--profile web|precise|short]``
+"""``neardup dedup INPUT [-o OUT.jsonl] [--backend embedded|opensearch] [--profile web|precise|short]``
 
 The whole method on a file (the command-line contract of the README). Output: one JSON object per input line, in
 input order — ``{"id", "dup_group", "dup_of", "resemble", "contain"}``, or ``{"id", "line",
 "error", "type"}`` for a bad document (its line in the input, the error's kind: docs/limits.md). Exit 0 when the run completed (even with per-document errors), 2 on usage
 errors.
+
+INPUT may be a WARC or WET file (``.warc``, ``.warc.gz``, ``.wet.gz``; told by its content):
+one object per page record, in file order, keeping the record's id and URL — ``{"id", "url",
+"dup_group", ...}``, ``{"id", "url", "offset", "error", "type"}`` for a record in error —
+and the summary counts the records skipped, by kind (docs/crawl.md).
 
 * ``embedded`` (default): no servers (:mod:`neardup.ingest.dedup`). Extraction and
   fingerprinting run in a process pool, verification too. Site chrome is masked from
@@ -33,6 +38,7 @@ from typing import Any
 
 from neardup.ingest.chrome import DEFAULT_MIN_PAGES, ChromeCounts, ChromeRule
 from neardup.ingest.commands.progress import progress_bar
+from neardup.ingest.crawl import CrawlStats, input_format
 from neardup.ingest.dedup import (
     DEFAULT_K,
     CandidateIndex,
@@ -63,7 +69,14 @@ def add_parser(sub: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("input", help="JSONL: id, html or text, optional url/site/title ('-' = stdin)")
+    p.add_argument(
+        "input", help="JSONL (id, html or text, optional url/site/title), or a WARC or WET file "
+        "('-' = stdin)",
+    )
+    p.add_argument(
+        "--id", dest="id_from", choices=("record", "url"), default="record",
+        help="WARC/WET input: a page's id is its WARC-Record-ID (default) or its URL",
+    )
     p.add_argument("-o", "--output", default="-", help="output JSONL (default stdout)")
     p.add_argument("--backend", choices=("embedded", "opensearch"), default="embedded")
     p.add_argument("--profile", choices=("web", "precise", "short"), default="web")
@@ -92,11 +105,14 @@ def add_parser(sub: Any) -> None:
 
 
 def result_line(p: Prepared, groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The output object of one input line."""
+    """The output object of one input line (of a WARC record: with its URL, and its offset
+    when in error)."""
+    crawl = p.offset is not None
     if p.error is not None or p.id not in groups:
-        return {"id": p.id, "line": p.line_no, "error": p.error or "not grouped",
+        where: dict[str, Any] = {"url": p.url, "offset": p.offset} if crawl else {"line": p.line_no}
+        return {"id": p.id, **where, "error": p.error or "not grouped",
                 "type": p.error_type or "not_grouped"}
-    return {"id": p.id, **groups[p.id]}
+    return {"id": p.id, "url": p.url, **groups[p.id]} if crawl else {"id": p.id, **groups[p.id]}
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -112,9 +128,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     try:
         config = fingerprint_config(args.profile)
+        crawl = input_format(args.input) == "warc"
     except ConfigError as exc:
         print(f"neardup dedup: {exc}", file=sys.stderr)
         return 2
+    stats = CrawlStats()
     limits = Limits.from_settings(settings)
     progress = progress_bar(args)
     timings: dict[str, float] = {}
@@ -129,12 +147,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             # the engine path hands the masked pages to the workers (their `content`), so the
             # two backends group alike.
             if source == "-":
-                spooled = source = _spool_stdin()
+                spooled = source = spool_stdin()
             chrome = chrome_counts_of_file(source, ChromeRule(min_pages=args.chrome_min_pages),
                                            limits, args.processes)
             timings["chrome_s"] = time.perf_counter() - t0
-        lines = prepare_lines(read_lines(source, limits), config, processes=args.processes,
-                              limits=limits, chrome=chrome)
+        lines = prepare_lines(read_lines(source, limits, id_from=args.id_from, stats=stats),
+                              config, processes=args.processes, limits=limits, chrome=chrome)
         del chrome  # held by the preparing pass alone: gone with it, before the verifiers fork
         prepared, groups = _group(args, settings, lines, progress, timings, t0)
     finally:
@@ -148,15 +166,19 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if out is not sys.stdout:
             out.close()
     errors = sum(1 for p in prepared if not p.ok)
-    print(
-        json.dumps({"documents": len(prepared), "errors": errors, "groups": _n_groups(groups),
-                    "timings": {k: round(v, 3) for k, v in timings.items()}}),
-        file=sys.stderr,
-    )
+    summary: dict[str, Any] = {"documents": len(prepared), "errors": errors,
+                               "groups": _n_groups(groups)}
+    if crawl:
+        cut = stats.cut_message(args.input)
+        if cut is not None:
+            print(f"neardup dedup: {cut}", file=sys.stderr)
+        summary["warc"] = stats.summary()
+    summary["timings"] = {k: round(v, 3) for k, v in timings.items()}
+    print(json.dumps(summary), file=sys.stderr)
     return 0
 
 
-def _spool_stdin() -> str:
+def spool_stdin() -> str:
     """Standard input copied to a temporary file (the counting pass reads the input first)."""
     fd, path = tempfile.mkstemp(prefix="neardup-dedup-", suffix=".jsonl")
     try:

@@ -1,4 +1,9 @@
-"""``neardup ingest FILE.jsonl``: accept pages; workers index each one once, with its group.
+"""``neardup ingest FILE``: accept pages; workers index each one once, with its group.
+
+FILE is JSONL, or a WARC or WET file (``.warc``, ``.warc.gz``, ``.wet.gz``; told by its
+content): its HTML and text responses and WET conversions are the pages, with their URL and
+site (docs/crawl.md); a record in error is reported with its ``offset`` and ``url``, and the
+summary counts the records skipped, by kind (``warc``).
 
 Pages are validated and fingerprinted (:mod:`neardup.ingest.pipeline`) and accepted in batches
 (:class:`Submitter`): a page already in the index is ``unchanged``; the others are stored in
@@ -25,10 +30,12 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
+from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
+from neardup.ingest.crawl import CrawlStats, input_format
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
@@ -43,8 +50,10 @@ from neardup.ingest.submit import (
     submit_pages,
     wait_for_groups,
 )
+from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
+from neardup.ingest.workers.chrome_counts import SharedChromeCounts, observe_input
 from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.staging import BatchStaging
 
@@ -60,7 +69,12 @@ def add_parser(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
-        "input", help="JSONL: id, text|html|rst|markdown, optional url/site/title ('-' = stdin)"
+        "input", help="JSONL (id, text|html|rst|markdown, optional url/site/title), or a WARC or "
+        "WET file ('-' = stdin)"
+    )
+    p.add_argument(
+        "--id", dest="id_from", choices=("record", "url"), default="record",
+        help="WARC/WET input: a page's id is its WARC-Record-ID (default) or its URL",
     )
     p.add_argument("--index", default=None, help="index (default $NEARDUP_INDEX or pages)")
     p.add_argument(
@@ -97,6 +111,7 @@ def add_parser(sub: Any) -> None:
         help="pages per accepted batch (default: $NEARDUP_MESSAGE_BATCH or 250)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_chrome_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -107,18 +122,42 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     try:
         config = fingerprint_config(args.profile)
+        crawl = input_format(args.input) == "warc"
+        rule = chrome_rule(args, "ingest")
     except ConfigError as exc:
         print(f"neardup ingest: {exc}", file=sys.stderr)
         return 2
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    stats = CrawlStats()
     limits = Limits.from_settings(settings)
     queue = args.queue or settings.queue
+    chrome, counted = None, [0]
+    lines = read_lines(args.input, limits, id_from=args.id_from, stats=stats)
+    if rule is not None:
+        chrome = SharedChromeCounts(connect(broker_url()), args.index or settings.index, rule)
+        if args.input == "-":
+            # A stream (a pipe that stays open): each page is counted as it is read, just
+            # before it is prepared, so nothing waits for the end of the input.
+            lines = _counted(chrome, lines, limits, counted)
+        else:
+            # Two passes, as dedup: every plain-text page of the file is counted into the
+            # index's counts on the broker before any page is prepared (docs/chrome.md).
+            try:
+                counted[0] = observe_input(
+                    chrome, read_lines(args.input, limits, id_from=args.id_from), limits)
+            except ConnectionError as exc:
+                print(f"neardup ingest: could not count site chrome on the broker: {exc}",
+                      file=sys.stderr)
+                return 1
     errors_out: TextIO = sys.stderr if args.errors is None else open(args.errors, "w")
     progress = progress_bar(args)
     try:
         summary = submit_pages(
             progress(
-                prepare_lines(read_lines(args.input, limits), config,
-                              processes=args.processes, limits=limits),
+                prepare_lines(lines, config, processes=args.processes, limits=limits,
+                              chrome=chrome),
                 desc="ingest",
             ),
             settings,
@@ -127,10 +166,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             index=args.index,
             queue=queue,
             batch=args.batch,
-            on_error=lambda p: errors_out.write(
-                dumps_str({"line": p.line_no, "id": p.id, "error": p.error, "type": p.error_type})
-                + "\n"
-            ),
+            on_error=lambda p: errors_out.write(dumps_str(_error_line(p)) + "\n"),
             wait=args.wait,
             timeout=args.timeout,
             stall=args.stall,
@@ -146,8 +182,31 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         if errors_out is not sys.stderr:
             errors_out.close()
+    if chrome is not None:
+        summary["chrome_counted"] = counted[0]
+    if crawl:
+        cut = stats.cut_message(args.input)
+        if cut is not None:
+            print(f"neardup ingest: {cut}", file=sys.stderr)
+        summary["warc"] = stats.summary()
     print(json.dumps(summary))
     return 0 if not summary.get("timed_out") and not summary.get("failed") else 1
+
+
+def _counted(chrome: SharedChromeCounts, lines: Iterable[Any], limits: Limits,
+             counted: list[int]) -> Iterator[Any]:
+    """``lines``, each page counted into ``chrome`` as it passes (``counted[0]``: the new)."""
+    for item in lines:
+        counted[0] += observe_input(chrome, [item], limits)
+        yield item
+
+
+def _error_line(p: Prepared) -> dict[str, Any]:
+    """A per-document error as written to ``--errors``: where it is (a JSONL line, or a WARC
+    record's URL and offset), its id, message and type."""
+    where: dict[str, Any] = {"line": p.line_no} if p.offset is None else {"url": p.url,
+                                                                           "offset": p.offset}
+    return {**where, "id": p.id, "error": p.error, "type": p.error_type}
 
 
 def dedup_via_opensearch(

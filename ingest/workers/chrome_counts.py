@@ -43,7 +43,8 @@ from neardup.ingest.records import (
     decode_record,
     validate_page,
 )
-from neardup.ingest.workers._redis import key_prefix, text, transient
+from neardup.ingest.retry import TRANSIENT, retry_call
+from neardup.ingest.workers._redis import key_prefix, script, text, transient
 
 __all__ = ["RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text", "observe_input"]
 
@@ -78,7 +79,8 @@ class RedisSketch:
     def __init__(self, client: Any, key: str, width: int = 1 << 22, depth: int = 4) -> None:
         if width < 1 or not 1 <= depth <= len(SketchCounter._MULTIPLIERS):
             raise ValueError("width >= 1 and 1 <= depth <= 6")
-        self.client, self.key, self.width, self.depth = client, key, width, depth
+        self._redis, self.key, self.width, self.depth = client, key, width, depth
+        self.budget = 600.0  # seconds a read waits out a broker outage
         self._mults = SketchCounter._MULTIPLIERS[:depth]
 
     def cells(self, key: int) -> list[str]:
@@ -101,13 +103,17 @@ class RedisSketch:
 
     @transient
     def add(self, key: int) -> None:
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self._redis.pipeline(transaction=False)
         self.add_ops([key], pipe)
         pipe.execute()
 
-    @transient
     def get_many(self, keys: Sequence[int]) -> list[int]:
-        """The count of each key (0 for key 0, a blank line), one round trip."""
+        """The count of each key (0 for key 0, a blank line), one round trip (retried through a
+        broker outage)."""
+        return retry_call(transient(lambda: self._get_many(keys)), budget=self.budget,
+                          on=TRANSIENT)
+
+    def _get_many(self, keys: Sequence[int]) -> list[int]:
         wanted = [k for k in keys if k]
         if not wanted:
             return [0] * len(keys)
@@ -115,7 +121,7 @@ class RedisSketch:
         for key in wanted:
             for cell in self.cells(key):
                 args += ["GET", "u32", cell]
-        values = self.client.execute_command("BITFIELD_RO", self.key, *args)
+        values = self._redis.execute_command("BITFIELD_RO", self.key, *args)
         d = self.depth
         found = iter(min(values[i:i + d]) for i in range(0, len(values), d))
         return [next(found) if k else 0 for k in keys]
@@ -133,49 +139,47 @@ class SharedChromeCounts(ChromeCounts):
     """
 
     def __init__(self, client: Any, index: str, rule: ChromeRule | None = None,
-                 warmup: bool = False, width: int = 1 << 22, depth: int = 4) -> None:
+                 warmup: bool = False, width: int = 1 << 22, depth: int = 4,
+                 budget: float = 600.0) -> None:
         rule = rule or ChromeRule()
         cells, self._pages_key, self._seen_key = chrome_keys(index, rule)
         self.sketch = RedisSketch(client, cells, width, depth)
         super().__init__(rule, self.sketch, warmup=warmup)
-        self.client = client
+        self._redis = client
+        self._observe = script(client, "chrome_observe.lua")
+        self.budget = budget
 
-    @transient
     def observe_pages(self, pages: Sequence[tuple[str, str | None, str | None, str]]) -> int:
         """Count each ``(id, site, url, text)`` not counted before (by id); return how many
-        were new. Two round trips for the whole list."""
+        were new. One atomic script call (``chrome_observe.lua``) a list, retried through a
+        broker outage (:func:`neardup.ingest.retry.retry_call`): a retry counts nothing twice."""
         if not pages:
             return 0
-        pipe = self.client.pipeline(transaction=False)
-        for doc_id, *_ in pages:
-            pipe.sadd(self._seen_key, doc_id)
-        fresh = [p for p, added in zip(pages, pipe.execute(), strict=True) if added]
-        if not fresh:
-            return 0
-        pipe = self.client.pipeline(transaction=False)
         fold = self.rule.fold_digits
-        for _, site, url, body in fresh:
+        args: list[Any] = [len(pages)]
+        for doc_id, site, url, body in pages:
             s = site_key(site, url)
-            keys = {k for k in line_keys(body, fold) if k}
-            self.sketch.add_ops(key_hashes(s, keys), pipe)
-            pipe.hincrby(self._pages_key, s, 1)
-        pipe.execute()
-        return len(fresh)
+            cells = [c for h in key_hashes(s, {k for k in line_keys(body, fold) if k})
+                     for c in self.sketch.cells(h)]
+            args += [doc_id, s, len(cells), *cells]
+        keys = [self.sketch.key, self._pages_key, self._seen_key]
+        return int(retry_call(transient(lambda: self._observe(keys=keys, args=args)),
+                              budget=self.budget, on=TRANSIENT))
 
     def _observe_keys(self, site: str, keys: Iterable[str]) -> None:
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self._redis.pipeline(transaction=False)
         self.sketch.add_ops(key_hashes(site, {k for k in keys if k}), pipe)
         pipe.hincrby(self._pages_key, site, 1)
         transient(pipe.execute)()
 
-    @transient
     def pages(self, site: str) -> int:
-        n = self.client.hget(self._pages_key, site)
+        n = retry_call(transient(lambda: self._redis.hget(self._pages_key, site)),
+                       budget=self.budget, on=TRANSIENT)
         return int(n) if n is not None else 0
 
     @transient
     def sites(self) -> dict[str, int]:
-        return {text(k): int(v) for k, v in self.client.hgetall(self._pages_key).items()}
+        return {text(k): int(v) for k, v in self._redis.hgetall(self._pages_key).items()}
 
     def merge(self, other: ChromeCounts) -> None:
         raise TypeError("shared counts grow by observing pages, not by merging")
@@ -183,7 +187,7 @@ class SharedChromeCounts(ChromeCounts):
     @transient
     def reset(self) -> None:
         """Forget every count of this index under this rule."""
-        self.client.delete(self.sketch.key, self._pages_key, self._seen_key)
+        self._redis.delete(self.sketch.key, self._pages_key, self._seen_key)
 
 
 def observe_input(

@@ -1,0 +1,32 @@
+-- Count pages into an index's site-chrome counts, each page once (ingest/workers/chrome_counts.py).
+-- KEYS[1] the cells (a plain count-min sketch read with BITFIELD), KEYS[2] pages per site (a
+-- hash), KEYS[3] the ids counted (a set).
+-- ARGV[1] the number of pages, then per page: id, site, k, and its k cells ("#n", u32 offsets).
+-- Atomic: a page is added to the set only with its counts, so a call retried after a lost
+-- reply counts nothing twice. Returns how many pages were new.
+local n = tonumber(ARGV[1])
+local i = 2
+local new = 0
+for _ = 1, n do
+  local id, site, k = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  i = i + 3
+  if redis.call('SADD', KEYS[3], id) == 1 then
+    new = new + 1
+    redis.call('HINCRBY', KEYS[2], site, 1)
+    local c = 0
+    while c < k do  -- at most 1,000 cells a BITFIELD: Lua's unpack has a limit
+      local args = {'OVERFLOW', 'SAT'}
+      local stop = math.min(k, c + 1000)
+      for j = c, stop - 1 do
+        args[#args + 1] = 'INCRBY'
+        args[#args + 1] = 'u32'
+        args[#args + 1] = ARGV[i + j]
+        args[#args + 1] = 1
+      end
+      redis.call('BITFIELD', KEYS[1], unpack(args))
+      c = stop
+    end
+  end
+  i = i + k
+end
+return new
