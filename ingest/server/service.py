@@ -262,8 +262,10 @@ class IngestService:
         if self.chrome is None:
             return None
         if self._chrome_counts is None:
+            # An HTTP client waits for its answer: a broker outage is a 503 within seconds
+            # (the client sends again), not a request held for the ingesters' long budget.
             self._chrome_counts = SharedChromeCounts(connect(self.broker_url), self.index,
-                                                     self.chrome, warmup=False)
+                                                     self.chrome, warmup=False, budget=2.0)
         return self._chrome_counts
 
     @property

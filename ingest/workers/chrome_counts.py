@@ -147,7 +147,7 @@ class SharedChromeCounts(ChromeCounts):
         super().__init__(rule, self.sketch, warmup=warmup)
         self._redis = client
         self._observe = script(client, "chrome_observe.lua")
-        self.budget = budget
+        self.budget = self.sketch.budget = budget
 
     def observe_pages(self, pages: Sequence[tuple[str, str | None, str | None, str]]) -> int:
         """Count each ``(id, site, url, text)`` not counted before (by id); return how many
