@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from neardup.ingest.errors import ConfigError
+from neardup.ingest.errors import ConfigError, redact
 from neardup.ingest.settings import Settings
 
 
@@ -189,21 +189,6 @@ def _service_error(exc: BaseException) -> str | None:
     return None
 
 
-def _redact(url: str) -> str:
-    """``url`` without a password in it."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 def service_message(exc: BaseException, args: argparse.Namespace, settings: Settings) -> str:
     """One line: which service failed, where, why in a few words, and what to do."""
     if _store_error(exc, "AccessDenied"):  # credentials, privileges, TLS trust
@@ -231,12 +216,12 @@ def service_message(exc: BaseException, args: argparse.Namespace, settings: Sett
         if "busy" in str(exc):
             why = str(exc).split(":", 1)[0].removeprefix("OpenSearch ")
         return (
-            f"OpenSearch is not reachable at {_redact(url)} ({why}); start it "
+            f"OpenSearch is not reachable at {redact(url)} ({why}); start it "
             f"(scripts/opensearch.sh start) or set OPENSEARCH_URL to where it runs"
         )
     url = getattr(args, "broker_url", None) or settings.broker_url
     return (
-        f"the broker is not reachable at {_redact(url)} ({why}); start it "
+        f"the broker is not reachable at {redact(url)} ({why}); start it "
         f"(scripts/redis.sh start) or set CELERY_BROKER_URL to where it runs"
     )
 

@@ -9,6 +9,7 @@ Every ``DocumentError`` has a ``type``: the stable name of its kind, the same on
 from __future__ import annotations
 
 import builtins
+from urllib.parse import urlsplit, urlunsplit
 
 from neardup.errors import NeardupError
 
@@ -23,6 +24,7 @@ __all__ = [
     "InvalidField",
     "InvalidRecord",
     "NeardupError",
+    "redact",
 ]
 
 
@@ -100,3 +102,16 @@ class EmptyDocument(DocumentError):
     """The document has no text (missing ``text``/``html``, or nothing visible in it)."""
 
     type = "empty_document"
+
+
+def redact(url: str) -> str:
+    """``url`` without a password in it (as error messages show it)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))

@@ -36,7 +36,8 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from neardup.ingest.chrome import DEFAULT_MIN_PAGES, ChromeCounts, ChromeRule
+from neardup.ingest.chrome import ChromeCounts
+from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.crawl import CrawlStats, input_format
 from neardup.ingest.dedup import (
@@ -91,15 +92,7 @@ def add_parser(sub: Any) -> None:
         help="opensearch: start N worker processes for this run",
     )
     p.add_argument("--timeout", type=float, default=3600, help="opensearch: max wait (s)")
-    p.add_argument(
-        "--no-chrome", action="store_true",
-        help="do not mask site chrome from plain-text pages (docs/chrome.md)",
-    )
-    p.add_argument(
-        "--chrome-min-pages", type=int, default=DEFAULT_MIN_PAGES, metavar="T",
-        help="a line is chrome when at least T pages of its site carry it "
-        f"(default {DEFAULT_MIN_PAGES})",
-    )
+    add_chrome_arguments(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run)
 
@@ -120,8 +113,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.candidates < 1 or args.processes < 1:
         print("neardup dedup: -k and -j must be >= 1", file=sys.stderr)
         return 2
-    if args.chrome_min_pages < 2:
-        print("neardup dedup: --chrome-min-pages must be >= 2", file=sys.stderr)
+    try:
+        rule = chrome_rule(args, "dedup")
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
         return 2
     if args.input != "-" and not os.path.isfile(args.input):
         print(f"neardup dedup: no such file: {args.input}", file=sys.stderr)
@@ -141,14 +136,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     spooled: str | None = None
     chrome: ChromeCounts | None = None
     try:
-        if not args.no_chrome:
+        if rule is not None:
             # Two passes: the chrome counts are over the whole input before any page is
             # prepared, so a page is masked alike wherever it is in the input and whatever -j;
             # the engine path hands the masked pages to the workers (their `content`), so the
             # two backends group alike.
             if source == "-":
                 spooled = source = spool_stdin()
-            chrome = chrome_counts_of_file(source, ChromeRule(min_pages=args.chrome_min_pages),
+            chrome = chrome_counts_of_file(source, rule,
                                            limits, args.processes)
             timings["chrome_s"] = time.perf_counter() - t0
         lines = prepare_lines(read_lines(source, limits, id_from=args.id_from, stats=stats),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import urllib3
+from neardup.ingest.errors import redact
 from neardup.ingest.settings import Settings
 from neardup.ingest.store.errors import (
     AuthenticationFailed,
@@ -22,7 +23,6 @@ from neardup.ingest.store.errors import (
     StoreError,
     StoreUnavailable,
     certificate_problem,
-    redact,
 )
 
 __all__ = ["ENGINES", "Detected", "auth_headers", "detect"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from neardup.ingest.errors import NeardupError
+from neardup.ingest.errors import NeardupError, redact
 
 if TYPE_CHECKING:
     from neardup.ingest.settings import Settings
@@ -149,19 +149,6 @@ def explain(exc: AccessDenied, settings: Settings, url: str | None = None) -> st
     return str(exc)
 
 
-def redact(url: str) -> str:
-    """``url`` without a password in it."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 _VERIFY_FAILED = re.compile(r"certificate verify failed: ([^'\")(\]]+)", re.IGNORECASE)
