@@ -107,10 +107,17 @@ def normalize_line(line: str, fold_digits: bool = True) -> str:
     return _DIGITS.sub("0", s) if fold_digits else s
 
 
-# Compatibility characters common in CJK pages, each with its NFKC (a single character that
-# is also its NFKD): full-width punctuation, the ideographic and the no-break space.
+# Compatibility characters common in CJK pages, each with its NFKD, which is also its NFKC:
+# full-width punctuation, the ideographic and the no-break space, the ellipsis, degrees Celsius.
 _COMMON_COMPAT = tuple((ch, unicodedata.normalize("NFKC", ch))
-                       for ch in "，：！？；（）％＋－／＝＜＞［］｛｝～＂＇\u3000\u00a0")
+                       for ch in "，：！？；（）％＋－／＝＜＞［］｛｝～＂＇\u3000\u00a0…℃")
+# Full-width ASCII (digits and Latin letters in CJK text): NFKC is the ASCII character.
+_FULL_WIDTH = regex.compile("[\uff01-\uff5e]+")
+_TO_ASCII = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
+
+
+def _to_ascii(m: regex.Match[str]) -> str:
+    return m.group().translate(_TO_ASCII)
 
 
 def line_keys(text: str, fold_digits: bool = True) -> list[str]:
@@ -125,11 +132,13 @@ def line_keys(text: str, fold_digits: bool = True) -> list[str]:
     """
     if not unicodedata.is_normalized("NFKC", text):
         # NFKC is slow (~40 ns a character); CJK text is mostly not normalised only for its
-        # full-width punctuation, which plain replacements fix. Each replaced character's NFKC
-        # is its one-character NFKD, so the NFKD (and the NFKC) of the text is unchanged.
+        # full-width punctuation, digits and letters, which plain replacements fix. Each
+        # replaced character's NFKC is its NFKD, so the NFKD (and the NFKC) of the text is
+        # unchanged.
         for ch, to in _COMMON_COMPAT:
             if ch in text:
                 text = text.replace(ch, to)
+        text = _FULL_WIDTH.sub(_to_ascii, text)
         if not unicodedata.is_normalized("NFKC", text):
             text = unicodedata.normalize("NFKC", text)
     text = text.casefold()
@@ -511,11 +520,15 @@ class ChromeCounts:
         :meth:`_needed` pages and ``ratio`` times the page's base count."""
         return self._flags(site, [self._key(line) for line in lines])
 
+    def _line_keys(self, text: str) -> list[str]:
+        """:func:`line_keys` of ``text`` under this rule."""
+        return line_keys(text, self.rule.fold_digits)
+
     def mask(self, site: str, text: str) -> str:
         """``text`` without its chrome lines (the others as they were, joined by ``\\n``);
         ``""`` when every line is chrome."""
         lines = text.split("\n")
-        flags = self._flags(site, line_keys(text, self.rule.fold_digits))
+        flags = self._flags(site, self._line_keys(text))
         if not any(flags):
             return text
         return "\n".join(line for line, chrome in zip(lines, flags, strict=True) if not chrome)

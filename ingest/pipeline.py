@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 import multiprocessing
 import os
 import re
@@ -291,11 +292,15 @@ def prepare_lines(
     limits: Limits | None = None,
     ahead: int = 1024,
     chrome: ChromeCounts | None = None,
+    prefetch: int = 0,
 ) -> Iterator[Prepared]:
     """One :class:`Prepared` per line, in input order; ``seq = seq_base + line_no``.
 
     ``chrome``: plain-text pages are masked with these counts (:func:`prepare_document`);
-    the pool's processes get them once, when they start.
+    the pool's processes get them once, when they start. ``prefetch``: in one process, pages
+    are read ``prefetch`` at a time and the counts of each chunk read at once first, when
+    ``chrome`` can (``chrome.prefetch(pages, limits)``: counts kept in Redis, for a file
+    whose pages were all counted first).
 
     ``limits`` (default: :data:`neardup.ingest.records.DEFAULT_LIMITS` with ``max_doc_bytes`` when
     given) are the input rules. A repeated id is an error for the repeat: the first record
@@ -332,8 +337,19 @@ def prepare_lines(
             yield (line_no, seq_base + line_no if seq_base else line_no, page, config, limits)
 
     if processes <= 1:
-        for it in items():
-            yield it if isinstance(it, Prepared) else _prepare_one(it, chrome)
+        read_ahead = getattr(chrome, "prefetch", None) if prefetch > 1 else None
+        if read_ahead is None:
+            for it in items():
+                yield it if isinstance(it, Prepared) else _prepare_one(it, chrome)
+            return
+        source = items()
+        try:
+            while chunk := list(itertools.islice(source, prefetch)):
+                read_ahead([it[2] for it in chunk if not isinstance(it, Prepared)], limits)
+                for it in chunk:
+                    yield it if isinstance(it, Prepared) else _prepare_one(it, chrome)
+        finally:
+            getattr(chrome, "forget", lambda: None)()
         return
     # Errors found while reading must keep their place in the output: route every item
     # through the pool, passing ready-made results straight back. Bounded: the pool's feeder

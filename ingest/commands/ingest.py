@@ -157,7 +157,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         summary = submit_pages(
             progress(
                 prepare_lines(lines, config, processes=args.processes, limits=limits,
-                              chrome=chrome),
+                              chrome=chrome, prefetch=0 if args.input == "-" else 256),
                 desc="ingest",
             ),
             settings,

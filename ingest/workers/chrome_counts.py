@@ -85,15 +85,21 @@ class RedisSketch:
         self._redis, self.key, self.width, self.depth = client, key, width, depth
         self.budget = 600.0  # seconds a read waits out a broker outage
         self._mults = SketchCounter._MULTIPLIERS[:depth]
+        self._cache: dict[int, int] = {}  # counts read ahead (prefetch)
+        self._read_script = script(client, "chrome_read.lua")
 
-    def cells(self, key: int) -> list[str]:
-        """The ``BITFIELD`` offsets (``#n``, in 32-bit cells) of ``key``, one a row."""
+    def offsets(self, key: int) -> list[int]:
+        """The cells of ``key`` (in 32-bit cells from the start of the string), one a row."""
         w = self.width
         out = []
         for row, m in enumerate(self._mults):
             h = (key * m) & _MASK64
-            out.append(f"#{row * w + (h ^ (h >> 29)) % w}")
+            out.append(row * w + (h ^ (h >> 29)) % w)
         return out
+
+    def cells(self, key: int) -> list[str]:
+        """The ``BITFIELD`` offsets (``#n``) of ``key``, one a row."""
+        return [f"#{c}" for c in self.offsets(key)]
 
     def add_ops(self, keys: Iterable[int], pipe: Any) -> None:
         """Queue on ``pipe`` one ``BITFIELD`` that adds 1 to each key."""
@@ -113,21 +119,40 @@ class RedisSketch:
     def get_many(self, keys: Sequence[int]) -> list[int]:
         """The count of each key (0 for key 0, a blank line), one round trip (retried through a
         broker outage)."""
+        cache = self._cache
+        if cache and all(k in cache for k in keys if k):  # read ahead: no round trip
+            return [cache[k] if k else 0 for k in keys]
         return retry_call(transient(lambda: self._get_many(keys)), budget=self.budget,
                           on=TRANSIENT)
 
     def _get_many(self, keys: Sequence[int]) -> list[int]:
-        wanted = [k for k in keys if k]
-        if not wanted:
-            return [0] * len(keys)
-        args: list[Any] = []
-        for key in wanted:
-            for cell in self.cells(key):
-                args += ["GET", "u32", cell]
-        values = self._redis.execute_command("BITFIELD_RO", self.key, *args)
-        d = self.depth
-        found = iter(min(values[i:i + d]) for i in range(0, len(values), d))
-        return [next(found) if k else 0 for k in keys]
+        cache = self._cache
+        missing = [k for k in keys if k and k not in cache]
+        if not missing:
+            return [cache[k] if k else 0 for k in keys]
+        found = dict(zip(missing, self._read(missing), strict=True))
+        return [(cache[k] if k in cache else found[k]) if k else 0 for k in keys]
+
+    def _read(self, keys: Sequence[int]) -> list[int]:
+        """The counts of ``keys`` (none 0), one script call (``chrome_read.lua``: the cells go
+        as one argument and the counts come back as one, not one a cell)."""
+        offsets = self.offsets
+        cells = " ".join(str(c) for key in keys for c in offsets(key))
+        return [int(n) for n in text(self._read_script(keys=[self.key],
+                                                        args=[self.depth, cells])).split()]
+
+    def prefetch(self, keys: Iterable[int]) -> None:
+        """Read the counts of ``keys`` in one round trip (retried through a broker outage) and
+        answer them from memory until the next :meth:`prefetch` or :meth:`forget`: the counts
+        of a chunk of pages, read before they are masked one by one."""
+        wanted = sorted({k for k in keys if k})
+        read = retry_call(transient(lambda: self._read(wanted) if wanted else []),
+                          budget=self.budget, on=TRANSIENT)
+        self._cache = dict(zip(wanted, read, strict=True))
+
+    def forget(self) -> None:
+        """Drop the counts :meth:`prefetch` read: read them from Redis again."""
+        self._cache = {}
 
     def get(self, key: int) -> int:
         return self.get_many([key])[0]
@@ -151,6 +176,8 @@ class SharedChromeCounts(ChromeCounts):
         self._redis = client
         self._observe = script(client, "chrome_observe.lua")
         self.budget = self.sketch.budget = budget
+        self._site_pages: dict[str, int] = {}  # pages per site read ahead (prefetch)
+        self._keys: dict[str, list[str]] = {}  # line keys of the pages read ahead, by text
 
     def observe_pages(self, pages: Sequence[tuple[str, str | None, str | None, str]]) -> int:
         """Count each ``(id, site, url, text)`` not counted before (by id); return how many
@@ -160,11 +187,11 @@ class SharedChromeCounts(ChromeCounts):
             return 0
         fold = self.rule.fold_digits
         args: list[Any] = [len(pages)]
+        offsets = self.sketch.offsets
         for doc_id, site, url, body in pages:
             s = site_key(site, url)
-            cells = [c for h in key_hashes(s, {k for k in line_keys(body, fold) if k})
-                     for c in self.sketch.cells(h)]
-            args += [doc_id, s, len(cells), *cells]
+            hashes = key_hashes(s, {k for k in line_keys(body, fold) if k})
+            args += [doc_id, s, " ".join(str(c) for h in hashes for c in offsets(h))]
         keys = [self.sketch.key, self._pages_key, self._seen_key]
         return int(retry_call(transient(lambda: self._observe(keys=keys, args=args)),
                               budget=self.budget, on=TRANSIENT))
@@ -176,9 +203,46 @@ class SharedChromeCounts(ChromeCounts):
         transient(pipe.execute)()
 
     def pages(self, site: str) -> int:
+        if site in self._site_pages:
+            return self._site_pages[site]
         n = retry_call(transient(lambda: self._redis.hget(self._pages_key, site)),
                        budget=self.budget, on=TRANSIENT)
         return int(n) if n is not None else 0
+
+    def prefetch(self, pages: Iterable[Page], limits: Limits = DEFAULT_LIMITS) -> None:
+        """Read the counts that masking ``pages`` needs — their lines' (:func:`chrome_text`) and
+        their sites' page counts — in two round trips, and answer them from memory until the
+        next :meth:`prefetch` or :meth:`forget` (masking a chunk of pages one by one would ask
+        Redis three times a page). The counts are those of the moment of the call: for a file
+        whose pages were all counted first (the two-pass rule), the same as reading them
+        page by page."""
+        fold = self.rule.fold_digits
+        hashes: set[int] = set()
+        sites: set[str] = set()
+        keys = self._keys = {}
+        for page in pages:
+            body = chrome_text(page, limits)
+            if body is None:
+                continue
+            s = site_key(page.site, page.url)
+            sites.add(s)
+            keys[body] = line_keys(body, fold)
+            hashes.update(key_hashes(s, keys[body]))
+        names = sorted(sites)
+        counts = retry_call(transient(lambda: self._redis.hmget(self._pages_key, names))
+                            if names else list, budget=self.budget, on=TRANSIENT)
+        self._site_pages = {s: int(n) if n is not None else 0
+                            for s, n in zip(names, counts, strict=True)}
+        self.sketch.prefetch(hashes)
+
+    def forget(self) -> None:
+        """Drop what :meth:`prefetch` read."""
+        self._site_pages, self._keys = {}, {}
+        self.sketch.forget()
+
+    def _line_keys(self, text: str) -> list[str]:
+        keys = self._keys.get(text)  # a page prefetched: its keys are known
+        return keys if keys is not None else super()._line_keys(text)
 
     @transient
     def sites(self) -> dict[str, int]:

@@ -1,32 +1,33 @@
 -- Count pages into an index's site-chrome counts, each page once (ingest/workers/chrome_counts.py).
 -- KEYS[1] the cells (a plain count-min sketch read with BITFIELD), KEYS[2] pages per site (a
 -- hash), KEYS[3] the ids counted (a set).
--- ARGV[1] the number of pages, then per page: id, site, k, and its k cells ("#n", u32 offsets).
+-- ARGV[1] the number of pages, then per page: id, site, and its cells (u32 offsets, as one
+-- string of decimal numbers separated by spaces: one argument a page, not one a cell).
 -- Atomic: a page is added to the set only with its counts, so a call retried after a lost
 -- reply counts nothing twice. Returns how many pages were new.
 local n = tonumber(ARGV[1])
 local i = 2
 local new = 0
 for _ = 1, n do
-  local id, site, k = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local id, site, cells = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   i = i + 3
   if redis.call('SADD', KEYS[3], id) == 1 then
     new = new + 1
     redis.call('HINCRBY', KEYS[2], site, 1)
-    local c = 0
-    while c < k do  -- at most 1,000 cells a BITFIELD: Lua's unpack has a limit
-      local args = {'OVERFLOW', 'SAT'}
-      local stop = math.min(k, c + 1000)
-      for j = c, stop - 1 do
-        args[#args + 1] = 'INCRBY'
-        args[#args + 1] = 'u32'
-        args[#args + 1] = ARGV[i + j]
-        args[#args + 1] = 1
+    local args = {'OVERFLOW', 'SAT'}
+    for c in string.gmatch(cells, '%d+') do
+      args[#args + 1] = 'INCRBY'
+      args[#args + 1] = 'u32'
+      args[#args + 1] = '#' .. c
+      args[#args + 1] = 1
+      if #args >= 4002 then  -- at most 1,000 cells a BITFIELD: Lua's unpack has a limit
+        redis.call('BITFIELD', KEYS[1], unpack(args))
+        args = {'OVERFLOW', 'SAT'}
       end
+    end
+    if #args > 2 then
       redis.call('BITFIELD', KEYS[1], unpack(args))
-      c = stop
     end
   end
-  i = i + k
 end
 return new

@@ -222,11 +222,11 @@ def test_bounded_counter_is_order_free_and_merges(keys: list[int], cap: int,
 
 LINE_TEXT = st.text(st.characters(codec="utf-8"), max_size=60) | st.text(
     st.sampled_from("aA1 \t\r\n\u3000\u00a0\uff21\uff11,.:-/\u0301\u1e9e\u00df\u2028\x85\x1c"
-                    "，：（）～\u2460\u00bd\u3002\u5b57"),
+                    "，：（）～\u2460\u00bd\u3002\u5b57\uff5a\uff10\uff0e…℃\u0327"),
     max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(LINE_TEXT, st.booleans())
 def test_line_keys_are_the_keys_of_the_lines(text: str, fold: bool) -> None:
     assert line_keys(text, fold) == [normalize_line(x, fold) for x in text.split("\n")]
@@ -258,3 +258,32 @@ def test_without_warm_up_a_small_site_has_no_chrome() -> None:
         online.observe_text("small.example", t)
     assert counts.mask("small.example", first) == first
     assert online.mask("small.example", first) == first.split("\n")[-1]
+
+
+class _ReadAhead(ChromeCounts):
+    """In-memory counts that record the chunks read ahead (as the Redis-backed ones do)."""
+
+    def __init__(self) -> None:
+        super().__init__(ChromeRule(), BoundedCounter(), warmup=False)
+        self.chunks: list[int] = []
+
+    def prefetch(self, pages: list[Any], limits: Any) -> None:
+        self.chunks.append(len(pages))
+
+
+def test_prepare_lines_reads_counts_ahead_a_chunk_at_a_time() -> None:
+    pages, _ = EN_SITE
+    lines = [(i, json.dumps(p)) for i, p in enumerate(pages, 1)]
+    lines.insert(3, (0, "{not json"))
+    config = fingerprint_config("web")
+    ahead = _ReadAhead()
+    ahead.merge(chrome_counts(lines))
+    plain = ChromeCounts(ChromeRule(), BoundedCounter(), warmup=False)
+    plain.merge(chrome_counts(lines))
+    want = [(p.line_no, p.error, p.doc and p.doc.fingerprints)
+            for p in prepare_lines(lines, config, chrome=plain)]
+    got = [(p.line_no, p.error, p.doc and p.doc.fingerprints)
+           for p in prepare_lines(lines, config, chrome=ahead, prefetch=4)]
+    assert got == want
+    assert ahead.chunks == [3] + [4] * ((len(lines) - 4) // 4) + (
+        [(len(lines) - 4) % 4] if (len(lines) - 4) % 4 else [])

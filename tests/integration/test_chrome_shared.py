@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from neardup.ingest.chrome import ChromeCounts, ChromeRule, SketchCounter, site_key
+from neardup.ingest.records import Page
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.chrome_counts import RedisSketch, SharedChromeCounts
 from support.chrome_sites import EN_SITE, ZH_SITE
@@ -87,5 +88,43 @@ def test_a_young_site_has_no_chrome_until_t_pages(client: Any, index: str) -> No
         assert all(counts.mask(s, p["text"]) == p["text"] for p in first)
         online = _shared(client, index, warmup=True)  # the warm-up share judges it already
         assert all(online.mask(s, p["text"]) != p["text"] for p in first)
+    finally:
+        counts.reset()
+
+
+class _Counted:
+    """Counts the commands a real client sends (the server is shared with other tests)."""
+
+    def __init__(self, client: Any) -> None:
+        self.calls, self._send = 0, client.execute_command
+        client.execute_command = self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self._send(*args, **kwargs)
+
+
+@pytest.mark.parametrize("site", [EN_SITE, ZH_SITE], ids=["en-chrome", "zh-chrome"])
+def test_read_ahead_masks_alike_without_a_round_trip_a_page(
+    client: Any, index: str, site: tuple[list[dict[str, Any]], set[str]],
+) -> None:
+    pages, _ = site
+    counts = _shared(client, index)
+    sent = _Counted(client)
+    try:
+        counts.observe_pages([(p["id"], p.get("site"), p.get("url"), p["text"]) for p in pages])
+        keys = [site_key(p.get("site"), p.get("url")) for p in pages]
+        one_by_one = [counts.mask(s, p["text"]) for s, p in zip(keys, pages, strict=True)]
+        before = sent.calls
+        counts.prefetch([Page(id=p["id"], field="text", source=p["text"], site=p.get("site"),
+                              url=p.get("url")) for p in pages])
+        assert sent.calls - before <= 3  # the sites' pages and the lines' counts (+ a script load)
+        before = sent.calls
+        ahead = [counts.mask(s, p["text"]) for s, p in zip(keys, pages, strict=True)]
+        assert sent.calls == before  # read ahead: no round trip a page
+        assert ahead == one_by_one and any(m != p["text"] for m, p in zip(ahead, pages, strict=True))
+        counts.forget()
+        assert [counts.mask(s, p["text"]) for s, p in zip(keys, pages, strict=True)] == ahead
+        assert sent.calls - before >= len(pages)  # forgotten: asked again
     finally:
         counts.reset()
