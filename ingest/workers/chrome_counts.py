@@ -19,8 +19,10 @@ and the chrome rule's identity (pages masked by two rules never share counts).
 preparing code masks with it exactly as with the in-memory counts (``prepare_document(...,
 chrome=counts)``). Counting a list of pages is one atomic script call (``chrome_observe.lua``:
 a page joins the set of counted ids only with its counts, so a retried call counts nothing
-twice); reading a page's counts is one ``BITFIELD_RO``. Both wait out a broker outage for
-``budget`` seconds (:func:`neardup.ingest.retry.retry_call`).
+twice); reading a page's counts is one script call (``chrome_read.lua``, ``BITFIELD_RO``), and
+:meth:`SharedChromeCounts.prefetch` reads those of a chunk of pages at once (``neardup ingest``
+of a file: 256 pages). Both wait out a broker outage for ``budget`` seconds
+(:func:`neardup.ingest.retry.retry_call`).
 """
 
 from __future__ import annotations
