@@ -59,3 +59,52 @@ def text_flags(str text):
             if flags == _CONTROL | _SURROGATE:
                 break
     return flags
+
+
+# --- site-chrome counts (neardup.ingest.workers.chrome_counts) ---------------------------------
+
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
+
+
+def sketch_cells(keys, mults, uint64_t width):
+    """The count-min cells of each of ``keys`` (64-bit ints, 0 skipped), one a multiplier of
+    ``mults``, as one string of decimal numbers separated by spaces: ``RedisSketch.offsets``
+    of each key, for a script's one argument."""
+    cdef uint64_t h, m, cell
+    cdef int n_rows = len(mults)
+    cdef uint64_t ms[8]
+    cdef char digits[24]
+    cdef int k, d
+    cdef Py_ssize_t pos = 0
+    if n_rows > 8:
+        raise ValueError("at most 8 rows")
+    for k in range(n_rows):
+        ms[k] = mults[k]
+    keys = [key for key in keys if key]
+    cdef char* buf = <char*>malloc(len(keys) * n_rows * 21 + 1)
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        for key in keys:
+            h = key
+            for k in range(n_rows):
+                m = h * ms[k]
+                cell = <uint64_t>k * width + (m ^ (m >> 29)) % width
+                if pos:
+                    buf[pos] = 32  # a space
+                    pos += 1
+                d = 0
+                while True:
+                    digits[d] = 48 + cell % 10
+                    d += 1
+                    cell //= 10
+                    if cell == 0:
+                        break
+                while d:
+                    d -= 1
+                    buf[pos] = digits[d]
+                    pos += 1
+        return buf[:pos].decode("ascii")
+    finally:
+        free(buf)

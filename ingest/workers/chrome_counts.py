@@ -28,6 +28,7 @@ of a file: 256 pages). Both wait out a broker outage for ``budget`` seconds
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
 from neardup.ingest.chrome import (
@@ -50,6 +51,11 @@ from neardup.ingest.records import (
 )
 from neardup.ingest.retry import TRANSIENT, retry_call
 from neardup.ingest.workers._redis import key_prefix, script, text, transient
+from neardup.verifier.implementation import select
+
+# The compiled cells (ingest/_text.pyx ``sketch_cells``), or None where the reference runs
+# (``NEARDUP_IMPL``): :meth:`RedisSketch.offsets`, joined.
+_compiled: ModuleType | None = select("neardup.ingest._text", None)
 
 __all__ = ["RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text", "observe_input"]
 
@@ -99,6 +105,15 @@ class RedisSketch:
             out.append(row * w + (h ^ (h >> 29)) % w)
         return out
 
+    def cells_text(self, keys: Iterable[int]) -> str:
+        """The cells (:meth:`offsets`) of each of ``keys`` (0 skipped), as one string of decimal
+        numbers separated by spaces: one argument of a script (compiled:
+        :func:`neardup.ingest._text.sketch_cells`)."""
+        if _compiled is not None:
+            return str(_compiled.sketch_cells(keys, self._mults, self.width))
+        offsets = self.offsets
+        return " ".join(str(c) for key in keys if key for c in offsets(key))
+
     def cells(self, key: int) -> list[str]:
         """The ``BITFIELD`` offsets (``#n``) of ``key``, one a row."""
         return [f"#{c}" for c in self.offsets(key)]
@@ -138,8 +153,7 @@ class RedisSketch:
     def _read(self, keys: Sequence[int]) -> list[int]:
         """The counts of ``keys`` (none 0), one script call (``chrome_read.lua``: the cells go
         as one argument and the counts come back as one, not one a cell)."""
-        offsets = self.offsets
-        cells = " ".join(str(c) for key in keys for c in offsets(key))
+        cells = self.cells_text(keys)
         return [int(n) for n in text(self._read_script(keys=[self.key],
                                                         args=[self.depth, cells])).split()]
 
@@ -189,11 +203,10 @@ class SharedChromeCounts(ChromeCounts):
             return 0
         fold = self.rule.fold_digits
         args: list[Any] = [len(pages)]
-        offsets = self.sketch.offsets
+        cells = self.sketch.cells_text
         for doc_id, site, url, body in pages:
             s = site_key(site, url)
-            hashes = key_hashes(s, {k for k in line_keys(body, fold) if k})
-            args += [doc_id, s, " ".join(str(c) for h in hashes for c in offsets(h))]
+            args += [doc_id, s, cells(key_hashes(s, {k for k in line_keys(body, fold) if k}))]
         keys = [self.sketch.key, self._pages_key, self._seen_key]
         return int(retry_call(transient(lambda: self._observe(keys=keys, args=args)),
                               budget=self.budget, on=TRANSIENT))

@@ -128,3 +128,13 @@ def test_read_ahead_masks_alike_without_a_round_trip_a_page(
         assert sent.calls - before >= len(pages)  # forgotten: asked again
     finally:
         counts.reset()
+
+
+@pytest.mark.compiled("neardup.ingest._text")
+def test_the_compiled_cells_are_the_reference(client: Any, index: str) -> None:
+    rng = random.Random(11)
+    sketch = RedisSketch(client, f"neardup:{index}:cells", WIDTH, DEPTH)
+    keys = [rng.getrandbits(64) for _ in range(500)] + [0, 1, (1 << 64) - 1]
+    reference = " ".join(str(c) for k in keys if k for c in sketch.offsets(k))
+    assert sketch.cells_text(keys) == reference
+    assert sketch.cells_text([]) == sketch.cells_text([0]) == ""
