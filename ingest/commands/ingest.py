@@ -53,9 +53,17 @@ from neardup.ingest.submit import (
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
-from neardup.ingest.workers.chrome_counts import SharedChromeCounts, observe_input
+from neardup.ingest.workers.chrome_counts import (
+    SharedChromeCounts,
+    observe_file,
+    observe_input,
+)
 from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.staging import BatchStaging
+
+# Processes of the counting pass (site chrome), at least: it runs before any page is sent, when
+# the workers have nothing to do yet.
+_COUNTING_PROCESSES = min(4, os.cpu_count() or 1)
 
 __all__ = ["add_parser", "dedup_via_opensearch", "run", "start_workers"]
 
@@ -145,8 +153,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             # Two passes, as dedup: every plain-text page of the file is counted into the
             # index's counts on the broker before any page is prepared (docs/chrome.md).
             try:
-                counted[0] = observe_input(
-                    chrome, read_lines(args.input, limits, id_from=args.id_from), limits)
+                counted[0] = observe_file(
+                    broker_url(), args.index or settings.index, rule, args.input, limits,
+                    id_from=args.id_from, processes=max(args.processes, _COUNTING_PROCESSES))
             except ConnectionError as exc:
                 print(f"neardup ingest: could not count site chrome on the broker: {exc}",
                       file=sys.stderr)

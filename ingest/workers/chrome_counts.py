@@ -27,6 +27,8 @@ of a file: 256 pages). Both wait out a broker outage for ``budget`` seconds
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
@@ -39,6 +41,7 @@ from neardup.ingest.chrome import (
     site_key,
 )
 from neardup.ingest.chrome import _key_hashes as key_hashes
+from neardup.ingest.crawl import IdFrom, read_input
 from neardup.ingest.errors import DocumentError
 from neardup.ingest.extract import document_texts
 from neardup.ingest.records import (
@@ -50,14 +53,17 @@ from neardup.ingest.records import (
     validate_page,
 )
 from neardup.ingest.retry import TRANSIENT, retry_call
-from neardup.ingest.workers._redis import key_prefix, script, text, transient
+from neardup.ingest.workers._redis import connect, key_prefix, script, text, transient
 from neardup.verifier.implementation import select
 
 # The compiled cells (ingest/_text.pyx ``sketch_cells``), or None where the reference runs
 # (``NEARDUP_IMPL``): :meth:`RedisSketch.offsets`, joined.
 _compiled: ModuleType | None = select("neardup.ingest._text", None)
 
-__all__ = ["RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text", "observe_input"]
+__all__ = [
+    "RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text", "observe_file",
+    "observe_input",
+]
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
@@ -303,3 +309,28 @@ def observe_input(
             new += counts.observe_pages(rows)
             rows = []
     return new + counts.observe_pages(rows)
+
+
+def _observe_share(job: tuple[str, str, ChromeRule, str, int, int, Limits, IdFrom]) -> int:
+    url, index, rule, path, share, shares, limits, id_from = job
+    counts = SharedChromeCounts(connect(url), index, rule)
+    lines = read_input(path, limits, id_from=id_from, html=False)  # HTML pages: not counted
+    return observe_input(counts, ((n, raw) for n, raw in lines if n % shares == share), limits)
+
+
+def observe_file(
+    url: str, index: str, rule: ChromeRule, path: str | os.PathLike[str],
+    limits: Limits = DEFAULT_LIMITS, id_from: IdFrom = "record", processes: int = 1,
+) -> int:
+    """:func:`observe_input` of an input file (JSONL or WARC, not stdin) into ``index``'s counts
+    on the Redis at ``url``; with ``processes > 1`` each process counts every
+    ``processes``-th record: the same counts (sums, each page once), in a fraction of the time
+    (the counting pass is the ingest's first, when its workers have nothing to do yet).
+    Returns how many pages were new to the counts."""
+    jobs = [(url, index, rule, os.fspath(path), share, max(1, processes), limits, id_from)
+            for share in range(max(1, processes))]
+    if processes <= 1:
+        return _observe_share(jobs[0])
+    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    with ctx.Pool(processes) as pool:
+        return sum(pool.map(_observe_share, jobs))

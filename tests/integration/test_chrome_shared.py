@@ -3,16 +3,18 @@ the in-memory counts of ``neardup dedup``, on a real redis-server."""
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from neardup.ingest.chrome import ChromeCounts, ChromeRule, SketchCounter, site_key
 from neardup.ingest.records import Page
 from neardup.ingest.workers._redis import connect
-from neardup.ingest.workers.chrome_counts import RedisSketch, SharedChromeCounts
+from neardup.ingest.workers.chrome_counts import RedisSketch, SharedChromeCounts, observe_file
 from support.chrome_sites import EN_SITE, ZH_SITE
 
 WIDTH, DEPTH = 1 << 12, 4  # small: cells are shared, so the sketch's arithmetic is exercised
@@ -138,3 +140,23 @@ def test_the_compiled_cells_are_the_reference(client: Any, index: str) -> None:
     reference = " ".join(str(c) for k in keys if k for c in sketch.offsets(k))
     assert sketch.cells_text(keys) == reference
     assert sketch.cells_text([]) == sketch.cells_text([0]) == ""
+
+
+def test_counting_a_file_in_processes_counts_as_one(
+    client: Any, redis_url: str, tmp_path: Path,
+) -> None:
+    pages = [{**p, "id": f"{n}-{p['id']}"} for n, site in enumerate((EN_SITE, ZH_SITE))
+             for p in site[0]]
+    path = tmp_path / "pages.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in pages) + "{not json\n")
+    one, two = (f"neardup-test-chrome-{uuid.uuid4().hex[:10]}" for _ in range(2))
+    try:
+        assert observe_file(redis_url, one, ChromeRule(), path) == len(pages)
+        assert observe_file(redis_url, two, ChromeRule(), path, processes=3) == len(pages)
+        assert observe_file(redis_url, two, ChromeRule(), path, processes=2) == 0  # each page once
+        a, b = SharedChromeCounts(client, one), SharedChromeCounts(client, two)
+        assert a.sites() == b.sites() and sum(a.sites().values()) == len(pages)
+        assert client.get(a.sketch.key) == client.get(b.sketch.key)  # the same cells
+    finally:
+        SharedChromeCounts(client, one).reset()
+        SharedChromeCounts(client, two).reset()
