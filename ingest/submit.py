@@ -70,7 +70,11 @@ class Submitter:
                  queue: str | None = None, max_live: int = MAX_LIVE, mode: str = "index") -> None:
         self.store, self.staging = store, staging
         self.profile, self.k, self.queue, self.max_live, self.mode = profile, k, queue, max_live, mode
-        self.batches: dict[str, list[StoredDocument]] = {}  # key -> pages
+        # key -> the batch's pages not yet seen in the index: all of them until the batch
+        # leaves the live set, then those missing (none, unless its data was lost), so memory
+        # holds the live batches' pages, not the whole input's
+        self.batches: dict[str, list[StoredDocument]] = {}
+        self.ids: dict[str, list[str]] = {}  # key -> every page accepted with it
         self.accepted_at: dict[str, float] = {}
         self.searchable_at: dict[str, float] = {}  # batches seen out of the live set
         self.phases = {"prepare_s": 0.0, "check_s": 0.0, "accept_s": 0.0, "backpressure_s": 0.0}
@@ -99,21 +103,48 @@ class Submitter:
         self.phases["backpressure_s"] += t1 - t0
         self.phases["accept_s"] += time.perf_counter() - t1
         self.batches[key] = pages
+        self.ids[key] = [p.id for p in pages]
         self.accepted_at[key] = time.monotonic()
         self.look()
         return key
 
     def look(self) -> None:
-        """Note which accepted batches have become searchable (for the latency figures)."""
+        """Note which accepted batches have become searchable (for the latency figures), and
+        forget those of their pages the index holds (:meth:`confirm`)."""
         open_keys = [k for k in self.batches if k not in self.searchable_at]
         try:
             still = self.staging.live_of(open_keys)
         except Exception:  # the broker is restarting: look again later
             return
         now = time.monotonic()
-        for key in open_keys:
-            if key not in still:
-                self.searchable_at[key] = now
+        left = [key for key in open_keys if key not in still]
+        for key in left:
+            self.searchable_at[key] = now
+        self.confirm(left)
+
+    def in_index(self, ids: Sequence[str]) -> set[str]:
+        """Of ``ids``, the pages the index holds as this submitter's work leaves them: present
+        (``mode="update"``, ``neardup backfill``: carrying a ``dup_group``)."""
+        if self.mode != "update":
+            return set(self.store.existing(ids))
+        return {i for i, src in self.store.fields(ids, ["dup_group"]).items()
+                if src.get("dup_group")}
+
+    def confirm(self, keys: Iterable[str]) -> None:
+        """Forget the pages of the batches ``keys`` (out of the live set) that the index holds;
+        keep the others, to be accepted again (:func:`wait_for_groups`). An engine that does
+        not answer now: they are looked up at the end."""
+        for key in keys:
+            pages = self.batches.get(key)
+            if not pages:
+                continue
+            try:
+                found: set[str] = set()
+                for i in range(0, len(pages), 1000):
+                    found |= self.in_index([p.id for p in pages[i:i + 1000]])
+            except Exception:  # noqa: BLE001 - looked up again when every batch has left
+                continue
+            self.batches[key] = [p for p in pages if p.id not in found]
 
     def republish(self, key: str) -> None:
         tasks.republish(self.staging, key, self.profile, self.k, self.queue)
@@ -217,7 +248,6 @@ def wait_for_groups(
     report: WaitReport | None = None,
     consumers: Callable[[str | None], list[str]] | None = None,
     max_resends: int = 2,
-    tagged: bool = False,
 ) -> dict[str, Any]:
     """Wait until every batch the submitter accepted is searchable (indexed with its groups and
     refreshed: it left the live set). A batch still live after ``stall`` seconds without
@@ -231,18 +261,15 @@ def wait_for_groups(
 
     ``report`` shows the progress; ``consumers(queue)`` (the workers consuming ``queue``) is
     asked whenever nothing has progressed for a few seconds, and ``report.no_worker`` is told
-    when there is none. With ``tagged`` (``neardup backfill``: the pages were in the index
-    before), a page counts as done once it carries a ``dup_group``."""
-    staging, store = submitter.staging, submitter.store
-
-    def done_of(chunk: list[str]) -> set[str]:
-        if not tagged:
-            return set(store.existing(chunk))
-        return {i for i, src in store.fields(chunk, ["dup_group"]).items() if src.get("dup_group")}
+    when there is none. A page counts as done once the index holds it
+    (:meth:`Submitter.in_index`: for ``neardup backfill``, whose pages were in the index
+    before, once it carries a ``dup_group``); the pages of a batch that the index holds are
+    forgotten as soon as it leaves the live set, so memory holds the live batches' pages."""
+    staging = submitter.staging
 
     start = time.monotonic()
-    waiting = dict(submitter.batches)  # key -> pages
-    total = sum(len(p) for p in waiting.values())
+    waiting = {key: len(ids) for key, ids in submitter.ids.items()}  # key -> pages
+    total = sum(waiting.values())
     done = 0
     latencies: list[tuple[float, int]] = []
     last_progress = start
@@ -261,10 +288,11 @@ def wait_for_groups(
             now = time.monotonic()
             finished = [key for key in waiting if key not in still]
             for key in finished:
-                pages = waiting.pop(key)
-                done += len(pages)
+                n = waiting.pop(key)
+                done += n
                 seen = submitter.searchable_at.setdefault(key, now)
-                latencies.append((seen - submitter.accepted_at.get(key, start), len(pages)))
+                latencies.append((seen - submitter.accepted_at.get(key, start), n))
+            submitter.confirm(finished)
             if finished:
                 last_progress, checked_workers = now, False
             if report is not None:
@@ -275,17 +303,17 @@ def wait_for_groups(
                                          and now - last_progress > idle_timeout):
                 return {"waited_s": round(now - start, 2), "indexed": done, "requeued": requeued,
                         "resent": resent, "timed_out": True,
-                        "pending": sum(len(p) for p in waiting.values())}
+                        "pending": sum(waiting.values())}
             if (consumers is not None and not checked_workers
                     and now - last_progress >= min(stall, WORKER_CHECK_AFTER)):
                 checked_workers = True
                 if not consumers(submitter.queue) and report is not None:
-                    report.no_worker(submitter.queue, sum(len(p) for p in waiting.values()))
+                    report.no_worker(submitter.queue, sum(waiting.values()))
             if now - max(last_progress, last_requeue) > stall:
                 try:
-                    for key in waiting:
+                    for key, n in waiting.items():
                         submitter.republish(key)
-                        requeued += len(waiting[key])
+                        requeued += n
                 except Exception:  # the broker may be down right now: again after the next stall
                     pass
                 last_requeue = now
@@ -293,12 +321,12 @@ def wait_for_groups(
         # every batch left the live set: is every page in the index?
         missing: list[StoredDocument] = []
         failed = 0
-        for pages in submitter.batches.values():
+        for pages in submitter.batches.values():  # those not seen in the index yet
             ids = [p.id for p in pages]
             found: set[str] = set()
             for i in range(0, len(ids), 1000):
                 chunk = ids[i:i + 1000]
-                found |= retry_call(partial(done_of, chunk), budget=600.0)
+                found |= retry_call(partial(submitter.in_index, chunk), budget=600.0)
             for p in pages:
                 if p.id not in found:
                     done -= 1
@@ -314,7 +342,7 @@ def wait_for_groups(
         submitter.batches = {}
         for i in range(0, len(missing), BATCH):
             pages = missing[i:i + BATCH]
-            waiting[submitter.submit(pages)] = pages
+            waiting[submitter.submit(pages)] = len(pages)
     waited = time.monotonic() - start
     if report is not None:
         report.progress(total, waited, final=True)

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         summary.update(wait_for_groups(
             submitter, idle_timeout=args.timeout,
             report=None if args.no_progress else WaitReport(sys.stderr),
-            consumers=queue_consumers, tagged=True,
+            consumers=queue_consumers,
         ))
     finally:
         if errors_out is not sys.stderr:

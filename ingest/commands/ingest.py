@@ -236,7 +236,7 @@ def dedup_via_opensearch(
             workers = start_workers(args.start_workers, queue)
         submitter = Submitter(store, staging, args.profile, args.candidates, queue)
         ingest_prepared(submitter, prepared)
-        ids = [p.id for pages in submitter.batches.values() for p in pages]
+        ids = [i for batch in submitter.ids.values() for i in batch]
         waited = wait_for_groups(submitter, timeout=args.timeout)
         if waited["timed_out"]:
             raise SystemExit(f"neardup dedup: workers did not finish within {args.timeout}s")
