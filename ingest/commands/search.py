@@ -1,8 +1,13 @@
-"""``neardup search QUERY``: full-text search collapsed on ``dup_group``.
+"""``neardup search QUERY``: full-text search, one hit per near-duplicate group.
 
 One hit per near-duplicate group — what a search user sees — with the group's size (all its
-pages, not only those matching the query) and its other members that match (``inner_hits``)
-listed under it. ``--json`` prints the hits as JSON.
+pages, not only those matching the query) and its other members that match listed under it.
+``--json`` prints the hits as JSON.
+
+Two requests: the groups (the best hits of the query, the first of each group kept; the
+engine's collapse when they hold too few groups), then one search of the shown groups' pages
+for their sizes, matching counts, first matching members and the shown pages' fields
+(docs/opensearch.md, "Collapsed search").
 
 Only grouped pages are searched (a page is collapsed on its group, which a pending page does
 not have yet). When nothing is found, the command says why: the index does not exist, is
@@ -48,26 +53,28 @@ def search(store: Store, query: str, size: int = 10, members: int = 5) -> list[d
     "matching", "members": [...]}]``. ``group_size`` counts every page of the group,
     ``matching`` those that match the query."""
     out = []
-    hits = store.collapsed_search(query, size=size, inner_hits_size=members)
-    sizes = store.group_sizes([h["_source"]["dup_group"] for h in hits]) if hits else {}
-    for hit in hits:
-        src = hit.get("_source", {})
-        inner = hit.get("inner_hits", {}).get("members", {}).get("hits", {})
-        total = inner.get("total", {})
-        matching = total.get("value") if isinstance(total, dict) else total
+    top = store.top_groups(query, size=size)
+    details = store.group_details(
+        query, [t["dup_group"] for t in top], members, shown=[t["id"] for t in top]
+    ) if top else {}
+    for hit in top:
+        group = hit["dup_group"]
+        found = details.get(group, {})
+        src = (found.get("hit") or {}).get("_source", {})
+        matching = found.get("matching")
         out.append(
             {
-                "id": hit["_id"],
-                "dup_group": src.get("dup_group"),
-                "score": hit.get("_score"),
+                "id": hit["id"],
+                "dup_group": group,
+                "score": hit["score"],
                 "title": src.get("title"),
                 "url": src.get("url"),
-                "group_size": sizes.get(src.get("dup_group"), matching),
+                "group_size": found.get("size", matching),
                 "matching": matching,
                 "members": [
                     {"id": m["_id"], **{k: m["_source"].get(k) for k in ("dup_of", "resemble",
                                                                          "contain", "url")}}
-                    for m in inner.get("hits", [])
+                    for m in found.get("members", ())
                 ],
             }
         )

@@ -341,9 +341,29 @@ class Store(ABC):
     def collapsed_search(
         self, query_text: str, size: int = 10, inner_hits_size: int = 5
     ) -> list[dict[str, Any]]:
-        """Full-text hits, one per ``dup_group``, each with ``inner_hits.members``
-        (:func:`neardup.ingest.store.query.build_collapse_search`)."""
+        """Full-text hits, one per ``dup_group`` (the engine's collapse), each with
+        ``inner_hits.members`` unless ``inner_hits_size`` is 0
+        (:func:`neardup.ingest.store.query.build_collapse_search`). The engine scores every
+        matching page to collapse; :meth:`top_groups` finds the same groups from the top of
+        the ranking."""
         raise Unsupported(f"{type(self).__name__} has no full-text search; use the opensearch store")
+
+    def top_groups(self, query_text: str, size: int = 10) -> list[dict[str, Any]]:
+        """The ``size`` best groups for ``query_text``, best first, each as its best page:
+        ``[{"id", "dup_group", "score"}]`` — what :meth:`collapsed_search` finds, from the top
+        of the plain ranking (:func:`neardup.ingest.store.query.build_window_query`)."""
+        raise Unsupported(f"{type(self).__name__} has no full-text search; use the opensearch store")
+
+    def group_details(
+        self, query_text: str, group_ids: Sequence[str], members: int = 5,
+        shown: Sequence[str] = (),
+    ) -> dict[str, dict[str, Any]]:
+        """``{group id: {"size", "matching", "members", "hit"}}`` of the groups among
+        ``group_ids`` that have pages: all their pages, those matching ``query_text``, the
+        first ``members`` of those by ``seq`` as hits (``{"_id", "_source"}``), and the group's
+        page among ``shown`` as a hit with the fields a search lists, in one request
+        (:func:`neardup.ingest.store.query.build_group_details_query`)."""
+        raise Unsupported(f"{type(self).__name__} has no group aggregation; use the opensearch store")
 
     def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
         """The ``size`` largest groups of at least ``min_size`` documents

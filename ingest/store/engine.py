@@ -23,6 +23,7 @@ asks which engine it talks to.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections import defaultdict, deque
@@ -49,20 +50,28 @@ from neardup.ingest.store.errors import (
     DocumentNotFound,
     IndexNotFound,
     PermissionDenied,
+    StoreError,
     StoreUnavailable,
     certificate_problem,
 )
 from neardup.ingest.store.query import (
+    GROUP_FIELD,
+    MAX_WINDOW,
+    WINDOW_FACTOR,
     build_candidate_query,
     build_collapse_search,
     build_find_query,
+    build_group_details_query,
     build_group_sizes_query,
     build_holders_query,
     build_index_overview_query,
     build_largest_groups_query,
+    build_window_query,
+    parse_group_details,
     parse_group_sizes,
     parse_index_overview,
     parse_largest_groups,
+    parse_window,
 )
 from neardup.ingest.store.ranking import candidate_terms
 from neardup.ingest.templates import install_templates, load
@@ -93,9 +102,19 @@ _FREQ_PAGE = 10000  # terms buckets per partition of the frequency aggregation
 # cardinality sketch costs memory in proportion: at 3000, 10,000 buckets tripped the request
 # circuit breaker of a 512 MB node.
 _SITES_EXACT = 100
-# The most terms one candidate search asks for (index.max_terms_count is 65,536): a batch with
-# more usable fingerprints is searched in several requests.
-BATCH_QUERY_TERMS = 60_000
+# The most terms one ``terms`` query may carry is the index's ``index.max_terms_count`` (a dynamic
+# setting; this is its default on both engines, taken when the index's own cannot be read): a
+# batch with more usable fingerprints is searched in several requests. Only the ``terms`` query's
+# own values count (as sent, duplicates too): not the ``ids`` of the batch left out, nor the
+# ``term`` on ``fp_config``.
+DEFAULT_MAX_TERMS = 65_536
+# How both engines refuse a ``terms`` query over the limit (400 ``search_phase_execution_exception``,
+# root cause ``query_shard_exception``; a shard's failure in a 200 answer when only some of the
+# searched indices have the lower limit).
+_TOO_MANY_TERMS = re.compile(
+    r"The number of terms \[(\d+)\] used in the Terms Query request has exceeded "
+    r"the allowed maximum of \[(\d+)\]"
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -238,6 +257,7 @@ class EngineStore(Store):
         self.replicas = replicas
         self.mappings_dir = mappings_dir
         self._stoplist_cache: tuple[float, frozenset[str]] | None = None
+        self._max_terms: int | None = None  # index.max_terms_count, read at the first search
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(index={self.index!r})"
@@ -481,6 +501,34 @@ class EngineStore(Store):
         return list(self.client.search(index=self.index, body=body)["hits"]["hits"])
 
     @_translated
+    def top_groups(self, query_text: str, size: int = 10) -> list[dict[str, Any]]:
+        """The best ``WINDOW_FACTOR`` × ``size`` hits, the first of each group kept
+        (:func:`~neardup.ingest.store.query.parse_window`); the engine's collapse when they
+        hold fewer than ``size`` groups and more hits follow."""
+        window = min(MAX_WINDOW, WINDOW_FACTOR * size)
+        res = self.client.search(index=self.index, body=build_window_query(query_text, window))
+        top, complete = parse_window(res, size, window)
+        if complete:
+            return top
+        return [{"id": h["_id"], "dup_group": str(h["_source"][GROUP_FIELD]),
+                 "score": h.get("_score")}
+                for h in self.collapsed_search(query_text, size=size, inner_hits_size=0)]
+
+    @_translated
+    def group_details(
+        self, query_text: str, group_ids: Sequence[str], members: int = 5,
+        shown: Sequence[str] = (),
+    ) -> dict[str, dict[str, Any]]:
+        if not group_ids:
+            return {}
+        body = build_group_details_query(query_text, group_ids, members, shown)
+        try:
+            res = self.client.search(index=self.index, body=body)
+        except self.dialect.not_found:
+            return {}
+        return parse_group_details(res)
+
+    @_translated
     def largest_groups(self, size: int, min_size: int = 2) -> dict[str, Any]:
         try:
             res = self.client.search(
@@ -596,29 +644,101 @@ class EngineStore(Store):
         self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str],
         with_fingerprints: bool = True,
     ) -> list[tuple[str, int, str, list[str], str | None]]:
-        found: dict[str, tuple[str, int, str, list[str], str | None]] = {}
+        """Per config, the hits of one search for all its terms, in its order (``seq``, ``id``),
+        though the terms go out in parts of at most ``index.max_terms_count``
+        (:meth:`_holder_hits`)."""
+        found: list[tuple[str, int, str, list[str], str | None]] = []
         for config, wanted in terms.items():
-            wanted = sorted(wanted)
-            for lo in range(0, len(wanted), BATCH_QUERY_TERMS):
-                body = build_holders_query(wanted[lo:lo + BATCH_QUERY_TERMS], config,
-                                           exclude_ids, _PAGE, with_fingerprints)
-                for h in self._paged(body):
-                    f = h.get("fields", {})
-                    if "id" not in f:  # every page neardup writes has it (StoredDocument.to_source)
-                        log.warning("a page of %s without an id field is not a candidate", config)
-                        continue
-                    group = f.get("dup_group")
-                    doc_id = str(f["id"][0])
-                    found[doc_id] = (doc_id, int(f["seq"][0]), config,
-                                     [str(x) for x in f.get("fingerprints", ())],
-                                     str(group[0]) if group else None)
-        return list(found.values())
+            holders: dict[str, tuple[str, int, str, list[str], str | None]] = {}
+            for h in self._holder_hits(sorted(wanted), config, exclude_ids, with_fingerprints):
+                f = h.get("fields", {})
+                if "id" not in f:  # every page neardup writes has it (StoredDocument.to_source)
+                    log.warning("a page of %s without an id field is not a candidate", config)
+                    continue
+                doc_id = str(f["id"][0])
+                if doc_id in holders:  # holds terms of two parts
+                    continue
+                group = f.get("dup_group")
+                holders[doc_id] = (doc_id, int(f["seq"][0]), config,
+                                   [str(x) for x in f.get("fingerprints", ())],
+                                   str(group[0]) if group else None)
+            found += sorted(holders.values(), key=_seq_and_id)
+        return found
+
+    def _holder_hits(
+        self, wanted: list[str], config: str, exclude_ids: Sequence[str], with_fingerprints: bool
+    ) -> Iterator[dict[str, Any]]:
+        """Every hit of the holders search for ``wanted``, sent in parts of at most
+        :meth:`max_terms` terms (a page holding terms of several parts comes once per part). A
+        part the node refuses for its number of terms — the limit lowered since it was read —
+        is sent again in smaller parts, under the limit read anew."""
+        lo = 0
+        while lo < len(wanted):
+            part = wanted[lo:lo + self.max_terms()]
+            body = build_holders_query(part, config, exclude_ids, _PAGE, with_fingerprints)
+            try:
+                yield from self._paged(body)
+            except self.dialect.api_error as exc:
+                allowed = _terms_allowed(self.dialect.error_body(exc) or str(exc))
+                if allowed is None:
+                    raise
+                self._fewer_terms(len(part), allowed, exc)
+                continue
+            except _TooManyTerms as refused:
+                self._fewer_terms(len(part), refused.allowed, refused)
+                continue
+            lo += len(part)
+
+    def max_terms(self) -> int:
+        """The most terms one ``terms`` query may carry on the pages index: its
+        ``index.max_terms_count``, read once (the smallest of the indices behind an alias;
+        :data:`DEFAULT_MAX_TERMS` when it cannot be read — no index yet, no privilege to read
+        its settings — in which case a refusal tells the limit)."""
+        if self._max_terms is None:
+            self._max_terms = self._read_max_terms()
+        return self._max_terms
+
+    def _read_max_terms(self) -> int:
+        try:
+            answer = self.client.indices.get_settings(
+                index=self.index, name="index.max_terms_count", include_defaults=True,
+                flat_settings=True,
+            )
+        except (self.dialect.api_error, *self.dialect.unreachable) as exc:
+            log.debug("index.max_terms_count of %s unread (%s): taking %d",
+                      self.index, exc, DEFAULT_MAX_TERMS)
+            return DEFAULT_MAX_TERMS
+        limits = []
+        for index in answer:
+            settings = answer[index]
+            value = ((settings.get("settings") or {}).get("index.max_terms_count")
+                     or (settings.get("defaults") or {}).get("index.max_terms_count"))
+            if value is not None:
+                limits.append(max(1, int(value)))
+        return min(limits, default=DEFAULT_MAX_TERMS)
+
+    def _fewer_terms(self, sent: int, allowed: int, refusal: Exception) -> None:
+        """A search of ``sent`` terms was refused, the node allowing ``allowed``: take the
+        limit read anew (or ``allowed``, when lower), and always fewer than ``sent``."""
+        limit = min(self._read_max_terms(), allowed or sent, sent - 1)
+        log.info("%s refused a search of %d terms (index.max_terms_count lowered?): "
+                 "sending at most %d a search", self.dialect.name, sent, limit)
+        if limit < 1:
+            raise refusal
+        self._max_terms = limit
 
     def _paged(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """Every hit of a sorted search of ``_PAGE`` hits a page, page by page
-        (``search_after``)."""
+        (``search_after``). A shard that refused a ``terms`` query for its number of terms (the
+        others answered) raises :class:`_TooManyTerms`: its hits are missing."""
         while True:
-            hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            answer = self.client.search(index=self.index, body=body)
+            shards = answer["_shards"] if "_shards" in answer else {}
+            for failure in shards.get("failures") or ():
+                allowed = _terms_allowed(failure)
+                if allowed is not None:
+                    raise _TooManyTerms(allowed)
+            hits = answer["hits"]["hits"]
             yield from hits
             if len(hits) < _PAGE:
                 return
@@ -846,6 +966,33 @@ class EngineStore(Store):
             if len(hits) < _PAGE:
                 return entries
             body["search_after"] = hits[-1]["sort"]
+
+
+class _TooManyTerms(StoreError):
+    """A shard refused a search for the number of terms of its ``terms`` query; it allows
+    ``allowed``."""
+
+    def __init__(self, allowed: int) -> None:
+        super().__init__(f"a shard refused a terms query: it allows {allowed} terms")
+        self.allowed = allowed
+
+
+def _terms_allowed(error: Any) -> int | None:
+    """The ``index.max_terms_count`` an error answer (or a shard's failure) says a ``terms``
+    query went over, or None when it is another error.
+
+    >>> _terms_allowed({"error": {"reason": "The number of terms [6] used in the Terms Query "
+    ...                 "request has exceeded the allowed maximum of [5]. This maximum ..."}})
+    5
+    """
+    found = _TOO_MANY_TERMS.search(str(error))
+    return int(found.group(2)) if found else None
+
+
+def _seq_and_id(hit: tuple[str, int, str, list[str], str | None]) -> tuple[int, str]:
+    """The holders search's order: ``seq``, then ``id`` (a keyword, so code points: what
+    Python's ``str`` order is too)."""
+    return hit[1], hit[0]
 
 
 def _group_fields(update: GroupUpdate, now: str) -> dict[str, Any]:

@@ -7,12 +7,17 @@
   Ties are broken by ``seq`` then ``id``: the rule of :mod:`neardup.ingest.store.ranking`.
 - :func:`build_holders_query` — the verifier workers' candidates in the index: every page
   holding a fingerprint of a batch, with its fingerprints, ranked in the worker.
-- :func:`build_collapse_search` — ``neardup search``: one hit per ``dup_group`` with the
-  other members as ``inner_hits``.
+- :func:`build_window_query` / :func:`parse_window` — ``neardup search``'s groups: the best
+  hits of the query, doc values only, the first hit of each group kept (a collapse over the
+  top of the ranking, where the engine can skip what cannot make it).
+- :func:`build_collapse_search` — one hit per ``dup_group``, collapsed by the engine, with
+  the other members as ``inner_hits``: what ``neardup search`` falls back to when the window
+  holds too few groups.
+- :func:`build_group_details_query` / :func:`parse_group_details` — the shown groups' sizes,
+  their members matching the query and the first of them, and the shown hits, in one request.
 - :func:`build_largest_groups_query` / :func:`parse_largest_groups` — the inspector's list of
   the largest groups.
-- :func:`build_group_sizes_query` — the real size of given groups (a search hit's
-  ``inner_hits`` only count the members that match the query).
+- :func:`build_group_sizes_query` — the real size of given groups.
 - :func:`build_index_overview_query` / :func:`parse_index_overview` — pages per status, the
   group-size distribution and duplicates per site (``neardup search`` explaining an empty
   result, the inspector's charts).
@@ -29,17 +34,24 @@ from neardup.ingest.store.ranking import CANDIDATE_SORT, candidate_terms
 __all__ = [
     "CANDIDATE_SORT",
     "MAX_GROUPS",
+    "MAX_WINDOW",
+    "WINDOW_FACTOR",
     "MAX_CANDIDATE_TERMS",
     "build_candidate_query",
+    "GROUP_FIELD",
     "build_collapse_search",
     "build_holders_query",
     "FIND_FILTERS",
     "build_find_query",
+    "build_group_details_query",
     "build_group_sizes_query",
+    "build_window_query",
     "build_index_overview_query",
     "build_largest_groups_query",
     "candidate_terms",
+    "parse_group_details",
     "parse_group_sizes",
+    "parse_window",
     "parse_index_overview",
     "parse_largest_groups",
 ]
@@ -48,6 +60,12 @@ __all__ = [
 MAX_CANDIDATE_TERMS = 1024
 
 _SEARCH_SOURCE = ["id", "url", "site", "title", "seq", "dup_group", "dup_of", "resemble", "contain"]
+_SEARCH_FIELDS = ("title^2", "body")
+_MEMBER_SOURCE = ["id", "url", "dup_group", "dup_of", "resemble", "contain"]
+_MEMBER_ORDER = [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}]
+
+#: a page's group: the id of the group's earliest page
+GROUP_FIELD = "dup_group"
 
 
 def build_candidate_query(
@@ -95,43 +113,201 @@ def build_candidate_query(
     }
 
 
+def _search_query(query_text: str, fields: Sequence[str]) -> dict[str, Any]:
+    return {"multi_match": {"query": query_text, "fields": list(fields)}}
+
+
+#: ``neardup search`` reads the best ``WINDOW_FACTOR`` × ``size`` hits for ``size`` groups, at
+#: most ``MAX_WINDOW`` (the index's ``max_result_window``)
+WINDOW_FACTOR = 5
+MAX_WINDOW = 10_000
+
+
+def _grouped_query(query_text: str, fields: Sequence[str]) -> dict[str, Any]:
+    return {"bool": {"must": [_search_query(query_text, fields)],
+                     "filter": [{"exists": {"field": GROUP_FIELD}}]}}  # fmt: skip
+
+
+def build_window_query(
+    query_text: str, window: int, fields: Sequence[str] = _SEARCH_FIELDS
+) -> dict[str, Any]:
+    """The best ``window`` hits of ``neardup search``'s query (grouped pages only), each named
+    by its ``id`` and ``dup_group`` doc values — no stored field is read (``_id`` is one) — and
+    no total counted: the engine skips the documents that cannot make the window (block-max
+    WAND), which a collapse cannot, since any document could start a group.
+    :func:`parse_window` keeps each group's first hit: the same hits, in the same order, as
+    :func:`build_collapse_search`'s, as long as the window holds enough groups.
+
+    >>> q = build_window_query("新年 讲话", 50)
+    >>> q["size"], q["stored_fields"], q["docvalue_fields"], q["track_total_hits"]
+    (50, '_none_', ['id', 'dup_group'], False)
+    """
+    if not 1 <= window <= MAX_WINDOW:
+        raise ConfigError(f"window must be between 1 and {MAX_WINDOW}, got {window}")
+    return {
+        "size": window,
+        "track_total_hits": False,
+        "query": _grouped_query(query_text, fields),
+        "stored_fields": "_none_",
+        "docvalue_fields": ["id", GROUP_FIELD],
+    }
+
+
+def parse_window(
+    response: Mapping[str, Any], size: int, window: int
+) -> tuple[list[dict[str, Any]], bool]:
+    """``([{"id", "dup_group", "score"}, ...], complete)`` of a response to
+    :func:`build_window_query` of ``window`` hits: the first hit of each group, best first, at
+    most ``size``. ``complete`` is false when the window was full and holds fewer than ``size``
+    groups (more may follow it), or a hit has no ``id``: then ask the engine to collapse.
+
+    >>> hit = lambda i, g, s: {"_score": s, "fields": {"id": [i], "dup_group": [g]}}
+    >>> r = {"hits": {"hits": [hit("a", "a", 3.0), hit("b", "a", 2.0), hit("c", "c", 1.0)]}}
+    >>> parse_window(r, 10, 50)
+    ([{'id': 'a', 'dup_group': 'a', 'score': 3.0}, {'id': 'c', 'dup_group': 'c', 'score': 1.0}], True)
+    >>> parse_window(r, 10, 3)[1], len(parse_window(r, 1, 3)[0])
+    (False, 1)
+    """
+    hits = (response.get("hits") or {}).get("hits") or []
+    first: dict[str, dict[str, Any]] = {}
+    for h in hits:
+        fields = h.get("fields") or {}
+        if not fields.get("id") or not fields.get(GROUP_FIELD):
+            return list(first.values()), False
+        group = str(fields[GROUP_FIELD][0])
+        if group not in first:
+            first[group] = {"id": str(fields["id"][0]), "dup_group": group,
+                            "score": h.get("_score")}  # fmt: skip
+            if len(first) == size:
+                break
+    return list(first.values()), len(first) == size or len(hits) < window
+
+
 def build_collapse_search(
     query_text: str,
     size: int = 10,
     inner_hits_size: int = 5,
-    fields: Sequence[str] = ("title^2", "body"),
+    fields: Sequence[str] = _SEARCH_FIELDS,
     source: Sequence[str] = tuple(_SEARCH_SOURCE),
 ) -> dict[str, Any]:
-    """Full-text search showing one hit per near-duplicate group.
+    """Full-text search showing one hit per near-duplicate group, collapsed by the engine.
 
-    Hits are collapsed on ``dup_group``; each carries ``inner_hits.members``: up to
-    ``inner_hits_size`` members of its group (the hit included) by ``seq``. Only grouped
+    Hits are collapsed on ``dup_group``; unless ``inner_hits_size`` is 0, each carries
+    ``inner_hits.members``: up to ``inner_hits_size`` members of its group (the hit included)
+    by ``seq`` — one more search per hit, run by the engine after this one. Only grouped
     documents take part — a pending document has no ``dup_group`` yet, and OpenSearch would
     collapse all such documents into a single group.
+
+    To collapse, the engine scores every matching page (any of them could start a group), where
+    a plain search for the best hits skips most: ~10× the plain query at a million pages
+    (docs/opensearch.md, "Collapsed search"). ``neardup search`` takes its groups from the top
+    of the plain ranking (:func:`build_window_query`) and comes here only when that holds too
+    few groups.
+
+    >>> body = build_collapse_search("新年 讲话", size=3, inner_hits_size=0)
+    >>> body["collapse"], body["query"]["bool"]["filter"]
+    ({'field': 'dup_group'}, [{'exists': {'field': 'dup_group'}}])
     """
     if size < 1 or inner_hits_size < 0:
         raise ConfigError(
             f"size must be >= 1 and inner_hits_size >= 0, got {size}, {inner_hits_size}"
         )
+    collapse: dict[str, Any] = {"field": GROUP_FIELD}
+    if inner_hits_size:
+        collapse["inner_hits"] = {
+            "name": "members",
+            "size": inner_hits_size,
+            "sort": [dict(s) for s in _MEMBER_ORDER],
+            "_source": list(source),
+        }
     return {
         "size": size,
-        "query": {
-            "bool": {
-                "must": [{"multi_match": {"query": query_text, "fields": list(fields)}}],
-                "filter": [{"exists": {"field": "dup_group"}}],
-            }
-        },
-        "collapse": {
-            "field": "dup_group",
-            "inner_hits": {
-                "name": "members",
-                "size": inner_hits_size,
-                "sort": [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}],
-                "_source": list(source),
-            },
-        },
+        "query": _grouped_query(query_text, fields),
+        "collapse": collapse,
         "_source": list(source),
     }
+
+
+def build_group_details_query(
+    query_text: str,
+    group_ids: Sequence[str],
+    members: int = 5,
+    shown: Sequence[str] = (),
+    fields: Sequence[str] = _SEARCH_FIELDS,
+    source: Sequence[str] = tuple(_MEMBER_SOURCE),
+) -> dict[str, Any]:
+    """One search for what ``neardup search`` shows under each of ``group_ids`` (the groups of
+    a page of collapsed hits): every group's size (all its pages), how many of its pages match
+    ``query_text``, and the first ``members`` of those by ``seq`` (then ``id``); and, as its
+    hits, the pages ``shown`` (the groups' best hits, by id: a ``post_filter``, which the
+    aggregations do not see) with the fields a search lists.
+
+    The search reads only the pages of these groups (a ``terms`` filter on ``dup_group``) —
+    where ``inner_hits`` would run the whole query once more per group — and buckets them
+    with a ``map`` terms aggregation: a few pages, so no global ordinals of ``dup_group`` are
+    needed (a whole-index structure, built again after a refresh that changed the index:
+    ~25 ms at a million pages).
+
+    >>> q = build_group_details_query("新年", ["b", "a", "b"], members=3)
+    >>> q["query"], q["aggs"]["groups"]["terms"]
+    ({'bool': {'filter': [{'terms': {'dup_group': ['a', 'b']}}]}}, {'field': 'dup_group', 'size': 2, 'execution_hint': 'map'})
+    >>> q["aggs"]["groups"]["aggs"]["matching"]["aggs"]["members"]["top_hits"]["size"]
+    3
+    >>> q = build_group_details_query("新年", ["a"], shown=["a2"])
+    >>> q["size"], q["post_filter"]
+    (1, {'ids': {'values': ['a2']}})
+    """
+    ids = sorted(set(group_ids))
+    if not ids:
+        raise ConfigError("no group ids to detail")
+    if members < 0:
+        raise ConfigError(f"members must be >= 0, got {members}")
+    matching: dict[str, Any] = {"filter": _search_query(query_text, fields)}
+    if members:
+        matching["aggs"] = {"members": {"top_hits": {
+            "size": members, "sort": [dict(s) for s in _MEMBER_ORDER], "_source": list(source),
+        }}}  # fmt: skip
+    body: dict[str, Any] = {
+        "size": 0,
+        "track_total_hits": False,
+        "query": {"bool": {"filter": [{"terms": {GROUP_FIELD: ids}}]}},
+        "aggs": {"groups": {
+            "terms": {"field": GROUP_FIELD, "size": len(ids), "execution_hint": "map"},
+            "aggs": {"matching": matching},
+        }},
+    }  # fmt: skip
+    if shown:
+        pages = sorted(set(shown))
+        body.update(size=len(pages), post_filter={"ids": {"values": pages}},
+                    _source=list(_SEARCH_SOURCE))
+    return body
+
+
+def parse_group_details(response: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """``{group id: {"size", "matching", "members": [hit, ...], "hit": hit}}`` of a response to
+    :func:`build_group_details_query` (a hit: ``{"_id", "_source", ...}``, as a search's;
+    ``hit``: the group's page among ``shown``, when asked for and found).
+
+    >>> r = {"hits": {"hits": [{"_id": "a", "_source": {"dup_group": "a", "title": "t"}}]},
+    ...      "aggregations": {"groups": {"buckets": [{"key": "a", "doc_count": 3,
+    ...      "matching": {"doc_count": 2, "members": {"hits": {"hits": [{"_id": "a"}]}}}}]}}}
+    >>> d = parse_group_details(r)["a"]
+    >>> d["size"], d["matching"], d["members"], d["hit"]["_source"]["title"]
+    (3, 2, [{'_id': 'a'}], 't')
+    """
+    buckets = ((response.get("aggregations") or {}).get("groups") or {}).get("buckets") or []
+    out: dict[str, dict[str, Any]] = {}
+    for b in buckets:
+        matching = b.get("matching") or {}
+        hits = ((matching.get("members") or {}).get("hits") or {}).get("hits") or []
+        out[str(b["key"])] = {"size": int(b["doc_count"]),
+                              "matching": int(matching.get("doc_count", 0)),
+                              "members": list(hits)}  # fmt: skip
+    for hit in (response.get("hits") or {}).get("hits") or []:
+        group = (hit.get("_source") or {}).get(GROUP_FIELD)
+        if group is not None and str(group) in out:
+            out[str(group)]["hit"] = hit
+    return out
 
 
 
@@ -224,7 +400,8 @@ def parse_largest_groups(response: Mapping[str, Any]) -> dict[str, Any]:
 
 def build_group_sizes_query(group_ids: Sequence[str]) -> dict[str, Any]:
     """Search body counting the members of each of ``group_ids`` (a terms aggregation on
-    ``dup_group`` restricted to those ids).
+    ``dup_group`` restricted to those ids; ``map``: no global ordinals for a few pages, see
+    :func:`build_group_details_query`).
 
     >>> q = build_group_sizes_query(["a", "b"])
     >>> q["query"]["bool"]["filter"][0], q["aggs"]["groups"]["terms"]["size"]
@@ -237,7 +414,8 @@ def build_group_sizes_query(group_ids: Sequence[str]) -> dict[str, Any]:
         "size": 0,
         "track_total_hits": False,
         "query": {"bool": {"filter": [{"terms": {"dup_group": ids}}]}},
-        "aggs": {"groups": {"terms": {"field": "dup_group", "size": len(ids)}}},
+        "aggs": {"groups": {"terms": {"field": "dup_group", "size": len(ids),
+                                      "execution_hint": "map"}}},
     }
 
 

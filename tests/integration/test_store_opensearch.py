@@ -306,6 +306,101 @@ def test_collapse_search_returns_one_hit_per_group(
         assert inner["total"]["value"] == len(groups[group])
 
 
+def _grouped(store: OpenSearchStore, groups: dict[str, list[tuple[str, str]]]) -> None:
+    """Index ``{group: [(page, text), ...]}`` (the first page is the root; ``seq`` in order),
+    grouped, and one pending page; refresh."""
+    docs = [StoredDocument(page, text, [], "c", 0, title=f"title {page}", url=f"u/{page}")
+            for pages in groups.values() for page, text in pages]  # fmt: skip
+    for seq, doc in enumerate(docs):
+        doc.seq = seq
+    list(store.put(docs))
+    store.update_groups([
+        (GroupUpdate(page, group, None if page == group else group, 0.9, 0.95), None)
+        for group, pages in groups.items() for page, _ in pages
+    ])  # fmt: skip
+    list(store.put([StoredDocument("pending", "新年讲话 新年讲话", [], "c", 10_000)]))
+    store.refresh()
+
+
+def _old_search(store: OpenSearchStore, query: str, size: int, members: int
+                ) -> list[tuple[Any, ...]]:
+    """What ``neardup search`` showed when it collapsed with ``inner_hits`` and then counted
+    the groups: (hit, group, title, size, matching, members)."""
+    hits = store.collapsed_search(query, size=size, inner_hits_size=max(members, 1))
+    sizes = store.group_sizes([h["_source"]["dup_group"] for h in hits])
+    out = []
+    for h in hits:
+        inner = h["inner_hits"]["members"]["hits"]
+        out.append((h["_id"], h["_source"]["dup_group"], h["_source"]["title"],
+                    sizes[h["_source"]["dup_group"]], inner["total"]["value"],
+                    [(m["_id"], m["_source"]["dup_of"]) for m in inner["hits"][:members]]))
+    return out
+
+
+def test_search_shows_what_the_collapse_with_inner_hits_showed(
+    os_store: OpenSearchStore,
+) -> None:
+    from neardup.ingest.commands.search import search
+
+    groups = {
+        "r1": [("r1", "人民日报 新年讲话 一"), ("r1a", "新年讲话 二"), ("r1b", "人民日报 三"),
+               ("r1c", "新年 讲话 新年 四")],
+        "r2": [("r2", "新年讲话 新年讲话 五"), ("r2a", "讲话 六")],
+        "r3": [("r3", "人民日报 七")],
+        "r4": [("r4", "新年 八"), ("r4a", "新年 新年 九"), ("r4b", "新年 十")],
+    }  # fmt: skip
+    _grouped(os_store, groups)
+    for query in ("新年讲话", "人民日报", "新年", "讲话 日报"):
+        for size, members in ((10, 5), (2, 1), (1, 0)):
+            got = [(h["id"], h["dup_group"], h["title"], h["group_size"], h["matching"],
+                    [(m["id"], m["dup_of"]) for m in h["members"]])
+                   for h in search(os_store, query, size=size, members=members)]  # fmt: skip
+            assert got == _old_search(os_store, query, size, members), (query, size, members)
+    hits = search(os_store, "新年讲话", size=10, members=5)
+    assert "pending" not in {h["id"] for h in hits}  # grouped pages only
+    r1 = next(h for h in hits if h["dup_group"] == "r1")
+    assert r1["group_size"] == 4 and r1["matching"] == 3  # r1b does not match
+    assert r1["url"] == f"u/{r1['id']}" and r1["members"][1]["resemble"] == 0.9
+
+
+def test_top_groups_are_the_engine_s_collapse_also_past_the_window(
+    os_store: OpenSearchStore,
+) -> None:
+    # a big group whose pages outrank every other: the window of 5 × size hits holds it alone
+    big = [(f"big{i:02d}" if i else "big", "新年讲话 新年讲话 新年讲话") for i in range(30)]
+    groups = {"big": big, **{f"s{i}": [(f"s{i}", f"新年 第{i}篇 人民日报 评论员 文章")]
+                             for i in range(12)}}  # fmt: skip
+    _grouped(os_store, groups)
+    searches: list[str] = []
+    os_store.observe_requests(lambda kind, _s: searches.append(kind))
+    for query, size, window_only in (("新年讲话", 3, False), ("新年讲话", 8, True),
+                                     ("人民日报", 5, True), ("第3篇", 10, True)):
+        searches.clear()
+        top = os_store.top_groups(query, size)
+        collapsed = os_store.collapsed_search(query, size=size, inner_hits_size=0)
+        assert [(t["id"], t["dup_group"]) for t in top] == [
+            (h["_id"], h["_source"]["dup_group"]) for h in collapsed], query
+        assert [t["score"] for t in top] == [h["_score"] for h in collapsed]
+        # the window alone (one search, then the comparison's), or the engine's collapse too
+        assert len(searches) == (2 if window_only else 3), (query, size, searches)
+    assert os_store.top_groups("没有这个词", 10) == []
+
+
+def test_group_details_of_the_shown_groups(os_store: OpenSearchStore) -> None:
+    groups = {"r1": [("r1", "新年讲话"), ("r1a", "人民日报"), ("r1b", "新年讲话 续")],
+              "r2": [("r2", "新年讲话")]}  # fmt: skip
+    _grouped(os_store, groups)
+    details = os_store.group_details("新年讲话", ["r1", "r2", "nothing"], members=1,
+                                     shown=["r1b", "r2"])
+    assert set(details) == {"r1", "r2"}  # a group without pages is absent
+    assert (details["r1"]["size"], details["r1"]["matching"]) == (3, 2)
+    assert [m["_id"] for m in details["r1"]["members"]] == ["r1"]  # the first by seq
+    assert details["r1"]["hit"]["_id"] == "r1b"
+    assert details["r1"]["hit"]["_source"]["title"] == "title r1b"
+    assert "body" not in details["r1"]["hit"]["_source"]
+    assert os_store.group_details("新年讲话", []) == {}
+
+
 # --- errors and configuration -----------------------------------------------------------------
 
 

@@ -80,8 +80,97 @@ def test_collapse_search() -> None:
     assert q["must"][0]["multi_match"]["query"] == "新年 讲话"
     assert q["filter"] == [{"exists": {"field": "dup_group"}}]
     assert "body" not in body["_source"]  # results list metadata, not whole pages
+    assert build_collapse_search("x", inner_hits_size=0)["collapse"] == {"field": "dup_group"}
     with pytest.raises(ConfigError):
         build_collapse_search("x", size=0)
+
+
+# -- neardup search: the window collapse and the shown groups' details ----------------------
+
+from neardup.ingest.store.query import (  # noqa: E402
+    MAX_WINDOW,
+    build_group_details_query,
+    build_window_query,
+    parse_group_details,
+    parse_window,
+)
+
+
+def test_window_query_is_the_collapse_query_without_collapse_nor_stored_fields() -> None:
+    body = build_window_query("新年 讲话", 50)
+    collapse = build_collapse_search("新年 讲话")
+    assert body["query"] == collapse["query"]  # the same ranking
+    assert body["size"] == 50 and body["track_total_hits"] is False
+    assert body["stored_fields"] == "_none_" and "_source" not in body
+    assert body["docvalue_fields"] == ["id", "dup_group"]
+    assert "collapse" not in body and "sort" not in body  # by score
+    for bad in (0, MAX_WINDOW + 1):
+        with pytest.raises(ConfigError):
+            build_window_query("x", bad)
+
+
+def _hit(doc: str, group: str, score: float) -> dict:
+    return {"_score": score, "fields": {"id": [doc], "dup_group": [group]}}
+
+
+def test_parse_window_keeps_each_group_s_best_hit_in_rank_order() -> None:
+    hits = [_hit("b2", "b", 9.0), _hit("a", "a", 8.0), _hit("b", "b", 7.0),
+            _hit("c", "c", 7.0), _hit("a3", "a", 1.0)]  # fmt: skip
+    answer = {"hits": {"hits": hits}}
+    top, complete = parse_window(answer, 10, 50)
+    assert [(t["id"], t["dup_group"], t["score"]) for t in top] == [
+        ("b2", "b", 9.0), ("a", "a", 8.0), ("c", "c", 7.0)]
+    assert complete  # fewer hits than the window: every group is there
+    # the window was full and holds fewer groups than asked: more may follow
+    assert parse_window(answer, 10, 5) == (top, False)
+    # enough groups: complete however full the window
+    assert parse_window(answer, 2, 5) == (top[:2], True)
+    # a hit that cannot be named (a page without the id field): the engine must collapse
+    assert parse_window({"hits": {"hits": [{"_score": 1.0, "fields": {"dup_group": ["a"]}}]}},
+                        10, 50) == ([], False)
+    assert parse_window({"hits": {"hits": []}}, 10, 50) == ([], True)
+
+
+def test_group_details_query_reads_only_the_shown_groups() -> None:
+    body = build_group_details_query("新年 讲话", ["b", "a", "b"], members=3, shown=["b2", "a"])
+    assert body["query"] == {"bool": {"filter": [{"terms": {"dup_group": ["a", "b"]}}]}}
+    groups = body["aggs"]["groups"]
+    assert groups["terms"] == {"field": "dup_group", "size": 2, "execution_hint": "map"}
+    matching = groups["aggs"]["matching"]
+    # the same text query as the search, as a filter: the members that match
+    assert matching["filter"] == build_window_query("新年 讲话", 1)["query"]["bool"]["must"][0]
+    top = matching["aggs"]["members"]["top_hits"]
+    assert top["size"] == 3
+    assert top["sort"] == [{"seq": {"order": "asc"}}, {"id": {"order": "asc"}}]
+    assert {"id", "url", "dup_of", "resemble", "contain"} <= set(top["_source"])
+    # the shown pages are the hits, the aggregations see the whole groups
+    assert body["post_filter"] == {"ids": {"values": ["a", "b2"]}} and body["size"] == 2
+    assert body["_source"] == build_collapse_search("x")["_source"]
+    plain = build_group_details_query("x", ["a"], members=0)
+    assert "aggs" not in plain["aggs"]["groups"]["aggs"]["matching"]
+    assert plain["size"] == 0 and "post_filter" not in plain
+    with pytest.raises(ConfigError):
+        build_group_details_query("x", [])
+    with pytest.raises(ConfigError):
+        build_group_details_query("x", ["a"], members=-1)
+
+
+def test_parse_group_details() -> None:
+    member = {"_id": "a", "_source": {"id": "a", "dup_of": None}}
+    answer = {
+        "hits": {"hits": [{"_id": "b2", "_source": {"dup_group": "b", "title": "t"}},
+                          {"_id": "x", "_source": {"dup_group": "gone"}}]},
+        "aggregations": {"groups": {"buckets": [
+            {"key": "a", "doc_count": 4,
+             "matching": {"doc_count": 2, "members": {"hits": {"hits": [member]}}}},
+            {"key": "b", "doc_count": 1, "matching": {"doc_count": 1}},
+        ]}},
+    }  # fmt: skip
+    got = parse_group_details(answer)
+    assert got["a"] == {"size": 4, "matching": 2, "members": [member]}
+    assert got["b"]["size"] == got["b"]["matching"] == 1 and got["b"]["members"] == []
+    assert got["b"]["hit"]["_source"]["title"] == "t"
+    assert set(got) == {"a", "b"}  # a shown page of no asked group is left out
 
 
 # -- group sizes, the index overview, the inspector's lookup --------------------------------
@@ -98,7 +187,8 @@ from neardup.ingest.store.query import (  # noqa: E402
 def test_group_sizes_query_counts_whole_groups() -> None:
     body = build_group_sizes_query(["b", "a", "b"])
     assert body["query"] == {"bool": {"filter": [{"terms": {"dup_group": ["a", "b"]}}]}}
-    assert body["aggs"]["groups"]["terms"] == {"field": "dup_group", "size": 2}
+    assert body["aggs"]["groups"]["terms"] == {"field": "dup_group", "size": 2,
+                                               "execution_hint": "map"}
     answer = {"aggregations": {"groups": {"buckets": [{"key": "a", "doc_count": 5}]}}}
     assert parse_group_sizes(answer) == {"a": 5}
     with pytest.raises(ConfigError):
