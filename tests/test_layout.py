@@ -253,3 +253,12 @@ def test_benches_never_import_tests_and_tests_never_touch_sys_path() -> None:
         bad += [f"{where}:{line} imports {name}" for line, name in imported(tree)
                 if name.split(".")[-1] == "conftest" or name.split(".")[-1].startswith("test_")]
     assert not bad, "\n".join(bad)
+
+
+def test_test_modules_have_unique_names() -> None:
+    # The tests are collected as top-level modules (no packages): two files of one name in
+    # different folders stop the whole collection.
+    seen: dict[str, Path] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        other = seen.setdefault(path.name, path)
+        assert other == path, f"{path.relative_to(ROOT)} and {other.relative_to(ROOT)}"
