@@ -58,17 +58,19 @@ def _disguise(text: str, rate: float, rng: random.Random, pool: str) -> str:
     return "".join(chars)
 
 
-def _made(n_docs: int, rng: random.Random) -> Iterator[dict[str, Any]]:
-    """The ``n_docs`` documents of :func:`bench_corpus` in the order they are made (before the
-    shuffle), drawn from ``rng``; exhausted, it leaves ``rng`` where the shuffle starts."""
+def made_groups(n_docs: int, rng: random.Random) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """The groups of :func:`bench_corpus`'s ``n_docs`` documents in the order they are made
+    (before the shuffle), drawn from ``rng``: ``(title, [(text, site), ...])``, the title the
+    start of the article's first paragraph; exhausted, it leaves ``rng`` where the shuffle
+    starts."""
     paras = paragraphs()
     pool = "".join(sorted({c for p in paras[:300] for c in p if not c.isspace()}))
     made = 0
-    g = 0
     while made < n_docs:
         size = min(rng.choice(_GROUP_SIZES), n_docs - made)
         article = [_disguise(p, 0.15, rng, pool) for p in rng.sample(paras, rng.randint(6, 10))]
         extra = _disguise(rng.choice(paras), 0.15, rng, pool)
+        variants = []
         for v in range(size):
             body = list(article)
             if v:
@@ -84,9 +86,17 @@ def _made(n_docs: int, rng: random.Random) -> Iterator[dict[str, Any]]:
             head = f"{site} > {rng.choice(NAV)} > 正文\n{nav}\n"
             tail = (f"\n责任编辑：{rng.choice('王李张刘陈杨')}{rng.choice('明华强伟')}\n"
                     f"版权所有 {site} 1998\n{nav}")
-            made += 1
-            yield {"id": f"g{g:06d}-{v}", "text": head + "\n".join(body) + tail, "site": site}
-        g += 1
+            variants.append((head + "\n".join(body) + tail, site))
+        made += size
+        yield article[0][:24], variants
+
+
+def _made(n_docs: int, rng: random.Random) -> Iterator[dict[str, Any]]:
+    """The ``n_docs`` documents of :func:`bench_corpus` in the order they are made (before the
+    shuffle), drawn from ``rng``: :func:`made_groups`, a document at a time."""
+    for g, (_, variants) in enumerate(made_groups(n_docs, rng)):
+        for v, (text, site) in enumerate(variants):
+            yield {"id": f"g{g:06d}-{v}", "text": text, "site": site}
 
 
 def bench_corpus(n_docs: int, seed: int = 2024) -> list[dict[str, Any]]:

@@ -73,7 +73,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from _pipeline_corpus import _GROUP_SIZES, NAV, SITES, _disguise, paragraphs  # noqa: E402
+from _pipeline_corpus import SITES, made_groups, paragraphs  # noqa: E402
 from neardup.ingest.commands.search import search  # noqa: E402
 from neardup.ingest.settings import Settings  # noqa: E402
 from neardup.ingest.store import client_from_env, engine_settings, open_store  # noqa: E402
@@ -102,36 +102,9 @@ def group_key(group: str) -> int:
 def _groups(n_docs: int, seed: int) -> Iterator[list[dict[str, Any]]]:
     """The pages of ``bench_corpus(n_docs, seed)``'s recipe, one group (a list of pages) at a
     time, unshuffled: ``{"id", "group", "title", "body", "site"}``."""
-    paras = paragraphs()
-    rng = random.Random(seed)
-    pool = "".join(sorted({c for p in paras[:300] for c in p if not c.isspace()}))
-    made, g = 0, 0
-    while made < n_docs:
-        size = min(rng.choice(_GROUP_SIZES), n_docs - made)
-        article = [_disguise(p, 0.15, rng, pool) for p in rng.sample(paras, rng.randint(6, 10))]
-        extra = _disguise(rng.choice(paras), 0.15, rng, pool)
-        title = article[0][:24]
-        out = []
-        for v in range(size):
-            body = list(article)
-            if v:
-                r = rng.random()
-                if r < 0.3:
-                    del body[rng.randrange(1, len(body) - 1)]
-                elif r < 0.6:
-                    body.insert(rng.randrange(1, len(body)), extra)
-                i = rng.randrange(len(body))
-                body[i] = _disguise(body[i], 0.03, rng, pool)
-            site = rng.choice(SITES)
-            nav = " | ".join(rng.sample(NAV, 6))
-            head = f"{site} > {rng.choice(NAV)} > 正文\n{nav}\n"
-            tail = (f"\n责任编辑：{rng.choice('王李张刘陈杨')}{rng.choice('明华强伟')}\n"
-                    f"版权所有 {site} 1998\n{nav}")
-            out.append({"id": f"g{g:07d}-{v}", "group": g, "title": title,
-                        "body": head + "\n".join(body) + tail, "site": site})
-        made += size
-        g += 1
-        yield out
+    for g, (title, variants) in enumerate(made_groups(n_docs, random.Random(seed))):
+        yield [{"id": f"g{g:07d}-{v}", "group": g, "title": title, "body": body, "site": site}
+               for v, (body, site) in enumerate(variants)]
 
 
 def pages(n_docs: int, seed: int = 2024, window: int = 20_000) -> Iterator[dict[str, Any]]:
