@@ -21,7 +21,7 @@ from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import client_from_env, open_store
 from support.stub import StubNode, stub_node
-from support.workers import ROOT, worker_env
+from support.workers import ROOT, celery_worker, worker_env
 
 KEY_ID, KEY_SECRET = "VuaCfGcBCdbkQm-e5aOx", "ui2lp2axTNmsyakw9tvNnw"
 ENCODED = base64.b64encode(f"{KEY_ID}:{KEY_SECRET}".encode()).decode()
@@ -123,34 +123,10 @@ def test_a_refused_key_is_one_line_and_exit_1() -> None:
             assert "check OPENSEARCH_API_KEY" in done.stderr and ENCODED not in done.stderr
 
 
-def _celery_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "neardup.ingest.workers.app",
-            "worker",
-            "--pool=solo",
-            "-Q",
-            env["NEARDUP_QUEUE"],
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ],
-        cwd=ROOT,
-        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-
-
 def test_a_worker_sends_the_key_and_stops_on_a_refused_one(redis_url: str, tmp_path: Path) -> None:
     with stub_node(api_key=ENCODED) as node:
         env = worker_env(redis_url, node.url, "pages", OPENSEARCH_API_KEY=ENCODED)
-        worker = _celery_worker(env, tmp_path / "worker.log")
+        worker = celery_worker(env, tmp_path / "worker.log")
         try:
             deadline = time.monotonic() + 60
             while not node.seen() and time.monotonic() < deadline and worker.poll() is None:
@@ -162,7 +138,7 @@ def test_a_worker_sends_the_key_and_stops_on_a_refused_one(redis_url: str, tmp_p
             worker.wait(30)
     with stub_node(api_key="another-key") as node:
         env = worker_env(redis_url, node.url, "pages", OPENSEARCH_API_KEY=ENCODED)
-        worker = _celery_worker(env, tmp_path / "refused.log")
+        worker = celery_worker(env, tmp_path / "refused.log")
         assert worker.wait(60) == 1
         log = (tmp_path / "refused.log").read_text()
         refused = [line for line in log.splitlines() if "neardup worker:" in line]

@@ -27,7 +27,7 @@ import pytest
 import urllib3
 from support.security import SecuredNode, selected_secured
 from support.server import free_port
-from support.workers import ROOT, cleanup_broker, worker_env
+from support.workers import ROOT, celery_worker, cleanup_broker, worker_env
 
 # Every test here on each engine with security on; the compatibility suite's tests take the same
 # ``engine`` (tests/integration/conftest.py), so each node is started once for all of them.
@@ -216,27 +216,7 @@ def test_a_worker_started_by_celery_logs_one_line_and_exits_1(
     env, says = _bad(engine, kind, tmp_path)
     env = {**worker_env(redis_url, engine.url, "pages-refused"), **env}
     log = tmp_path / "worker.log"
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "neardup.ingest.workers.app",
-            "worker",
-            "--pool=solo",
-            "-Q",
-            env["NEARDUP_QUEUE"],
-            "--loglevel=INFO",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ],
-        cwd=ROOT,
-        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
-    )
+    worker = celery_worker(env, log)
     try:
         assert worker.wait(120) == 1, log.read_text()[-3000:]
     finally:

@@ -37,6 +37,19 @@ def worker_env(broker_url: str, opensearch_url: str, index: str, **extra: str) -
     return env
 
 
+def celery_worker(env: dict[str, str], log: Path, name: str | None = None
+                  ) -> subprocess.Popen[bytes]:
+    """One worker process (``celery -A neardup.ingest.workers.app worker``, solo pool) on
+    ``env``'s ``NEARDUP_QUEUE``, over this environment, its output to ``log``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "neardup.ingest.workers.app", "worker",
+         "--pool=solo", "-Q", env["NEARDUP_QUEUE"], *(["-n", name] if name else []),
+         "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=ROOT, env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        stdout=log.open("wb"), stderr=subprocess.STDOUT,
+    )
+
+
 class Workers:
     """A set of worker processes sharing one environment."""
 
@@ -49,13 +62,8 @@ class Workers:
         new = []
         for _ in range(n):
             i = len(self.procs)
-            log = open(self.log_dir / f"worker{i}.log", "wb")
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "neardup.ingest.workers.app", "worker",
-                 "--pool=solo", "-Q", self.env["NEARDUP_QUEUE"], "-n", f"w{i}-{uuid.uuid4().hex[:6]}@%h",
-                 "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            )
+            proc = celery_worker(self.env, self.log_dir / f"worker{i}.log",
+                                 f"w{i}-{uuid.uuid4().hex[:6]}@%h")
             self.procs.append(proc)
             new.append(proc)
         return new
