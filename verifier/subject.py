@@ -29,6 +29,7 @@ British-English twin (docs/quality.md, "Template siblings").
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 import regex
 
@@ -45,6 +46,7 @@ MIN_REPEATS = 4
 """How often a head word must occur in its page to be a subject word."""
 
 
+@lru_cache(maxsize=1024)
 def _near_pattern(word: str) -> regex.Pattern[str]:
     """A word within one letter (words of 4 or 5 letters) or two (longer), as a whole word."""
     k = 1 if len(word) < 6 else 2
@@ -52,6 +54,17 @@ def _near_pattern(word: str) -> regex.Pattern[str]:
         rf"(?<!{_LETTER})(?:{regex.escape(word)}){{e<={k}}}(?!{_LETTER})",
         regex.IGNORECASE,
     )
+
+
+@lru_cache(maxsize=64)
+def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
+    """The case-folded words of ``text`` counted, and its head words that occur at least
+    :data:`MIN_REPEATS` times (its subject words before the other page is seen). Kept for the
+    last texts seen: a page is compared with each of its candidates in turn."""
+    words = _WORD.findall(text.casefold())
+    counts = Counter(words)
+    head = tuple(w for w in dict.fromkeys(words[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS)
+    return counts, head
 
 
 def subject_words(a: str, b: str) -> list[str]:
@@ -64,17 +77,17 @@ def subject_words(a: str, b: str) -> list[str]:
     >>> subject_words(fg, fg.replace("Color", "Colour"))
     []
     """
-    words = [w.casefold() for w in _WORD.findall(a)]
-    if not words:
+    counts, head = _words(a)
+    if not head:
         return []
-    counts = Counter(words)
-    candidates = [w for w in dict.fromkeys(words[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS]
-    if not candidates:
-        return []
-    other = Counter(w.casefold() for w in _WORD.findall(b))
+    other = _words(b)[0]
     out = []
-    for w in candidates:
-        n = other[w] if len(w) < 4 else len(_near_pattern(w).findall(b))
+    for w in head:
+        n = other[w]
+        # The near matches of a word include its exact ones (a match of the pattern cannot
+        # hold two whole words), so when these are enough the costly search is not needed.
+        if len(w) >= 4 and n * MIN_REPEATS <= counts[w]:
+            n = len(_near_pattern(w).findall(b))
         if n * MIN_REPEATS <= counts[w]:
             out.append(w)
     return out

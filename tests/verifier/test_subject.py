@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from neardup.verifier.subject import MIN_REPEATS, subject_differs, subject_words
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from neardup.verifier.subject import (
+    _WORD,
+    HEAD_WORDS,
+    MIN_REPEATS,
+    _near_pattern,
+    subject_differs,
+    subject_words,
+)
 
 FG = ("Fill with FG Color. The Fill with FG Color command fills the selection with the FG "
       "color of the toolbox. Edit, Fill with FG Color.")
@@ -47,3 +58,31 @@ def test_latin_words_inside_chinese_text() -> None:
     assert subject_words(a, a) == []
     assert subject_words(a, a.replace("plien", "brok")) == ["plien"]
     assert subject_words("中文页面，没有拉丁字母。" * 4, "另一个页面。") == []
+
+
+def _reference_subject_words(a: str, b: str) -> list[str]:
+    """The rule written plainly: every near count by the fuzzy whole-word search."""
+    words = [w.casefold() for w in _WORD.findall(a)]
+    counts = Counter(words)
+    head = [w for w in dict.fromkeys(words[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS]
+    other = Counter(w.casefold() for w in _WORD.findall(b))
+    return [w for w in head
+            if (other[w] if len(w) < 4 else len(_near_pattern(w).findall(b))) * MIN_REPEATS
+            <= counts[w]]
+
+
+_VOCABULARY = ["color", "colour", "colr", "fill", "fg", "bg", "layer", "layers", "selection",
+               "selektion", "the", "of", "harbour", "harbor", "pier", "Ünit", "unit", "12"]
+
+
+@given(st.lists(st.sampled_from(_VOCABULARY), min_size=4, max_size=60),
+       st.lists(st.sampled_from(_VOCABULARY), min_size=0, max_size=60),
+       st.sampled_from([" ", ", ", "-", ". ", "\n"]))
+@settings(max_examples=300, deadline=None)
+def test_the_shortcut_on_exact_counts_decides_as_the_fuzzy_search(
+    a: list[str], b: list[str], sep: str
+) -> None:
+    # The fuzzy search runs only when the exact occurrences are too few: the words found are
+    # the same as when it runs for every word.
+    ta, tb = sep.join(a), sep.join(b)
+    assert subject_words(ta, tb) == _reference_subject_words(ta, tb)
