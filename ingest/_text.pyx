@@ -108,3 +108,77 @@ def sketch_cells(keys, mults, uint64_t width):
         return buf[:pos].decode("ascii")
     finally:
         free(buf)
+
+
+# --- site-chrome line keys (neardup.ingest.chrome.line_keys) -----------------------------------
+
+from cpython.unicode cimport PyUnicode_FromKindAndData, PyUnicode_4BYTE_KIND
+
+cdef extern from "Python.h":
+    int Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    int Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+
+
+cdef inline bint _digit_sep(Py_UCS4 c) noexcept nogil:
+    return c == 46 or c == 44 or c == 58 or c == 47 or c == 45  # . , : / -
+
+
+cdef inline bint _decimal(Py_UCS4 c) noexcept:
+    # str.isdecimal: the Unicode database's call only beyond ASCII
+    return 48 <= c <= 57 if c < 128 else Py_UNICODE_ISDECIMAL(c)
+
+
+def split_line_keys(str text, bint fold_digits):
+    """The keys of the lines of ``text``, already NFKC and case folded: each line with every
+    number (``\\d+(?:[.,:/-]\\d+)*``) written ``0`` when ``fold_digits``, white space
+    (``str.isspace``) collapsed to one space and stripped: ``chrome.line_keys`` after its
+    Unicode steps, in one pass over the string's storage."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0, j, k, out_n
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    cdef bint space
+    cdef Py_UCS4* buf = <Py_UCS4*>malloc((n + 1) * sizeof(Py_UCS4))
+    if buf == NULL:
+        raise MemoryError()
+    keys = []
+    try:
+        while True:
+            out_n = 0
+            space = False
+            while i < n:
+                c = PyUnicode_READ(kind, data, i)
+                if c == 10:
+                    break
+                if Py_UNICODE_ISSPACE(c):
+                    space = True
+                    i += 1
+                    continue
+                if space and out_n:
+                    buf[out_n] = 32
+                    out_n += 1
+                space = False
+                if fold_digits and _decimal(c):
+                    i += 1
+                    while i < n and _decimal(PyUnicode_READ(kind, data, i)):
+                        i += 1
+                    # (?:[.,:/-]\d+)*: a separator counts only with a digit after it
+                    while (i + 1 < n and _digit_sep(PyUnicode_READ(kind, data, i))
+                           and _decimal(PyUnicode_READ(kind, data, i + 1))):
+                        i += 2
+                        while i < n and _decimal(PyUnicode_READ(kind, data, i)):
+                            i += 1
+                    buf[out_n] = 48  # "0"
+                    out_n += 1
+                    continue
+                buf[out_n] = c
+                out_n += 1
+                i += 1
+            keys.append(PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, out_n))
+            if i >= n:
+                break
+            i += 1  # the line feed
+        return keys
+    finally:
+        free(buf)

@@ -222,7 +222,7 @@ def test_bounded_counter_is_order_free_and_merges(keys: list[int], cap: int,
 
 LINE_TEXT = st.text(st.characters(codec="utf-8"), max_size=60) | st.text(
     st.sampled_from("aA1 \t\r\n\u3000\u00a0\uff21\uff11,.:-/\u0301\u1e9e\u00df\u2028\x85\x1c"
-                    "，：（）～\u2460\u00bd\u3002\u5b57\uff5a\uff10\uff0e…℃\u0327"),
+                    "，：（）～\u2460\u00bd\u3002\u5b57\uff5a\uff10\uff0e…℃\u0327\u0663\u0967"),
     max_size=40)
 
 
