@@ -152,6 +152,37 @@ cdef extern from *:
         for (int k = 15; k >= 0; k--) { out[k] = (unsigned char)(x & 0xFF); x >>= 8; }
     }
 
+    /* neardup.ingest.sentences.spelling_form on the UTF-8 bytes of a key: the ASCII vowels
+       a e i o u y dropped, z written s, a run of one consonant written once. Every other byte
+       (digits, and the bytes of non-ASCII characters, all >= 0x80) is copied: ASCII bytes are
+       ASCII characters in UTF-8, so this is the reference's per-character rule. */
+    static unsigned char nd_spell_map[256];  /* the byte written, 0: dropped (a vowel) */
+    static unsigned char nd_spell_cons[256];  /* 1: a consonant (a run of it is written once) */
+
+    static void nd_spell_init(void) {
+        for (int c = 0; c < 256; c++) {
+            nd_spell_map[c] = (unsigned char)(c == 'z' ? 's' : c);
+            nd_spell_cons[c] = (unsigned char)(c >= 'b' && c <= 'x');
+        }
+        for (const char *v = "aeiouy"; *v; v++) {
+            nd_spell_map[(unsigned char)*v] = 0;
+            nd_spell_cons[(unsigned char)*v] = 0;
+        }
+    }
+
+    /* Without a branch on the byte (vowels are unpredictable); keys hold no NUL byte. */
+    static size_t nd_spell(const unsigned char *in, size_t n, unsigned char *out) {
+        size_t o = 0;
+        unsigned char last = 0;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char m = nd_spell_map[in[i]];
+            out[o] = m;
+            o += (m != 0) & ((m != last) | !nd_spell_cons[m]);
+            last = m ? m : last;
+        }
+        return o;
+    }
+
     static const char ND_B64[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -170,8 +201,11 @@ cdef extern from *:
     void nd_combine(const unsigned char *members, int y, unsigned char *out) nogil
     void nd_b64url16(const unsigned char *inp, char *out) nogil
     void nd_md5(const unsigned char *data, size_t length, unsigned char *out) nogil
+    size_t nd_spell(const unsigned char *inp, size_t n, unsigned char *out) nogil
+    void nd_spell_init() nogil
     uint64_t bswap64 "__builtin_bswap64"(uint64_t) nogil
 
+nd_spell_init()
 
 # --- per-code-point tables --------------------------------------------------------------------
 # For every BMP code point: its class (neardup.ingest.sentences.char_class flags) and its key (UTF-8
@@ -397,8 +431,12 @@ cdef struct Digests:
 
 
 cdef int _add_digest(Digests* ds, const char* key, Py_ssize_t n, long w) except -1:
+    """Append the MD5 of the spelling form of one key (chunk) and its width w."""
     cdef Digest* p
     cdef Py_ssize_t cap
+    cdef unsigned char small[512]
+    cdef unsigned char* form = small
+    cdef size_t m
     if ds.n == ds.cap:
         cap = ds.cap * 2 + 32
         p = <Digest*> realloc(ds.p, cap * sizeof(Digest))
@@ -406,7 +444,14 @@ cdef int _add_digest(Digests* ds, const char* key, Py_ssize_t n, long w) except 
             raise MemoryError()
         ds.p = p
         ds.cap = cap
-    nd_md5(<const unsigned char*> key, <size_t> n, ds.p[ds.n].d)
+    if n > 512:
+        form = <unsigned char*> malloc(n)
+        if form == NULL:
+            raise MemoryError()
+    m = nd_spell(<const unsigned char*> key, <size_t> n, form)
+    nd_md5(form, m, ds.p[ds.n].d)
+    if form != small:
+        free(form)
     ds.p[ds.n].w = w
     ds.n += 1
     return 0

@@ -6,7 +6,9 @@ For one document:
    digits only (:mod:`neardup.ingest.sentences`); cut a key wider than :data:`CHUNK_ABOVE` into
    content-defined chunks (:func:`chunk_key`); keep the distinct keys (chunks) wider than X
    (width, GBK-equivalent units, :mod:`neardup.verifier.units`);
-2. take the MD5 digest of each key (UTF-8) and put it in bucket ``int(digest) mod m``;
+2. take the MD5 digest of each key's spelling form (UTF-8; vowels dropped, ``z`` as ``s``, a
+   consonant run once: :func:`neardup.ingest.sentences.spelling_form`, so "colour" and "color"
+   meet; widths stay the key's) and put it in bucket ``int(digest) mod m``;
 3. in every bucket, take the Y keys with the smallest digests; when there are Y of them and
    together they cover more than Z, combine their digests (smallest first) into one 128-bit
    fingerprint (:func:`combine`);
@@ -38,7 +40,7 @@ from types import ModuleType
 
 from neardup.ingest.chrome import ChromeRule
 from neardup.ingest.errors import ConfigError
-from neardup.ingest.sentences import normalize_text, sentence_keys, width
+from neardup.ingest.sentences import normalize_text, sentence_keys, spelling_form, width
 from neardup.verifier.implementation import select
 
 # The compiled fingerprinter, or None where this module's reference runs (``NEARDUP_IMPL``,
@@ -60,7 +62,7 @@ __all__ = [
     "index_terms",
 ]
 
-SCHEME = 4  # bump when the fingerprint computation (or the index terms) changes in any way
+SCHEME = 5  # bump when the fingerprint computation (or the index terms) changes in any way
 BODY_HASH_PREFIX = "b:"  # ':' is not in the base64url alphabet: never equals a fingerprint
 _DIGEST = 16  # MD5 digest size in bytes: also the number of possible rotations
 
@@ -69,11 +71,11 @@ _DIGEST = 16  # MD5 digest size in bytes: also the number of possible rotations
 class FingerprintConfig:
     """Fingerprint parameters (paper names in brackets). Frozen; validated on creation.
 
-    ``str(config)`` and :attr:`identity` encode every parameter, e.g. ``s4-x10-y2-z50-m7-r16``;
+    ``str(config)`` and :attr:`identity` encode every parameter, e.g. ``s5-x10-y2-z50-m7-r16``;
     the identity is stored with each document so fingerprints made with different parameters
     are never compared. ``chrome`` is the rule the text was masked with before it was
     fingerprinted (:class:`neardup.ingest.chrome.ChromeRule`; ``neardup dedup`` masks plain-text
-    pages), appended as ``+`` and its identity (``s4-x10-y2-z50-m7-r16+chrome1-t20-...``): pages
+    pages), appended as ``+`` and its identity (``s5-x10-y2-z50-m7-r16+chrome1-t20-...``): pages
     masked and not masked, or masked by other rules, are never compared either.
     """
 
@@ -203,6 +205,7 @@ def fingerprints_of_keys(keys: Iterable[str], config: FingerprintConfig) -> list
     for key in keys:
         for piece, w in chunk_key(key):
             if w > x:
+                piece = spelling_form(piece)
                 chosen.setdefault(hashlib.md5(piece.encode("utf-8")).digest(), w)
     if len(chosen) < config.per_bucket or sum(chosen.values()) <= config.min_cover:
         return []  # no bucket can ever hold Y sentences covering > Z
@@ -272,7 +275,7 @@ def body_hash(text: str, *, normalized: bool = False, min_sentence: int = 10) ->
     keys = sentence_keys(text)
     wide = [k for k in keys if width(k) > min_sentence] or keys
     if wide:
-        data = "\n".join(wide)
+        data = "\n".join(spelling_form(k) for k in wide)
     else:
         data = "".join((text if normalized else normalize_text(text)).split())
     digest = hashlib.md5(data.encode("utf-8")).digest()
