@@ -30,7 +30,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
@@ -54,9 +54,11 @@ from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
 from neardup.ingest.workers.chrome_counts import (
+    DEFAULT_MAX_AGE,
+    DEFAULT_MAX_WAIT,
     SharedChromeCounts,
+    delayed_input,
     observe_file,
-    observe_input,
 )
 from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.staging import BatchStaging
@@ -120,6 +122,21 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_chrome_arguments(p)
+    p.add_argument(
+        "--chrome-delay", type=int, default=None, metavar="N",
+        help="stdin: a page is prepared once N more pages of its site have been counted "
+        "(default: T, --chrome-min-pages; 0: at once, with the counts so far)",
+    )
+    p.add_argument(
+        "--chrome-max-age", type=int, default=DEFAULT_MAX_AGE, metavar="N",
+        help="stdin: ... or once N more pages of any site have been counted (default: "
+        "%(default)s; also about the most pages held in memory)",
+    )
+    p.add_argument(
+        "--chrome-max-wait", type=float, default=DEFAULT_MAX_WAIT, metavar="SECONDS",
+        help="stdin: ... or SECONDS after it was read, or at the end of the input (default: "
+        "%(default)s)",
+    )
     p.set_defaults(func=run)
 
 
@@ -132,6 +149,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         config = fingerprint_config(args.profile)
         crawl = input_format(args.input) == "warc"
         rule = chrome_rule(args, "ingest")
+        if (args.chrome_delay is not None and args.chrome_delay < 0) or args.chrome_max_age < 1 \
+                or args.chrome_max_wait < 0:
+            raise ValueError("neardup ingest: --chrome-delay and --chrome-max-wait must be >= 0, "
+                             "--chrome-max-age >= 1")
     except ConfigError as exc:
         print(f"neardup ingest: {exc}", file=sys.stderr)
         return 2
@@ -146,9 +167,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if rule is not None:
         chrome = SharedChromeCounts(connect(broker_url()), args.index or settings.index, rule)
         if args.input == "-":
-            # A stream (a pipe that stays open): each page is counted as it is read, just
-            # before it is prepared, so nothing waits for the end of the input.
-            lines = _counted(chrome, lines, limits, counted)
+            # A stream (a pipe that stays open): each page is counted as it is read, and
+            # prepared once T more pages of its site (or --chrome-max-age pages in all) have
+            # been counted, or at the end of the input (docs/chrome.md).
+            lines = delayed_input(chrome, lines, limits, args.chrome_delay,
+                                  args.chrome_max_age, counted, args.chrome_max_wait)
         else:
             # Two passes, as dedup: every plain-text page of the file is counted into the
             # index's counts on the broker before any page is prepared (docs/chrome.md).
@@ -200,14 +223,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         summary["warc"] = stats.summary()
     print(json.dumps(summary))
     return 0 if not summary.get("timed_out") and not summary.get("failed") else 1
-
-
-def _counted(chrome: SharedChromeCounts, lines: Iterable[Any], limits: Limits,
-             counted: list[int]) -> Iterator[Any]:
-    """``lines``, each page counted into ``chrome`` as it passes (``counted[0]``: the new)."""
-    for item in lines:
-        counted[0] += observe_input(chrome, [item], limits)
-        yield item
 
 
 def _error_line(p: Prepared) -> dict[str, Any]:

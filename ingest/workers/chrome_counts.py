@@ -29,7 +29,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -61,8 +65,8 @@ from neardup.verifier.implementation import select
 _compiled: ModuleType | None = select("neardup.ingest._text", None)
 
 __all__ = [
-    "RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text", "observe_file",
-    "observe_input",
+    "DEFAULT_MAX_AGE", "DEFAULT_MAX_WAIT", "RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text",
+    "delayed_input", "observe_file", "observe_input",
 ]
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -278,6 +282,138 @@ class SharedChromeCounts(ChromeCounts):
         self._redis.delete(self.sketch.key, self._pages_key, self._seen_key)
 
 
+def _countable(
+    raw: bytes | str | Mapping[str, Any] | Page | DocumentError, limits: Limits
+) -> tuple[str, str | None, str | None, str] | None:
+    """``(id, site, url, text)`` of a plain-text page with an id, as :func:`observe_input`
+    counts it; None for anything else (an HTML page, a record in error: the preparing pass
+    reports those)."""
+    if isinstance(raw, DocumentError):
+        return None
+    try:
+        if isinstance(raw, Page):
+            page = raw
+        else:
+            record = raw if isinstance(raw, Mapping) else decode_record(raw, limits)
+            page = validate_page(record, limits)
+    except Exception:  # noqa: BLE001 - the preparing pass reports it
+        return None
+    body = chrome_text(page, limits) if page.id else None
+    return None if body is None or not page.id else (page.id, page.site, page.url, body)
+
+
+#: :func:`delayed_input`'s ``max_age``: the most pages a stream's page waits for (and about the
+#: most pages an ingest holds in memory while they wait).
+DEFAULT_MAX_AGE = 10_000
+
+#: :func:`delayed_input`'s ``max_wait``: the most seconds a stream's page waits.
+DEFAULT_MAX_WAIT = 30.0
+
+
+class _Failed:
+    """An exception of the stream's reading thread, for the reading generator to raise."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+_END = object()
+
+
+def _read_ahead(items: Iterable[Any], ahead: int = 1024) -> queue.Queue[Any]:
+    """``items`` read by a thread into a bounded queue, then ``_END`` (or a :class:`_Failed`):
+    so that pages held by :func:`delayed_input` can leave while the stream is silent."""
+    q: queue.Queue[Any] = queue.Queue(maxsize=ahead)
+
+    def read() -> None:
+        try:
+            for item in items:
+                q.put(item)
+        except BaseException as exc:  # noqa: BLE001 - raised again by the reader
+            q.put(_Failed(exc))
+        else:
+            q.put(_END)
+
+    threading.Thread(target=read, name="neardup-stream-reader", daemon=True).start()
+    return q
+
+
+def delayed_input(
+    counts: SharedChromeCounts,
+    items: Iterable[tuple[int, Any]],
+    limits: Limits = DEFAULT_LIMITS,
+    delay: int | None = None,
+    max_age: int = DEFAULT_MAX_AGE,
+    counted: list[int] | None = None,
+    max_wait: float | None = DEFAULT_MAX_WAIT,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[tuple[int, Any]]:
+    """The items of a stream (``(n, item)`` as :func:`observe_input` takes them), in their
+    order, each plain-text page counted as it is read and handed on once ``delay`` more pages
+    of its site have been counted (default: the rule's ``T`` for that site), or ``max_age``
+    more pages of any site, or ``max_wait`` seconds after it was read (None: no time limit), or
+    at the end of the input — and once every item before it has been handed on: the online
+    rule's delay (docs/chrome.md). A site's first pages are then masked with the counts of at
+    least ``T`` of its pages, as a file's are with all of them, instead of keeping a chrome
+    they could not yet know; and the pages are accepted in input order, so that the earliest
+    page of a group is the one a file would make its representative. Other items (an HTML
+    page, a record in error) need no count. ``counted[0]`` grows by the pages new to the
+    counts. With ``max_wait``, the items are read by a thread, so that held pages leave while
+    the stream is silent."""
+    if (delay is not None and delay < 0) or max_age < 1 or (max_wait is not None
+                                                            and max_wait < 0):
+        raise ValueError("delay >= 0, max_age >= 1 and max_wait >= 0")
+    # (item, site or None, its site's pages counted with it, arrival, time read), oldest first
+    held: deque[tuple[tuple[int, Any], str | None, int, int, float]] = deque()
+    pages: dict[str, int] = {}  # pages counted per site
+    n = 0
+    limit = max_wait if max_wait is not None else float("inf")
+
+    def due(now: float) -> Iterator[tuple[int, Any]]:
+        while held:
+            item, site, mine, at, since = held[0]
+            if site is not None and now - since < limit and n - at < max_age and (
+                    pages[site] - mine < (counts.rule.threshold(site) if delay is None
+                                          else delay)):
+                return
+            held.popleft()
+            yield item
+
+    source = _read_ahead(items) if max_wait is not None else None
+    plain = iter(items) if source is None else None
+    while True:
+        if source is not None:
+            now = clock()
+            yield from due(now)
+            wait = None if not held else max(0.0, held[0][4] + limit - now)
+            try:
+                item = source.get(timeout=wait)
+            except queue.Empty:
+                continue
+            if item is _END:
+                break
+            if isinstance(item, _Failed):
+                raise item.exc
+        else:
+            assert plain is not None
+            item = next(plain, _END)
+            if item is _END:
+                break
+        row = _countable(item[1], limits)
+        site: str | None = None
+        if row is not None:
+            new = counts.observe_pages([row])
+            if counted is not None:
+                counted[0] += new
+            site = site_key(row[1], row[2])
+            pages[site] = pages.get(site, 0) + 1
+            n += 1
+        held.append((item, site, pages.get(site, 0) if site is not None else 0, n, clock()))
+        yield from due(clock())
+    while held:
+        yield held.popleft()[0]
+
+
 def observe_input(
     counts: SharedChromeCounts,
     items: Iterable[tuple[int, bytes | str | Mapping[str, Any] | Page | DocumentError]],
@@ -292,19 +428,9 @@ def observe_input(
     new = 0
     rows: list[tuple[str, str | None, str | None, str]] = []
     for _, raw in items:
-        if isinstance(raw, DocumentError):
-            continue
-        try:
-            if isinstance(raw, Page):
-                page = raw
-            else:
-                record = raw if isinstance(raw, Mapping) else decode_record(raw, limits)
-                page = validate_page(record, limits)
-        except Exception:  # noqa: BLE001 - the preparing pass reports it
-            continue
-        body = chrome_text(page, limits) if page.id else None
-        if body is not None and page.id:
-            rows.append((page.id, page.site, page.url, body))
+        row = _countable(raw, limits)
+        if row is not None:
+            rows.append(row)
         if len(rows) >= chunk:
             new += counts.observe_pages(rows)
             rows = []

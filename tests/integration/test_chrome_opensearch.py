@@ -2,7 +2,9 @@
 Celery workers (``neardup dedup --backend opensearch --start-workers``): different articles
 inside one large header and footer stay apart, the edited copies of one of them group, and the
 partition is the embedded backend's (both mask the chrome the whole input shows;
-docs/chrome.md). Template siblings of one documentation site stay apart there too."""
+docs/chrome.md). A stream (``neardup ingest -``) holds a site's first pages until T more of its
+pages are counted, and groups as the whole input does. Template siblings of one documentation
+site stay apart there too."""
 
 from __future__ import annotations
 
@@ -10,12 +12,16 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from opensearchpy import helpers
 from support.chrome_sites import EN_SITE, ZH_SITE, expected, partition
+from support.indices import wipe
 from support.sibling_sites import sibling_pages, twins
+from support.workers import cleanup_broker, running_workers, worker_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,3 +69,46 @@ def test_template_siblings_stay_apart_through_the_pipeline(
     embedded = _dedup(src, tmp_path / "embedded.jsonl", env=env)
     assert partition(engine) == twins(pages)
     assert engine == embedded
+
+
+def _streamed(tmp_path: Path, env: dict[str, str], lines: str, *extra: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup.ingest.cli", "ingest", "-", "--wait", "--no-progress",
+         "--batch", "5", *extra],
+        cwd=ROOT, input=lines, capture_output=True, text=True, timeout=600,
+        env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return summary
+
+
+def test_a_stream_holds_a_sites_first_pages_until_t_more_are_counted(
+    tmp_path: Path, opensearch_url: str, redis_url: str, index_name: str, os_client: Any,
+) -> None:
+    # Read page by page, the site's first 19 pages would be masked before the site has T = 20
+    # pages counted: no chrome yet, and the chrome joins them. Held until 20 more of the site
+    # are counted (or the input ends), each page is masked as the whole file masks it.
+    pages, copies = EN_SITE
+    lines = "".join(json.dumps(p) + "\n" for p in pages)
+    at_once = f"neardup-test-{uuid.uuid4().hex[:12]}"  # not under index_name's templates
+    got = {}
+    try:
+        for name, extra in ((index_name, ()), (at_once, ("--chrome-delay", "0"))):
+            env = worker_env(redis_url, opensearch_url, name)
+            try:
+                with running_workers(env, tmp_path, 2):
+                    summary = _streamed(tmp_path, env, lines, *extra)
+            finally:
+                cleanup_broker(env)
+            assert (summary["accepted"], summary["chrome_counted"]) == (len(pages), len(pages))
+            os_client.indices.refresh(index=name)
+            got[name] = {h["_id"]: h["_source"]["dup_group"] for h in helpers.scan(
+                os_client, index=name, query={"query": {"match_all": {}}},
+                _source=["dup_group"])}
+    finally:
+        wipe(os_client, at_once)
+    assert partition(got[index_name]) == expected(pages, copies)
+    # without the delay, the pages read before the site had T pages group on its chrome
+    assert partition(got[at_once]) != expected(pages, copies)
+    assert max(len(g) for g in partition(got[at_once])) > len(copies)

@@ -56,7 +56,8 @@ class PipedIngest:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _INGEST_LOGGING_RETRIES, "ingest", "-", "--wait",
              "--no-progress", "-j", "1", "--batch", "25", "--index", index, "--timeout", "400",
-             *extra],
+             # pages fed in parts must not wait long for their sites' chrome counts
+             "--chrome-max-wait", "1", *extra],
             cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("wb"),
         )
