@@ -50,7 +50,10 @@ distinct line), :class:`SketchCounter` (count-min, with conservative update by d
 memory, counts never under-estimated, rarely over) or :class:`BoundedCounter` (exact up to a
 million distinct lines, a plain 64 MB sketch beyond), behind the :class:`LineCounter` protocol.
 Line keys are computed a page at a time (:func:`line_keys`, equal to :func:`normalize_line` on
-each line). Pure: no I/O, no global state.
+each line), and hashed (the first 8 bytes of an MD5 of the site and the key: :func:`_line_hash`);
+counting and masking a page take only the hashes and the keys' lengths (:func:`page_hashes`),
+which the compiled code (ingest/_fingerprint.pyx) makes without making the keys into strings.
+Pure: no I/O, no global state.
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ import re
 import unicodedata
 from array import array
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Generic, Protocol, TypeVar
@@ -82,18 +85,19 @@ __all__ = [
     "LineCounter",
     "SketchCounter",
     "line_keys",
+    "page_hashes",
     "normalize_line",
     "site_key",
 ]
 
 #: Bump when the line keys, the hashing or the decision rule change: it is part of
 #: :attr:`ChromeRule.identity`, which is part of the fingerprint identity of masked pages.
-CHROME_SCHEME = 1
+CHROME_SCHEME = 2
 DEFAULT_MIN_PAGES = 20  # ChromeRule.min_pages, T
 
-# The compiled line splitter (ingest/_text.pyx ``split_line_keys``), or None where the reference
-# runs (``NEARDUP_IMPL``).
-_compiled: ModuleType | None = select("neardup.ingest._text", None)
+# The compiled line keys and hashes (ingest/_fingerprint.pyx ``split_line_keys``,
+# ``line_hashes``), or None where the reference runs (``NEARDUP_IMPL``).
+_compiled: ModuleType | None = select("neardup.ingest._fingerprint", None)
 
 _SPACE = re.compile(r"\s+")
 # ``re``'s ``\d`` is ``str.isdecimal`` (Python's Unicode database, which the compiled splitter
@@ -127,16 +131,8 @@ def _to_ascii(m: regex.Match[str]) -> str:
     return m.group().translate(_TO_ASCII)
 
 
-def line_keys(text: str, fold_digits: bool = True) -> list[str]:
-    """``[normalize_line(line) for line in text.split("\\n")]``, computed on the whole text at
-    once (about three times faster on web pages): NFKC, case folding and the digit rule never
-    add or remove a ``\\n`` and a ``\\n`` composes with nothing, so each applies to the text as
-    to its lines; ``" ".join(line.split())`` is the white-space rule (``\\s`` is
-    :meth:`str.isspace`).
-
-    >>> line_keys("Home |  NEWS\\r\\n\\nＰａｇｅ 12 of 30")
-    ['home | news', '', 'page 0 of 0']
-    """
+def _unicode_steps(text: str) -> str:
+    """NFKC and case folding of a whole text, the first steps of :func:`line_keys`."""
     if not unicodedata.is_normalized("NFKC", text):
         # NFKC is slow (~40 ns a character); CJK text is mostly not normalised only for its
         # full-width punctuation, digits and letters, which plain replacements fix. Each
@@ -148,13 +144,46 @@ def line_keys(text: str, fold_digits: bool = True) -> list[str]:
         text = _FULL_WIDTH.sub(_to_ascii, text)
         if not unicodedata.is_normalized("NFKC", text):
             text = unicodedata.normalize("NFKC", text)
-    text = text.casefold()
+    return text.casefold()
+
+
+def line_keys(text: str, fold_digits: bool = True) -> list[str]:
+    """``[normalize_line(line) for line in text.split("\\n")]``, computed on the whole text at
+    once (about three times faster on web pages): NFKC, case folding and the digit rule never
+    add or remove a ``\\n`` and a ``\\n`` composes with nothing, so each applies to the text as
+    to its lines; ``" ".join(line.split())`` is the white-space rule (``\\s`` is
+    :meth:`str.isspace`).
+
+    >>> line_keys("Home |  NEWS\\r\\n\\nＰａｇｅ 12 of 30")
+    ['home | news', '', 'page 0 of 0']
+    """
+    text = _unicode_steps(text)
     if _compiled is not None:  # the digit and white-space rules in one pass
         keys: list[str] = _compiled.split_line_keys(text, fold_digits)
         return keys
     if fold_digits:
         text = _DIGITS.sub("0", text)
     return [" ".join(line.split()) for line in text.split("\n")]
+
+
+def page_hashes(site: str, text: str, fold_digits: bool = True) -> tuple[list[int], list[int]]:
+    """The hash of each line's key of ``text`` under ``site`` (:func:`_line_hash`; 0 for a
+    blank line) and each key's length: what counting and masking a page need, without making
+    the keys into strings where the compiled code runs.
+
+    >>> hashes, lengths = page_hashes("news.example", "Home | News\\n\\nPage 12")
+    >>> hashes == [_line_hash("news.example", "home | news"), 0, _line_hash("news.example",
+    ...            "page 0")], lengths
+    (True, [11, 0, 6])
+    """
+    if _compiled is not None:
+        hashes: list[int]
+        lengths: list[int]
+        hashes, lengths = _compiled.line_hashes(
+            _unicode_steps(text), site.encode("utf-8", "surrogatepass") + b"\x00", fold_digits)
+        return hashes, lengths
+    keys = line_keys(text, fold_digits)
+    return _key_hashes(site, keys), [len(k) for k in keys]
 
 
 def site_key(site: str | None = None, url: str | None = None) -> str:
@@ -177,16 +206,18 @@ def site_key(site: str | None = None, url: str | None = None) -> str:
 
 
 def _line_hash(site: str, key: str) -> int:
+    """A line key's 64-bit hash under its site: the first 8 bytes, little-endian, of the MD5 of
+    the site's UTF-8, a NUL byte and the key's UTF-8."""
     data = site.encode("utf-8", "surrogatepass") + b"\x00" + key.encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+    return int.from_bytes(hashlib.md5(data).digest()[:8], "little")
 
 
 def _key_hashes(site: str, keys: Iterable[str]) -> list[int]:
     """:func:`_line_hash` of each key (0 for ``""``, a blank line), the site encoded once."""
     prefix = site.encode("utf-8", "surrogatepass") + b"\x00"
-    blake, from_bytes = hashlib.blake2b, int.from_bytes
-    return [from_bytes(blake(prefix + k.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                       "little") if k else 0 for k in keys]
+    md5, from_bytes = hashlib.md5, int.from_bytes
+    return [from_bytes(md5(prefix + k.encode("utf-8", "surrogatepass")).digest()[:8], "little")
+            if k else 0 for k in keys]
 
 
 class LineCounter(Protocol):
@@ -384,7 +415,7 @@ class ChromeRule:
 
     @property
     def identity(self) -> str:
-        """Every parameter and :data:`CHROME_SCHEME` in one string (``chrome1-t20-r4.0-b40-w0.5``;
+        """Every parameter and :data:`CHROME_SCHEME` in one string (``chrome2-t20-r4.0-b40-w0.5``;
         ``-c`` the corpus threshold when set, ``-d0`` without digit folding): part of the
         fingerprint identity of pages masked with this rule
         (:attr:`neardup.ingest.fingerprint.FingerprintConfig.identity`).
@@ -441,8 +472,8 @@ class ChromeCounts:
     def _key(self, line: str) -> str:
         return normalize_line(line, self.rule.fold_digits)
 
-    def _observe_keys(self, site: str, keys: Iterable[str]) -> None:
-        hashes = _key_hashes(site, {k for k in keys if k})
+    def _observe_hashes(self, site: str, hashes: Collection[int]) -> None:
+        """Count one page of ``site`` whose distinct lines have these (nonzero) hashes."""
         add_many = getattr(self._counter, "add_many", None)
         if add_many is not None:
             add_many(hashes)
@@ -454,11 +485,13 @@ class ChromeCounts:
 
     def observe(self, site: str, lines: Iterable[str]) -> None:
         """Count one page of ``site`` with these lines."""
-        self._observe_keys(site, map(self._key, lines))
+        self._observe_hashes(site, _key_hashes(site, {k for k in map(self._key, lines) if k}))
 
     def observe_text(self, site: str, text: str) -> None:
         """:meth:`observe` the lines of ``text``."""
-        self._observe_keys(site, line_keys(text, self.rule.fold_digits))
+        hashes = set(page_hashes(site, text, self.rule.fold_digits)[0])
+        hashes.discard(0)
+        self._observe_hashes(site, hashes)
 
     def merge(self, other: ChromeCounts) -> None:
         """Add the pages ``other`` observed (same rule; counters of one kind that merge:
@@ -508,11 +541,12 @@ class ChromeCounts:
         n = self.count(site, line)
         return n > 0 and n >= self._needed(site)
 
-    def _flags(self, site: str, keys: Sequence[str]) -> list[bool]:
+    def _flags(self, site: str, hashes: Sequence[int], lengths: Sequence[int]) -> list[bool]:
+        """Whether each line is chrome for this page, from its key's hash (0: a blank line)
+        and length."""
         need = self._needed(site)
         if not self.warmup and self.pages(site) < need:
-            return [False] * len(keys)  # no line of a site this small is on T of its pages
-        hashes = _key_hashes(site, keys)
+            return [False] * len(hashes)  # no line of a site this small is on T of its pages
         get_many = getattr(self._counter, "get_many", None)  # a remote counter: one request
         if get_many is not None:
             counts = list(get_many(hashes))
@@ -520,25 +554,26 @@ class ChromeCounts:
             get = self._counter.get
             counts = [get(h) if h else 0 for h in hashes]
         min_chars = self.rule.min_base_chars
-        long = [n for k, n in zip(keys, counts, strict=True) if len(k) >= min_chars]
+        long = [n for k, n in zip(lengths, counts, strict=True) if k >= min_chars]
         base = max(1, min(long)) if long else 1
         need = max(need, math.ceil(self.rule.ratio * base) if base > 1 else 0)
-        return [bool(k) and n >= need for k, n in zip(keys, counts, strict=True)]
+        return [k > 0 and n >= need for k, n in zip(lengths, counts, strict=True)]
 
     def chrome_flags(self, site: str, lines: Sequence[str]) -> list[bool]:
         """For each of a page's lines, whether it is chrome for this page: on at least
         :meth:`_needed` pages and ``ratio`` times the page's base count."""
-        return self._flags(site, [self._key(line) for line in lines])
+        keys = [self._key(line) for line in lines]
+        return self._flags(site, _key_hashes(site, keys), [len(k) for k in keys])
 
-    def _line_keys(self, text: str) -> list[str]:
-        """:func:`line_keys` of ``text`` under this rule."""
-        return line_keys(text, self.rule.fold_digits)
+    def _page_hashes(self, site: str, text: str) -> tuple[list[int], list[int]]:
+        """:func:`page_hashes` of ``text`` under this rule."""
+        return page_hashes(site, text, self.rule.fold_digits)
 
     def mask(self, site: str, text: str) -> str:
         """``text`` without its chrome lines (the others as they were, joined by ``\\n``);
         ``""`` when every line is chrome."""
         lines = text.split("\n")
-        flags = self._flags(site, self._line_keys(text))
+        flags = self._flags(site, *self._page_hashes(site, text))
         if not any(flags):
             return text
         return "\n".join(line for line, chrome in zip(lines, flags, strict=True) if not chrome)

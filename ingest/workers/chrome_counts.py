@@ -33,7 +33,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -41,10 +41,9 @@ from neardup.ingest.chrome import (
     ChromeCounts,
     ChromeRule,
     SketchCounter,
-    line_keys,
+    page_hashes,
     site_key,
 )
-from neardup.ingest.chrome import _key_hashes as key_hashes
 from neardup.ingest.crawl import IdFrom, read_input
 from neardup.ingest.errors import DocumentError
 from neardup.ingest.extract import document_texts
@@ -203,7 +202,8 @@ class SharedChromeCounts(ChromeCounts):
         self._observe = script(client, "chrome_observe.lua")
         self.budget = self.sketch.budget = budget
         self._site_pages: dict[str, int] = {}  # pages per site read ahead (prefetch)
-        self._keys: dict[str, list[str]] = {}  # line keys of the pages read ahead, by text
+        # line hashes and key lengths of the pages read ahead, by site and text
+        self._hashed: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
 
     def observe_pages(self, pages: Sequence[tuple[str, str | None, str | None, str]]) -> int:
         """Count each ``(id, site, url, text)`` not counted before (by id); return how many
@@ -216,14 +216,16 @@ class SharedChromeCounts(ChromeCounts):
         cells = self.sketch.cells_text
         for doc_id, site, url, body in pages:
             s = site_key(site, url)
-            args += [doc_id, s, cells(key_hashes(s, {k for k in line_keys(body, fold) if k}))]
+            hashes = set(page_hashes(s, body, fold)[0])
+            hashes.discard(0)
+            args += [doc_id, s, cells(hashes)]
         keys = [self.sketch.key, self._pages_key, self._seen_key]
         return int(retry_call(transient(lambda: self._observe(keys=keys, args=args)),
                               budget=self.budget, on=TRANSIENT))
 
-    def _observe_keys(self, site: str, keys: Iterable[str]) -> None:
+    def _observe_hashes(self, site: str, hashes: Collection[int]) -> None:
         pipe = self._redis.pipeline(transaction=False)
-        self.sketch.add_ops(key_hashes(site, {k for k in keys if k}), pipe)
+        self.sketch.add_ops(hashes, pipe)
         pipe.hincrby(self._pages_key, site, 1)
         transient(pipe.execute)()
 
@@ -244,15 +246,16 @@ class SharedChromeCounts(ChromeCounts):
         fold = self.rule.fold_digits
         hashes: set[int] = set()
         sites: set[str] = set()
-        keys = self._keys = {}
+        hashed = self._hashed = {}
         for page in pages:
             body = chrome_text(page, limits)
             if body is None:
                 continue
             s = site_key(page.site, page.url)
             sites.add(s)
-            keys[body] = line_keys(body, fold)
-            hashes.update(key_hashes(s, keys[body]))
+            hashed[s, body] = page_hashes(s, body, fold)
+            hashes.update(hashed[s, body][0])
+        hashes.discard(0)
         names = sorted(sites)
         counts = retry_call(transient(lambda: self._redis.hmget(self._pages_key, names))
                             if names else list, budget=self.budget, on=TRANSIENT)
@@ -262,12 +265,12 @@ class SharedChromeCounts(ChromeCounts):
 
     def forget(self) -> None:
         """Drop what :meth:`prefetch` read."""
-        self._site_pages, self._keys = {}, {}
+        self._site_pages, self._hashed = {}, {}
         self.sketch.forget()
 
-    def _line_keys(self, text: str) -> list[str]:
-        keys = self._keys.get(text)  # a page prefetched: its keys are known
-        return keys if keys is not None else super()._line_keys(text)
+    def _page_hashes(self, site: str, text: str) -> tuple[list[int], list[int]]:
+        known = self._hashed.get((site, text))  # a page prefetched: its hashes are known
+        return known if known is not None else super()._page_hashes(site, text)
 
     @transient
     def sites(self) -> dict[str, int]:

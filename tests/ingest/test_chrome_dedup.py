@@ -20,8 +20,10 @@ from neardup.ingest.chrome import (
     BoundedCounter,
     ChromeCounts,
     ChromeRule,
+    _line_hash,
     line_keys,
     normalize_line,
+    page_hashes,
     site_key,
 )
 from neardup.ingest.cli import main
@@ -148,7 +150,7 @@ def test_masked_pages_carry_the_rule_in_their_identity() -> None:
     identity = FingerprintConfig(chrome=ChromeRule()).identity
     assert {d.fp_config for d in masked if d} == {identity}
     assert {d.fp_config for d in plain if d} == {PROFILES["web"].identity}
-    assert identity.startswith(PROFILES["web"].identity + "+chrome1-t20-")
+    assert identity.startswith(PROFILES["web"].identity + "+chrome2-t20-")
     assert FingerprintConfig.from_identity(identity) == FingerprintConfig(chrome=ChromeRule())
     for m, p in zip(masked, plain, strict=True):
         assert m is not None and p is not None
@@ -230,6 +232,15 @@ LINE_TEXT = st.text(st.characters(codec="utf-8"), max_size=60) | st.text(
 @given(LINE_TEXT, st.booleans())
 def test_line_keys_are_the_keys_of_the_lines(text: str, fold: bool) -> None:
     assert line_keys(text, fold) == [normalize_line(x, fold) for x in text.split("\n")]
+
+
+@settings(max_examples=600, deadline=None)
+@given(LINE_TEXT, st.sampled_from(["", "news.example", "新闻.cn", "a\ud800b"]), st.booleans())
+def test_page_hashes_are_the_hashes_of_the_line_keys(text: str, site: str, fold: bool) -> None:
+    # the compiled hashes (where built) against hashlib's MD5 of each key as the reference makes it
+    keys = [normalize_line(x, fold) for x in text.split("\n")]
+    assert page_hashes(site, text, fold) == (
+        [_line_hash(site, k) if k else 0 for k in keys], [len(k) for k in keys])
 
 
 def test_counts_pickle_and_merge_by_site() -> None:
