@@ -87,7 +87,9 @@ class DiskTexts:
     """
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile(prefix="neardup-dedup-")
+        # a large buffer: a text is a few kB, more than the default buffer, so each would be a
+        # write call of its own
+        self._file = tempfile.TemporaryFile(prefix="neardup-dedup-", buffering=1 << 20)
         self._dirty = False
         self.ordinal: dict[str, int] = {}  # id -> ordinal, in put order
         self._offsets = array("q", [0])  # text o is bytes [offsets[o], offsets[o + 1])
