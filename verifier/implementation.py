@@ -3,9 +3,10 @@
 Every compiled module of neardup has a pure-Python twin that gives the same results and is
 its specification: ``neardup.verifier._lcs`` (reference ``neardup.verifier._lcs_py``),
 ``neardup.verifier._words`` (the word layer of :mod:`neardup.verifier.verdict`),
-``neardup.ingest._fingerprint`` (:mod:`neardup.ingest.fingerprint`), ``neardup.ingest._text``
-(the character checks of :mod:`neardup.ingest.records`) and ``neardup.ingest._candidates`` (the
-dict table of ``neardup dedup``). Each module that has one binds it through :func:`select`,
+``neardup.ingest._fingerprint`` (:mod:`neardup.ingest.fingerprint`, and the line keys and
+hashes of :mod:`neardup.ingest.chrome`), ``neardup.ingest._text`` (the character checks of
+:mod:`neardup.ingest.records`, the sketch cells of :mod:`neardup.ingest.workers.chrome_counts`)
+and ``neardup.ingest._candidates`` (the dict table of ``neardup dedup``). Each module that has one binds it through :func:`select`,
 once, when it is imported; one setting chooses for all of them, as ``RAPIDFUZZ_IMPLEMENTATION``
 does for rapidfuzz's ``_cpp`` and ``_py`` modules:
 
