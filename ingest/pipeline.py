@@ -351,34 +351,54 @@ def prepare_lines(
         finally:
             getattr(chrome, "forget", lambda: None)()
         return
-    # Errors found while reading must keep their place in the output: route every item
-    # through the pool, passing ready-made results straight back. Bounded: the pool's feeder
-    # thread takes a slot per item and the caller frees one per result, so at most
-    # ``max_ahead`` pages are between the reader and the caller (``imap`` alone reads the whole
-    # input and queues every finished page when the caller is the slower side).
-    # A result comes back with its own copies of the id, line number and seq: the reader's
-    # (the id is also a key of ``seen``) replace them, one object each per document.
+    # The pool's processes decode and validate the records too (in this process, the reader,
+    # that was over half of the work on plain-text input, and the pool waited for it): a
+    # result comes back with the id its record claims, and the reader applies the rule of
+    # repeated ids to the results, in input order. Errors found while reading must keep their
+    # place in the output: every item goes through the pool, ready-made results straight
+    # back. Bounded: the pool's feeder thread takes a slot per item and the caller frees one
+    # per result, so at most ``max_ahead`` pages are between the reader and the caller
+    # (``imap`` alone reads the whole input and queues every finished page when the caller is
+    # the slower side). A result comes back with its own copies of the id, line number and
+    # seq: one object each per document is kept (the id is also a key of ``seen``).
     max_ahead = max(ahead, 2 * chunksize * processes)
     slots = threading.BoundedSemaphore(max_ahead)
     done = threading.Event()
-    sent: collections.deque[tuple[int, int, str | None] | None] = collections.deque()
+    sent: collections.deque[tuple[int, int, bool] | None] = collections.deque()
 
-    def bounded() -> Iterator[tuple[int, int, Page, Any, Limits] | Prepared]:
-        for it in items():
+    def raw_items() -> Iterator[tuple[int, int, Any, Any, Limits] | Prepared]:
+        for line_no, raw in lines:
             while not slots.acquire(timeout=0.5):
                 if done.is_set():  # the caller stopped early: let the pool's feeder end
                     return
-            sent.append(None if isinstance(it, Prepared) else (it[0], it[1], it[2].id))
-            yield it
+            if isinstance(raw, DocumentError):
+                sent.append(None)
+                yield Prepared.failed(line_no, raw).located(raw)
+                continue
+            seq = seq_base + line_no if seq_base else line_no
+            sent.append((line_no, seq, isinstance(raw, Page)))
+            yield (line_no, seq, raw, config, limits)
 
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ctx.Pool(processes, initializer=_set_chrome, initargs=(chrome,)) as pool:
         try:
-            for result in pool.imap(_passthrough_or_prepare, bounded(), chunksize=chunksize):
+            for result, claimed in pool.imap(_passthrough_or_prepare, raw_items(),
+                                             chunksize=chunksize):
                 mine = sent.popleft()
                 slots.release()
-                if mine is not None:
-                    _adopt(result, *mine)
+                if mine is not None and claimed is not None:
+                    line_no, seq, is_page = mine
+                    if claimed in seen:
+                        where = "page" if is_page else "line"
+                        dup = DuplicateId(
+                            f"duplicate id (first seen on {where} {seen[claimed]} of this input)",
+                            claimed)
+                        located = result
+                        result = Prepared.failed(line_no, dup, claimed)
+                        result.url, result.offset = located.url, located.offset
+                    else:
+                        seen[claimed] = line_no
+                    _adopt(result, line_no, seq, claimed)
                 yield result
         finally:
             done.set()  # before the pool's exit joins its feeder
@@ -406,5 +426,28 @@ def _set_chrome(chrome: ChromeCounts | None) -> None:
     _CHROME = chrome
 
 
-def _passthrough_or_prepare(it: Any) -> Prepared:
-    return it if isinstance(it, Prepared) else _prepare_one(it, _CHROME)
+def _passthrough_or_prepare(it: Any) -> tuple[Prepared, str | None]:
+    """A pool process's item: a result made by the reader passed back, or a record decoded,
+    validated and prepared (:func:`_decode_and_prepare`)."""
+    return (it, None) if isinstance(it, Prepared) else _decode_and_prepare(it, _CHROME)
+
+
+def _decode_and_prepare(
+    it: tuple[int, int, Any, Any, Limits], chrome: ChromeCounts | None,
+) -> tuple[Prepared, str | None]:
+    """One record (a JSONL line, or a reader's :class:`~neardup.ingest.records.Page`)
+    prepared, and the id it claims: its valid id, even when the rest of it is bad (None when
+    it has none), for the caller's rule of repeated ids (:func:`prepare_lines`)."""
+    line_no, seq, raw, config, limits = it
+    doc_id: str | None = None
+    try:
+        # A Page is validated already, by its reader (a WARC record's: neardup.ingest.crawl)
+        if isinstance(raw, Page):
+            doc_id = validate_id(raw.id, limits)
+            return _prepare_one((line_no, seq, raw, config, limits), chrome), doc_id
+        obj = decode_record(raw, limits)
+        doc_id = validate_id(obj.get("id"), limits)
+        page = validate_page(obj, limits)
+    except DocumentError as exc:
+        return Prepared.failed(line_no, exc, doc_id).located(raw), doc_id
+    return _prepare_one((line_no, seq, page, config, limits), chrome), doc_id

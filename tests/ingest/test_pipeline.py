@@ -261,12 +261,15 @@ def test_a_caller_that_stops_early_ends_the_pool() -> None:
     pages.close()  # the reader waits for a slot that never comes: it must still end
 
 
-def test_a_bad_first_occurrence_does_not_claim_the_id() -> None:
+@pytest.mark.parametrize("processes", [1, 2])  # 2: the pool decodes, the reader rules on ids
+def test_a_bad_first_occurrence_does_not_claim_the_id(processes: int) -> None:
     # the first "x" fails validation of its text, not of its id: the id is still taken
-    out = prepare([line(id="x", text="   "), line(id="x", text=ARTICLE)])
+    out = prepare([line(id="x", text="   "), line(id="x", text=ARTICLE)], processes=processes)
     assert not out[0].ok and not out[1].ok and "duplicate" in (out[1].error or "")
+    assert out[1].error_type == "duplicate_id" and out[1].id == "x"
     # a line whose id is unusable never claims an id
-    out = prepare([line(id=7.0, text=ARTICLE), line(id="7.0", text=ARTICLE)])
+    out = prepare([line(id=7.0, text=ARTICLE), line(id="7.0", text=ARTICLE)],
+                  processes=processes)
     assert not out[0].ok and out[1].ok
 
 
