@@ -199,21 +199,24 @@ def _group(
         earlier = CandidateLists(texts.ordinal)
         index = CandidateIndex(args.candidates)
         lines = spool_texts(lines, texts, index, earlier)
+    if texts is None:
+        # The engine path is a lazy door like the CLI's: the embedded default never loads an
+        # engine client or a broker. It hands the pages on as they are prepared (the index
+        # keeps them) and keeps each line's outcome without its text.
+        engine = importlib.import_module("neardup.ingest.commands.ingest")
+        outcomes: list[Prepared]
+        outcomes, groups = engine.dedup_via_opensearch(
+            progress(lines, desc="fingerprint"), args, progress, settings)
+        return outcomes, groups
     prepared = list(progress(lines, desc="fingerprint"))
     if index is not None:
         index.close()  # every candidate is taken: its memory goes before the verifiers fork
     timings["fingerprint_s"] = time.perf_counter() - t0 - timings.get("chrome_s", 0.0)
-    if texts is not None:
-        with texts:
-            groups = dedup_embedded(
-                prepared, args.profile, k=args.candidates, processes=args.processes,
-                progress=progress, timings=timings, texts=texts, earlier=earlier,
-            )
-    else:
-        # The engine path is a lazy door like the CLI's: the embedded default never loads an
-        # engine client or a broker.
-        engine = importlib.import_module("neardup.ingest.commands.ingest")
-        groups = engine.dedup_via_opensearch(prepared, args, progress, settings)
+    with texts:
+        groups = dedup_embedded(
+            prepared, args.profile, k=args.candidates, processes=args.processes,
+            progress=progress, timings=timings, texts=texts, earlier=earlier,
+        )
     return prepared, groups
 
 

@@ -27,10 +27,11 @@ p50/p99 time from acceptance to searchable (``latency_s``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
@@ -42,6 +43,7 @@ from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines,
 from neardup.ingest.records import Limits
 from neardup.ingest.settings import Settings, child_environ
 from neardup.ingest.store import open_store
+from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.submit import (
     WAIT_TIMEOUT,
     Submitter,
@@ -234,9 +236,13 @@ def _error_line(p: Prepared) -> dict[str, Any]:
 
 
 def dedup_via_opensearch(
-    prepared: Sequence[Prepared], args: argparse.Namespace, progress: Any, settings: Settings
-) -> dict[str, dict[str, Any]]:
-    """``neardup dedup --backend opensearch``: ingest into an index, let workers group, read back."""
+    prepared: Iterable[Prepared], args: argparse.Namespace, progress: Any, settings: Settings
+) -> tuple[list[Prepared], dict[str, dict[str, Any]]]:
+    """``neardup dedup --backend opensearch``: ingest into an index, let workers group, read back.
+
+    Returns every input line's outcome — a page as its id, seq and config only (the index holds
+    the rest, and a million pages' texts do not fit in memory) — and the groups, read back as
+    their fields alone."""
     import uuid
 
 
@@ -246,23 +252,29 @@ def dedup_via_opensearch(
     workers: list[Any] = []
     queue = settings.queue if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"
     staging = BatchStaging.from_url(broker_url(), index)
+    outcomes: list[Prepared] = []
+
+    def kept(lines: Iterable[Prepared]) -> Iterator[Prepared]:
+        for p in lines:
+            outcomes.append(_slim(p))
+            yield p
+
     try:
         if args.start_workers:
             workers = start_workers(args.start_workers, queue)
         submitter = Submitter(store, staging, args.profile, args.candidates, queue)
-        ingest_prepared(submitter, prepared)
+        ingest_prepared(submitter, kept(prepared))
         ids = [i for batch in submitter.ids.values() for i in batch]
         waited = wait_for_groups(submitter, timeout=args.timeout)
         if waited["timed_out"]:
             raise SystemExit(f"neardup dedup: workers did not finish within {args.timeout}s")
-        docs: dict[str, Any] = {}
+        found: dict[str, dict[str, Any]] = {}
         for i in range(0, len(ids), 1000):
-            docs.update(store.mget(ids[i : i + 1000], with_fingerprints=False))
-        return {
-            d.id: {"dup_group": d.dup_group, "dup_of": d.dup_of, "resemble": d.resemble,
-                   "contain": d.contain}
-            for d in docs.values()
-            if d.status == "grouped"
+            found.update(store.fields(ids[i : i + 1000], _GROUP_FIELDS))
+        return outcomes, {
+            doc_id: {f: d.get(f) for f in _GROUP_FIELDS[:-1]}
+            for doc_id, d in found.items()
+            if d.get("status") == "grouped"
         }
     finally:
         for w in workers:
@@ -274,6 +286,17 @@ def dedup_via_opensearch(
             staging.clear()
             RedisGroupForest(staging.redis, index).clear()
         store.close()
+
+
+_GROUP_FIELDS = ["dup_group", "dup_of", "resemble", "contain", "status"]
+
+
+def _slim(p: Prepared) -> Prepared:
+    """``p`` without its page's text, fingerprints and metadata (what the output needs)."""
+    d = p.doc
+    if d is None:
+        return p
+    return dataclasses.replace(p, doc=StoredDocument(d.id, "", [], d.fp_config, d.seq))
 
 
 def start_workers(n: int, queue: str) -> list[Any]:
