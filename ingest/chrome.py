@@ -102,7 +102,7 @@ _compiled: ModuleType | None = select("neardup.ingest._fingerprint", None)
 _SPACE = re.compile(r"\s+")
 # ``re``'s ``\d`` is ``str.isdecimal`` (Python's Unicode database, which the compiled splitter
 # reads too; the ``regex`` engine knows digits of later Unicode versions). The compiled
-# splitter (ingest/_text.pyx) runs this rule where it is built.
+# splitter (ingest/_fingerprint.pyx) runs this rule where it is built.
 _DIGITS = re.compile(r"\d+(?:[.,:/-]\d+)*")
 
 

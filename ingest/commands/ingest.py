@@ -171,7 +171,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.input == "-":
             # A stream (a pipe that stays open): each page is counted as it is read, and
             # prepared once T more pages of its site (or --chrome-max-age pages in all) have
-            # been counted, or at the end of the input (docs/chrome.md).
+            # been counted, --chrome-max-wait seconds after it was read, or at the end of the
+            # input, in input order (docs/chrome.md).
             lines = delayed_input(chrome, lines, limits, args.chrome_delay,
                                   args.chrome_max_age, counted, args.chrome_max_wait)
         else:

@@ -64,8 +64,8 @@ from neardup.verifier.implementation import select
 _compiled: ModuleType | None = select("neardup.ingest._text", None)
 
 __all__ = [
-    "DEFAULT_MAX_AGE", "DEFAULT_MAX_WAIT", "RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_text",
-    "delayed_input", "observe_file", "observe_input",
+    "DEFAULT_MAX_AGE", "DEFAULT_MAX_WAIT", "RedisSketch", "SharedChromeCounts", "chrome_keys",
+    "chrome_text", "delayed_input", "observe_file", "observe_input",
 ]
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
