@@ -23,7 +23,7 @@ from neardup.ingest.fingerprint import PROFILES, fingerprints
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.opensearch import OpenSearchStore
-from support.corpus import corpus
+from support.corpus import corpus, stored_in_threes
 from support.ingest import run_ingest, stored_groups, write_jsonl
 from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 
@@ -54,14 +54,7 @@ class Admin:
 def test_holders_keep_within_a_lowered_limit_on_every_engine(
     engine: Any, engine_store: Any, engine_index: str, stored_corpus: list[Any]
 ) -> None:
-    docs = stored_corpus
-    for i, d in enumerate(docs):
-        d.dup_group = docs[i - i % 3].id
-    assert all(r.ok for r in engine_store.put(docs))
-    engine_store.refresh()
-    batch = docs[:40]
-    config = batch[0].fp_config
-    terms = sorted({t for d in batch for t in d.fingerprints})
+    batch, config, terms = stored_in_threes(engine_store, stored_corpus)
     left_out = [d.id for d in batch[:20]]
     want = engine_store.fingerprint_holders({config: terms}, left_out)
     assert len(want) > 20 and len(terms) > 2000

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.corpus import corpus, partition
+from support.corpus import corpus, partition, stored_in_threes
 from support.ingest import embedded_groups, run_ingest, stored_groups, write_jsonl
 from support.workers import cleanup_broker, running_workers, worker_env
 
@@ -81,13 +81,7 @@ def test_fingerprint_holders_are_every_page_sharing_a_term(
     from neardup.ingest.store import engine
 
     docs = stored_corpus
-    for i, d in enumerate(docs):
-        d.dup_group = docs[i - i % 3].id
-    assert all(r.ok for r in os_store.put(docs))
-    os_store.refresh()
-    batch = docs[:40]
-    config = batch[0].fp_config
-    terms = sorted({t for d in batch for t in d.fingerprints})
+    batch, config, terms = stored_in_threes(os_store, docs)
     engine._PAGE, page = 7, engine._PAGE  # several pages of hits
     try:
         got = os_store.fingerprint_holders({config: terms}, [d.id for d in batch[:20]])

@@ -94,3 +94,17 @@ def partition(groups: dict[str, str]) -> set[frozenset[str]]:
     for doc_id, group in groups.items():
         out.setdefault(group, set()).add(doc_id)
     return {frozenset(s) for s in out.values()}
+
+
+def stored_in_threes(
+    store: Any, docs: list[Any], batch: int = 40
+) -> tuple[list[Any], str, list[str]]:
+    """``docs`` (StoredDocuments) put into ``store`` in groups of three consecutive pages and
+    made searchable; then a batch as a worker queries it: the first ``batch`` pages, their
+    fingerprint config and their distinct fingerprints, sorted."""
+    for i, d in enumerate(docs):
+        d.dup_group = docs[i - i % 3].id
+    assert all(r.ok for r in store.put(docs))
+    store.refresh()
+    first = docs[:batch]
+    return first, first[0].fp_config, sorted({t for d in first for t in d.fingerprints})
