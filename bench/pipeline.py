@@ -212,6 +212,7 @@ def bench_pipeline(
             tasks = _worker_tasks(Path(tmp), workers)
             worker_phases = _worker_phases(tasks)
             server = _server_phases(client, pipe_index)
+            server_fp = _server_phases(client, f"{pipe_index}-fingerprints")
             redis_keys = _redis_keys(env)
             client.indices.refresh(index=pipe_index)
             grouped = client.count(index=pipe_index,
@@ -220,15 +221,19 @@ def bench_pipeline(
                 "size": 0, "aggs": {"g": {"cardinality": {"field": "dup_group",
                                                           "precision_threshold": 40000}}}})
             time.sleep(STORE_STATS_CACHED_S)
-            store: dict[str, Any] = {"pipeline": _store_bytes(client, pipe_index),
-                                     "bulk": _store_bytes(client, bulk_index)}
+            store: dict[str, Any] = {
+                "pipeline": _store_bytes(client, pipe_index),
+                "pipeline_fingerprints": _store_bytes(client, f"{pipe_index}-fingerprints"),
+                "bulk": _store_bytes(client, bulk_index)}
             if force_merge:
                 t0 = time.perf_counter()
-                for index in (pipe_index, bulk_index):
+                for index in (pipe_index, f"{pipe_index}-fingerprints", bulk_index):
                     _force_merge(client, settings.engine, index)
                 store["merged_s"] = round(time.perf_counter() - t0, 2)
                 time.sleep(STORE_STATS_CACHED_S)
                 store["pipeline_merged"] = _store_bytes(client, pipe_index)
+                store["pipeline_fingerprints_merged"] = _store_bytes(
+                    client, f"{pipe_index}-fingerprints")
                 store["bulk_merged"] = _store_bytes(client, bulk_index)
         finally:
             for p in procs:
@@ -236,7 +241,8 @@ def bench_pipeline(
             for p in procs:
                 p.wait(30)
             client.indices.delete(
-                index=f"{pipe_index},{pipe_index}-stoplist,{bulk_index},{bulk_index}-stoplist",
+                index=",".join(f"{i}{suffix}" for i in (pipe_index, bulk_index)
+                               for suffix in ("", "-stoplist", "-fingerprints")),
                 ignore_unavailable=True,
             )
             _drop_templates(client, pipe_index, bulk_index)
@@ -255,11 +261,16 @@ def bench_pipeline(
                                          + cpu["pipeline_ingest"]) / docs, 4),
         "redis_used_memory_b": round((redis_after - redis_before - sketch) / docs, 1),
         "redis_keys_b": round((run_bytes - sketch) / docs, 1),
-        "pipeline_index_b": round(store["pipeline"]["bytes"] / docs, 1),
+        # the pages index and the fingerprints index
+        "pipeline_index_b": round((store["pipeline"]["bytes"]
+                                   + store["pipeline_fingerprints"]["bytes"]) / docs, 1),
+        "pipeline_fingerprints_index_b": round(store["pipeline_fingerprints"]["bytes"] / docs, 1),
         "bulk_index_b": round(store["bulk"]["bytes"] / docs, 1),
     }
     if force_merge:
-        per_page["pipeline_index_merged_b"] = round(store["pipeline_merged"]["bytes"] / docs, 1)
+        per_page["pipeline_index_merged_b"] = round(
+            (store["pipeline_merged"]["bytes"] + store["pipeline_fingerprints_merged"]["bytes"])
+            / docs, 1)
         per_page["bulk_index_merged_b"] = round(store["bulk_merged"]["bytes"] / docs, 1)
     record = {
         "bench": "pipeline-vs-bulk", "engine": settings.engine, "docs": docs, "workers": workers, "batch": batch,
@@ -275,8 +286,11 @@ def bench_pipeline(
                   "used_memory_delta": redis_after - redis_before, "run_keys_bytes": run_bytes,
                   "chrome_sketch_bytes": sketch, **redis_keys},
         "index_store": store,
-        "per_1000_pages": {"pipeline": _per_1000(server, docs), "bulk": _per_1000(bulk_server, docs)},
-        "workers_phases": worker_phases, "server_phases": server, "bulk_server_phases": bulk_server,
+        "per_1000_pages": {"pipeline": _per_1000(server, docs),
+                           "pipeline_fingerprints": _per_1000(server_fp, docs),
+                           "bulk": _per_1000(bulk_server, docs)},
+        "workers_phases": worker_phases, "server_phases": server,
+        "server_phases_fingerprints": server_fp, "bulk_server_phases": bulk_server,
         "cpu_s": {k: round(v, 2) for k, v in cpu.items()},
         "shared": {"others_ops": others, "load_1m": {k: round(v, 2) for k, v in load.items()}},
         "corpus_s": round(corpus_s, 2),
@@ -491,7 +505,7 @@ def _drop_templates(client: Any, *indices: str) -> None:
     for index in indices:
         names = template_names(index)
         deletes = [(client.indices.delete_index_template, names[s])
-                   for s in ("pages-template", "stoplist-template")]
+                   for s in ("pages-template", "stoplist-template", "fingerprints-template")]
         deletes += [(client.cluster.delete_component_template, names[s])
                     for s in ("pages-settings", "pages-mappings")]
         for delete, name in deletes:

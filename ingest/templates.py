@@ -1,4 +1,4 @@
-"""Index templates for the pages and stoplist indices: JSON data in ``mappings/``, one loader,
+"""Index templates for the pages, stoplist and fingerprints indices: JSON data in ``mappings/``, one loader,
 one installer.
 
 The files hold ``{index}`` placeholders (index patterns, component-template names) filled with
@@ -9,7 +9,11 @@ the configured index name (``NEARDUP_INDEX``, default ``pages``) at installation
 - ``pages-template.json``: composable index template ``{index}`` for ``{index}`` and
   ``{index}-*``, composed of the two;
 - ``stoplist-template.json``: index template ``{index}-stoplist`` (higher priority, so the
-  ``{index}-*`` pattern of the pages template never applies to it).
+  ``{index}-*`` pattern of the pages template never applies to it);
+- ``fingerprints-template.json``: index template ``{index}-fingerprints`` (higher priority
+  too): the workers' candidate index, one small document per page (its fingerprints, ingest
+  order and verified text), refreshed by the workers while the pages index keeps its own
+  refresh interval (docs/scale.md).
 
 Each file carries ``_meta.version``. :func:`install_templates` puts a template only when the
 node has none of that name or an older version, and says what it did.
@@ -41,7 +45,10 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 # Installation order matters: component templates before the index template composed of them.
-TEMPLATE_FILES = ("pages-settings", "pages-mappings", "pages-template", "stoplist-template")
+TEMPLATE_FILES = (
+    "pages-settings", "pages-mappings", "pages-template", "stoplist-template",
+    "fingerprints-template",
+)
 _COMPONENTS = ("pages-settings", "pages-mappings")
 
 
@@ -94,6 +101,7 @@ def template_names(index: str) -> dict[str, str]:
         "pages-mappings": f"{index}-mappings",
         "pages-template": index,
         "stoplist-template": f"{index}-stoplist",
+        "fingerprints-template": f"{index}-fingerprints",
     }
 
 
@@ -108,7 +116,7 @@ def render(
     (1 shard, 0 replicas: a single-node development cluster)."""
     _check_index_name(index)
     body: dict[str, Any] = _fill(load(name, directory), index)
-    if name in ("pages-template", "stoplist-template"):
+    if name in ("pages-template", "stoplist-template", "fingerprints-template"):
         index_settings = body.setdefault("template", {}).setdefault("settings", {})
         index_settings = index_settings.setdefault("index", {})
         if shards is not None:

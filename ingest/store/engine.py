@@ -66,6 +66,7 @@ from neardup.ingest.store.query import (
     build_holders_query,
     build_index_overview_query,
     build_largest_groups_query,
+    build_short_query,
     build_window_query,
     parse_group_details,
     parse_group_sizes,
@@ -247,6 +248,10 @@ class EngineStore(Store):
         self.client = client
         self.index = index
         self.stoplist_index = f"{index}-stoplist"
+        # The workers' candidate path (mappings/fingerprints-template.json): one document per
+        # page, its fingerprints as terms and what the verifier reads. Searched and refreshed
+        # by the workers, so the pages index keeps its own refresh interval.
+        self.fingerprints_index = f"{index}-fingerprints"
         self.stoplist_ttl = stoplist_ttl
         self.refresh_writes = refresh_writes
         self.chunk_size = chunk_size
@@ -292,7 +297,8 @@ class EngineStore(Store):
         ``{"index:<name>": "created" | "exists" | "exists, fields added"}``. A pages index
         made under an older mapping gets the fields added since (additions only: the mapping
         is ``dynamic: strict``, so a new field must be mapped before a document carries it)."""
-        done = {f"index:{n}": self._create_index(n) for n in (self.index, self.stoplist_index)}
+        done = {f"index:{n}": self._create_index(n)
+                for n in (self.index, self.stoplist_index, self.fingerprints_index)}
         if done[f"index:{self.index}"] == "exists" and self._add_new_fields():
             done[f"index:{self.index}"] = "exists, fields added"
         return done
@@ -321,12 +327,17 @@ class EngineStore(Store):
 
     @_translated
     def refresh(self) -> None:
-        self.client.indices.refresh(index=self.index)
+        self.client.indices.refresh(index=f"{self.index},{self.fingerprints_index}")
+
+    @_translated
+    def refresh_candidates(self) -> None:
+        self.client.indices.refresh(index=self.fingerprints_index)
 
     @_translated
     def drop(self) -> None:
         self.client.indices.delete(
-            index=f"{self.index},{self.stoplist_index}", ignore_unavailable=True
+            index=f"{self.index},{self.stoplist_index},{self.fingerprints_index}",
+            ignore_unavailable=True,
         )
         self._stoplist_cache = None
 
@@ -407,10 +418,12 @@ class EngineStore(Store):
             if source["ingested_at"] is None:
                 source["ingested_at"] = now
             actions.append({"_op_type": op, "_index": self.index, "_id": doc.id, "_source": source})
+            actions.append({"_op_type": op, "_index": self.fingerprints_index, "_id": doc.id,
+                            "_source": _fingerprints_source(doc)})
         extra: dict[str, Any] = {}
         if self.refresh_writes:
             extra["refresh"] = self.refresh_writes
-        by_id: dict[str, deque[PutResult]] = defaultdict(deque)
+        by_id: dict[tuple[bool, str], deque[PutResult]] = defaultdict(deque)
         with translate_errors(self.dialect):
             for ok, item in self.dialect.helpers.streaming_bulk(
                 self.client,
@@ -430,14 +443,18 @@ class EngineStore(Store):
                     result = PutResult(doc_id, True, result="noop")
                 else:
                     result = PutResult(doc_id, False, error=_bulk_error(info))
-                by_id[doc_id].append(result)
+                by_id[info.get("_index") == self.index, doc_id].append(result)
         out = []
         for doc in batch:
-            queue = by_id.get(doc.id)
-            if queue:
-                out.append(queue.popleft())
-            else:  # not reported by the bulk helper (should not happen)
+            page, terms = by_id.get((True, doc.id)), by_id.get((False, doc.id))
+            if not page or not terms:  # not reported by the bulk helper (should not happen)
                 out.append(PutResult(doc.id, False, error="no bulk response for this document"))
+                continue
+            result, indexed = page.popleft(), terms.popleft()
+            # a page is written when both its documents are: one without its fingerprints
+            # would never be a candidate
+            out.append(result if indexed.ok or not result.ok else PutResult(
+                doc.id, False, error=f"fingerprints not indexed: {indexed.error}"))
         failed = sum(not r.ok for r in out)
         if failed:
             log.warning("%d of %d documents failed to index into %s", failed, len(out), self.index)
@@ -481,7 +498,7 @@ class EngineStore(Store):
         if not terms:
             return []  # the documented rule: no usable fingerprint, no candidates
         body = build_candidate_query(terms, (), k, doc.id, doc.fp_config)
-        res = self.client.search(index=self.index, body=body)
+        res = self.client.search(index=self.fingerprints_index, body=body)
         return [Candidate(hit["_id"], int(round(hit["sort"][0]))) for hit in res["hits"]["hits"]]
 
     @_translated
@@ -490,6 +507,33 @@ class EngineStore(Store):
             index=self.index, body={"ids": list(ids)}, _source_includes=",".join(fields)
         )
         return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
+
+    @_translated
+    def verifier_fields(
+        self, ids: Sequence[str], fields: Sequence[str]
+    ) -> dict[str, dict[str, Any]]:
+        res = self.client.mget(index=self.fingerprints_index, body={"ids": list(ids)},
+                               _source_includes=",".join(fields), realtime=False)
+        return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
+
+    @_translated
+    def verifier_docs(self, ids: Sequence[str]) -> dict[str, StoredDocument]:
+        """The candidates' documents in the fingerprints index (found by a search there: read
+        as searches see them, no refresh), their verified text as ``content``."""
+        if not ids:
+            return {}
+        res = self.client.mget(index=self.fingerprints_index, body={"ids": list(ids)},
+                               realtime=False)
+        found = {}
+        for hit in res["docs"]:
+            if hit.get("found"):
+                src = hit["_source"]
+                found[hit["_id"]] = StoredDocument(
+                    str(hit["_id"]), "", list(src.get("fingerprints") or ()),
+                    src.get("fp_config"), src.get("seq"), src.get("url"), src.get("site"),
+                    content=src.get("content"),
+                )
+        return found
 
     # -- search and inspection ---------------------------------------------------------------
 
@@ -553,6 +597,8 @@ class EngineStore(Store):
         self, text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20
     ) -> tuple[int, list[StoredDocument]]:
         body = build_find_query(text, state, offset, size)
+        if state == "short":  # a page's terms are searched in the fingerprints index
+            body["query"]["bool"]["filter"] = [{"ids": {"values": self._short_pages()}}]
         try:
             res = self.client.search(index=self.index, body=body)
         except self.dialect.not_found:
@@ -561,6 +607,15 @@ class EngineStore(Store):
         total = hits.get("total", {})
         count = int(total.get("value", 0) if isinstance(total, dict) else total or 0)
         return count, [StoredDocument.from_source(h["_source"]) for h in hits.get("hits", [])]
+
+    def _short_pages(self) -> list[str]:
+        """Ids of the pages too short to fingerprint (their only term is their body hash), the
+        first :data:`~neardup.ingest.store.query.MAX_WINDOW` in ingest order."""
+        try:
+            res = self.client.search(index=self.fingerprints_index, body=build_short_query())
+        except self.dialect.not_found:
+            return []
+        return [str(h["_id"]) for h in res["hits"]["hits"]]
 
     @_translated
     def overview(self) -> dict[str, Any] | None:
@@ -643,13 +698,13 @@ class EngineStore(Store):
     def fingerprint_holders(
         self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str],
         with_fingerprints: bool = True,
-    ) -> list[tuple[str, int, str, list[str], str | None]]:
-        """Per config, the hits of one search for all its terms, in its order (``seq``, ``id``),
-        though the terms go out in parts of at most ``index.max_terms_count``
-        (:meth:`_holder_hits`)."""
-        found: list[tuple[str, int, str, list[str], str | None]] = []
+    ) -> list[tuple[str, int, str, list[str]]]:
+        """Per config, the hits of one search of the fingerprints index for all its terms, in
+        its order (``seq``, ``id``), though the terms go out in parts of at most
+        ``index.max_terms_count`` (:meth:`_holder_hits`)."""
+        found: list[tuple[str, int, str, list[str]]] = []
         for config, wanted in terms.items():
-            holders: dict[str, tuple[str, int, str, list[str], str | None]] = {}
+            holders: dict[str, tuple[str, int, str, list[str]]] = {}
             for h in self._holder_hits(sorted(wanted), config, exclude_ids, with_fingerprints):
                 f = h.get("fields", {})
                 if "id" not in f:  # every page neardup writes has it (StoredDocument.to_source)
@@ -658,10 +713,9 @@ class EngineStore(Store):
                 doc_id = str(f["id"][0])
                 if doc_id in holders:  # holds terms of two parts
                     continue
-                group = f.get("dup_group")
+                source = h.get("_source") or {}
                 holders[doc_id] = (doc_id, int(f["seq"][0]), config,
-                                   [str(x) for x in f.get("fingerprints", ())],
-                                   str(group[0]) if group else None)
+                                   sorted({str(x) for x in source.get("fingerprints", ())}))
             found += sorted(holders.values(), key=_seq_and_id)
         return found
 
@@ -677,7 +731,7 @@ class EngineStore(Store):
             part = wanted[lo:lo + self.max_terms()]
             body = build_holders_query(part, config, exclude_ids, _PAGE, with_fingerprints)
             try:
-                yield from self._paged(body)
+                yield from self._paged(body, self.fingerprints_index)
             except self.dialect.api_error as exc:
                 allowed = _terms_allowed(self.dialect.error_body(exc) or str(exc))
                 if allowed is None:
@@ -690,7 +744,7 @@ class EngineStore(Store):
             lo += len(part)
 
     def max_terms(self) -> int:
-        """The most terms one ``terms`` query may carry on the pages index: its
+        """The most terms one ``terms`` query may carry on the fingerprints index: its
         ``index.max_terms_count``, read once (the smallest of the indices behind an alias;
         :data:`DEFAULT_MAX_TERMS` when it cannot be read — no index yet, no privilege to read
         its settings — in which case a refusal tells the limit)."""
@@ -701,12 +755,12 @@ class EngineStore(Store):
     def _read_max_terms(self) -> int:
         try:
             answer = self.client.indices.get_settings(
-                index=self.index, name="index.max_terms_count", include_defaults=True,
+                index=self.fingerprints_index, name="index.max_terms_count", include_defaults=True,
                 flat_settings=True,
             )
         except (self.dialect.api_error, *self.dialect.unreachable) as exc:
             log.debug("index.max_terms_count of %s unread (%s): taking %d",
-                      self.index, exc, DEFAULT_MAX_TERMS)
+                      self.fingerprints_index, exc, DEFAULT_MAX_TERMS)
             return DEFAULT_MAX_TERMS
         limits = []
         for index in answer:
@@ -727,12 +781,12 @@ class EngineStore(Store):
             raise refusal
         self._max_terms = limit
 
-    def _paged(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    def _paged(self, body: dict[str, Any], index: str | None = None) -> Iterator[dict[str, Any]]:
         """Every hit of a sorted search of ``_PAGE`` hits a page, page by page
         (``search_after``). A shard that refused a ``terms`` query for its number of terms (the
         others answered) raises :class:`_TooManyTerms`: its hits are missing."""
         while True:
-            answer = self.client.search(index=self.index, body=body)
+            answer = self.client.search(index=index or self.index, body=body)
             shards = answer["_shards"] if "_shards" in answer else {}
             for failure in shards.get("failures") or ():
                 allowed = _terms_allowed(failure)
@@ -754,11 +808,15 @@ class EngineStore(Store):
             source = {k: v for k, v in doc.to_source().items() if v is not None}
             source.setdefault("ingested_at", now)
             body += [{"update": {"_index": self.index, "_id": doc.id, "retry_on_conflict": 5}},
-                     {"doc": source}]
+                     {"doc": source},
+                     {"index": {"_index": self.fingerprints_index, "_id": doc.id}},
+                     _fingerprints_source(doc)]
+        answers = self._bulk_updates(body, "writes")
         return [
-            PutResult(doc.id, True, result=info.get("result")) if status < 300
-            else PutResult(doc.id, False, error=_bulk_error(info))
-            for doc, (status, info) in zip(docs, self._bulk_updates(body, "writes"), strict=True)
+            PutResult(doc.id, True, result=info.get("result")) if status < 300 and terms < 300
+            else PutResult(doc.id, False, error=_bulk_error(info if status >= 300 else indexed))
+            for doc, (status, info), (terms, indexed)
+            in zip(docs, answers[::2], answers[1::2], strict=True)
         ]
 
     def untagged(self, size: int = 500) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -859,7 +917,7 @@ class EngineStore(Store):
                     }
                 },
             }
-            agg = self.client.search(index=self.index, body=body)["aggregations"]["fp"]
+            agg = self.client.search(index=self.fingerprints_index, body=body)["aggregations"]["fp"]
             buckets = agg["buckets"]
             if len(buckets) >= _FREQ_PAGE:
                 return {}, False
@@ -989,7 +1047,14 @@ def _terms_allowed(error: Any) -> int | None:
     return int(found.group(2)) if found else None
 
 
-def _seq_and_id(hit: tuple[str, int, str, list[str], str | None]) -> tuple[int, str]:
+def _fingerprints_source(doc: StoredDocument) -> dict[str, Any]:
+    """A page's document in the fingerprints index: what the candidate search and the
+    verifier read of it."""
+    return {"id": doc.id, "fingerprints": list(doc.fingerprints), "fp_config": doc.fp_config,
+            "seq": doc.seq, "site": doc.site, "url": doc.url, "content": doc.verified_text}
+
+
+def _seq_and_id(hit: tuple[str, int, str, list[str]]) -> tuple[int, str]:
     """The holders search's order: ``seq``, then ``id`` (a keyword, so code points: what
     Python's ``str`` order is too)."""
     return hit[1], hit[0]

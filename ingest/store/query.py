@@ -317,15 +317,16 @@ def build_holders_query(
     terms: Iterable[str], fp_config: str, exclude_ids: Sequence[str], size: int,
     with_fingerprints: bool = True,
 ) -> dict[str, Any]:
-    """Every document holding any of ``terms`` (of ``fp_config``), with its ``id``, ``seq``,
-    fingerprints (unless ``with_fingerprints`` is false) and ``dup_group``, unscored, in pages
-    sorted by ``seq``/``id`` (``search_after``): the candidates of a whole batch from one
-    search, ranked client-side. Doc values only: no stored field is read (``_id`` is one:
-    reading it decompresses the block of stored sources it sits in), so the page's ``id``
-    field names the hit.
+    """Every page holding any of ``terms`` (of ``fp_config``) in the fingerprints index, with
+    its ``id``, ``seq`` and, unless ``with_fingerprints`` is false, its fingerprints (from
+    ``_source``: the field keeps no doc values, which would cost every write), unscored, in
+    pages sorted by ``seq``/``id`` (``search_after``): the candidates of a whole batch from
+    one search, ranked client-side. ``id`` and ``seq`` are doc values (``_id`` is a stored
+    field: reading it decompresses the block of stored sources it sits in).
 
-    >>> build_holders_query(["b", "a"], "c", [], 10, False)["docvalue_fields"]
-    ['id', 'seq', 'dup_group']
+    >>> q = build_holders_query(["b", "a"], "c", [], 10, False)
+    >>> q["docvalue_fields"], q["_source"]
+    (['id', 'seq'], False)
     """
     return {
         "size": size,
@@ -336,15 +337,28 @@ def build_holders_query(
             ],
             "must_not": [{"ids": {"values": list(exclude_ids)}}],
         }},
-        "stored_fields": "_none_",
-        "docvalue_fields": (["id", "seq", "fingerprints", "dup_group"] if with_fingerprints
-                            else ["id", "seq", "dup_group"]),
+        "_source": ["fingerprints"] if with_fingerprints else False,
+        "docvalue_fields": ["id", "seq"],
         "sort": [{"seq": "asc"}, {"id": "asc"}],
         "track_total_hits": False,
     }
 
 
+def build_short_query() -> dict[str, Any]:
+    """The pages too short to fingerprint, in the fingerprints index: those holding a body
+    hash term (a page's only term when it has no fingerprint), the first :data:`MAX_WINDOW`
+    in ingest order, ids only.
 
+    >>> build_short_query()["query"]
+    {'prefix': {'fingerprints': 'b:'}}
+    """
+    return {
+        "size": MAX_WINDOW,
+        "query": {"prefix": {"fingerprints": "b:"}},
+        "_source": False,
+        "sort": [{"seq": "asc"}, {"id": "asc"}],
+        "track_total_hits": False,
+    }
 
 
 # A terms aggregation's size is bounded by search.max_buckets (65,535 by default); a page of

@@ -35,6 +35,7 @@ def test_templates_install_once_and_upgrade_on_version_bump(
         f"{index_name}-settings",
         f"{index_name}-mappings",
         f"{index_name}-stoplist",
+        f"{index_name}-fingerprints",
     }
     again = templates.install_templates(os_client, index_name)
     assert set(again.values()) == {"unchanged"}
@@ -79,12 +80,17 @@ def test_indices_created_from_the_templates(os_client: Any, os_store: OpenSearch
     got = os_client.indices.get(index=index)[index]
     props = got["mappings"]["properties"]
     assert got["mappings"]["dynamic"] == "strict"
-    # keyword defaults (no norms, docs-only postings, doc values) are elided by GET _mapping
+    # the pages keep their fingerprints in _source only; they are terms in the fingerprints
+    # index (keyword defaults, no norms and docs-only postings, are elided by GET _mapping)
+    assert props["fingerprints"]["index"] is False
+    searched = os_store.fingerprints_index
     fp = os_client.indices.get_field_mapping(
-        index=index, fields="fingerprints", params={"include_defaults": "true"}
-    )[index]["mappings"]["fingerprints"]["mapping"]["fingerprints"]
+        index=searched, fields="fingerprints", params={"include_defaults": "true"}
+    )[searched]["mappings"]["fingerprints"]["mapping"]["fingerprints"]
     assert fp["type"] == "keyword" and fp["index_options"] == "docs"
-    assert fp["norms"] is False and fp["doc_values"] is True
+    assert fp["norms"] is False and fp["doc_values"] is True  # the stoplist's frequencies
+    terms = os_client.indices.get(index=searched)[searched]["mappings"]["properties"]
+    assert terms["content"]["index"] is False and terms["seq"]["type"] == "long"
     assert props["dup_group"]["type"] == "keyword"
     assert props["body"]["type"] == "text"
     assert props["seq"]["type"] == "long"

@@ -61,10 +61,11 @@ def test_holders_keep_within_a_lowered_limit_on_every_engine(
     assert engine_store.max_terms() == 65_536  # the default
 
     admin = Admin(engine)
-    admin.max_terms(engine_index, 500)
+    searched = f"{engine_index}-fingerprints"  # the candidate search's index
+    admin.max_terms(searched, 500)
     # the node refuses one search of them all, and only the terms count: 1,000 ids left out do
     # not (the ids query has no such limit)
-    status, answer = admin("POST", f"{engine_index}/_search", {"query": {"bool": {
+    status, answer = admin("POST", f"{searched}/_search", {"query": {"bool": {
         "filter": [{"terms": {"fingerprints": terms}}]}}})
     assert status == 400, answer
     error = answer["error"]
@@ -72,7 +73,7 @@ def test_holders_keep_within_a_lowered_limit_on_every_engine(
     assert error["root_cause"][0]["type"] == "query_shard_exception"
     assert (f"The number of terms [{len(terms)}] used in the Terms Query request has exceeded "
             "the allowed maximum of [500]") in error["root_cause"][0]["reason"]
-    status, answer = admin("POST", f"{engine_index}/_search", {"query": {"bool": {
+    status, answer = admin("POST", f"{searched}/_search", {"query": {"bool": {
         "filter": [{"terms": {"fingerprints": terms[:500]}}],
         "must_not": [{"ids": {"values": [f"x{i}" for i in range(1000)]}}]}}})
     assert status == 200, answer
@@ -82,9 +83,9 @@ def test_holders_keep_within_a_lowered_limit_on_every_engine(
         assert store.fingerprint_holders({config: terms}, left_out) == want
         assert store.max_terms() == 500
         # lowered during the run: refused, read again, sent in smaller parts
-        admin.max_terms(engine_index, 150)
+        admin.max_terms(searched, 150)
         assert store.fingerprint_holders({config: terms}, left_out, False) == [
-            (i, seq, c, [], g) for i, seq, c, _, g in want]
+            (i, seq, c, []) for i, seq, c, _ in want]
         assert store.max_terms() == 150
     finally:
         store.close()
@@ -108,7 +109,7 @@ def neardup_dedup(path: Path, out: Path) -> dict[str, str]:
 def test_ingest_through_workers_under_a_lowered_limit_gives_the_dedup_groups(
     redis_url: str, opensearch_url: str, os_client: Any, index_name: str, tmp_path: Path
 ) -> None:
-    """The pages index allows 1,000 terms a ``terms`` query, and every batch of 25 pages carries
+    """The fingerprints index allows 1,000 terms a ``terms`` query, and every batch of 25 pages carries
     some 2,500: ``neardup ingest --wait`` through two workers gives the groups of ``neardup
     dedup``. A first run (its pages copies of later ones, on sites of their own) has the
     workers read the default limit before it is lowered: their next searches are refused
@@ -135,7 +136,7 @@ def test_ingest_through_workers_under_a_lowered_limit_gives_the_dedup_groups(
             early = run_ingest(write_jsonl(tmp_path / "first.jsonl", first), env,
                                "--batch", "3", timeout=240)
             assert early["accepted"] == len(first), (early, workers.logs()[-3000:])
-            os_client.indices.put_settings(index=index_name,
+            os_client.indices.put_settings(index=f"{index_name}-fingerprints",
                                            body={"index": {"max_terms_count": 1000}})
             summary = run_ingest(write_jsonl(tmp_path / "rest.jsonl", rest), env,
                                  "--batch", "25", timeout=240)

@@ -75,9 +75,9 @@ def test_end_to_end_two_workers(
 def test_fingerprint_holders_are_every_page_sharing_a_term(
     os_client: Any, os_store: Any, stored_corpus: list[Any]
 ) -> None:
-    """The workers' one search per batch for candidates in the index
+    """The workers' one search per batch for candidates in the fingerprints index
     (``fingerprint_holders``, paged with ``search_after``) returns exactly the pages holding
-    one of the terms, with their seq, fingerprints and group, but not the batch's own."""
+    one of the terms, with their seq and fingerprints, but not the batch's own."""
     from neardup.ingest.store import engine
 
     docs = stored_corpus
@@ -91,10 +91,9 @@ def test_fingerprint_holders_are_every_page_sharing_a_term(
             and d.fp_config == config and set(d.fingerprints) & set(terms)}
     assert len(want) > 20 and {h[0] for h in got} == want and len(got) == len(want)
     by_id = {d.id: d for d in docs}
-    for hit_id, seq, cfg, fps, group in got:
+    for hit_id, seq, cfg, fps in got:
         d = by_id[hit_id]
-        assert (seq, cfg, sorted(fps), group) == (d.seq, config, sorted(set(d.fingerprints)),
-                                                  d.dup_group)
+        assert (seq, cfg, fps) == (d.seq, config, sorted(set(d.fingerprints)))
 
 
 def test_update_groups_reports_each_item(os_store: Any, stored_corpus: list[Any]) -> None:

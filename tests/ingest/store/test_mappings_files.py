@@ -8,7 +8,7 @@ import pytest
 from neardup.ingest import templates
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
-from neardup.ingest.store import client_from_env, default_index
+from neardup.ingest.store import client_from_env, default_index, engine
 from neardup.ingest.store.base import StoredDocument
 
 
@@ -44,9 +44,26 @@ def test_pages_mapping_covers_the_stored_document() -> None:
     assert mapping["dynamic"] == "strict"
     props = mapping["properties"]
     assert set(StoredDocument("x", "", [], "c", 0).to_source()) == set(props)
-    assert props["fingerprints"]["index_options"] == "docs"
-    assert props["fingerprints"]["norms"] is False and props["fingerprints"]["doc_values"] is True
+    # kept for inspection only: the candidate search is the fingerprints index's
+    assert props["fingerprints"]["index"] is False and props["fingerprints"]["doc_values"] is False
     assert props["dup_group"]["type"] == "keyword"
+
+
+def test_fingerprints_mapping_holds_what_the_candidate_path_reads() -> None:
+    body = templates.render("fingerprints-template", "news", shards=2)
+    assert body["index_patterns"] == ["news-fingerprints"]
+    assert body["priority"] > templates.render("pages-template", "news")["priority"]
+    assert body["template"]["settings"]["index"]["number_of_shards"] == 2
+    mapping = body["template"]["mappings"]
+    assert mapping["dynamic"] == "strict"
+    props = mapping["properties"]
+    doc = StoredDocument("x", "body", ["f"], "c", 3, url="u", site="s", content="main")
+    assert set(engine._fingerprints_source(doc)) == set(props)
+    assert engine._fingerprints_source(doc)["content"] == "main"  # the verified text
+    fps = props["fingerprints"]
+    assert fps["index_options"] == "docs" and fps["norms"] is False and fps["doc_values"] is True
+    assert props["content"]["index"] is False
+    assert templates.template_names("news")["fingerprints-template"] == "news-fingerprints"
 
 
 def test_mappings_dir_from_the_settings(tmp_path: Path) -> None:

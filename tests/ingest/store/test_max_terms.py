@@ -74,7 +74,7 @@ ENGINES: dict[str, tuple[type[EngineStore], Callable[[dict[str, Any]], Exception
 
 
 class Node:
-    """An index of ``docs`` (``id``, ``seq``, ``fingerprints``, ``dup_group``) answering the
+    """A fingerprints index of ``docs`` (``id``, ``seq``, ``fingerprints``) answering the
     holders search and ``GET <index>/_settings`` as the engine does, with ``limit`` as its
     ``index.max_terms_count``."""
 
@@ -94,6 +94,7 @@ class Node:
     def get_settings(self, *, index: str, name: str, include_defaults: bool,
                      flat_settings: bool) -> dict[str, Any]:
         assert (name, include_defaults, flat_settings) == ("index.max_terms_count", True, True)
+        assert index == "pages-fingerprints"  # the candidate search's index
         self.settings_reads += 1
         if self.settings_error is not None:
             raise self.settings_error
@@ -102,6 +103,7 @@ class Node:
         return {index: {"settings": {"index.max_terms_count": str(self.limit)}, "defaults": {}}}
 
     def search(self, *, index: str, body: dict[str, Any]) -> dict[str, Any]:
+        assert index == "pages-fingerprints"
         self.before_search(self)
         query = body["query"]["bool"]
         terms = query["filter"][0]["terms"]["fingerprints"]
@@ -122,16 +124,16 @@ class Node:
         if "search_after" in body:
             after = tuple(body["search_after"])
             hits = [d for d in hits if (d["seq"], d["id"]) > after]
-        fields = body["docvalue_fields"]
+        assert body["docvalue_fields"] == ["id", "seq"]
         out = []
         for d in hits[:body["size"]]:
-            f: dict[str, Any] = {"id": [d["id"]], "seq": [d["seq"]]}
-            if "fingerprints" in fields:
-                f["fingerprints"] = sorted(d["fingerprints"])
-            if d["dup_group"]:
-                f["dup_group"] = [d["dup_group"]]
-            out.append({"_index": index, "_id": d["id"], "_score": None, "fields": f,
-                        "sort": [d["seq"], d["id"]]})
+            hit = {"_index": index, "_id": d["id"], "_score": None,
+                   "fields": {"id": [d["id"]], "seq": [d["seq"]]}, "sort": [d["seq"], d["id"]]}
+            if body["_source"] == ["fingerprints"]:
+                hit["_source"] = {"fingerprints": d["fingerprints"]}
+            else:
+                assert body["_source"] is False
+            out.append(hit)
         return {"took": 1, "timed_out": False, "_shards": shards, "hits": {"hits": out}}
 
     def close(self) -> None:
@@ -141,7 +143,7 @@ class Node:
 def _docs(n: int = 60, seed: int = 5) -> list[dict[str, Any]]:
     """``n`` pages of 12 fingerprints out of 200, many shared; seqs not in id order."""
     rng = random.Random(seed)
-    return [{"id": f"p{i:03d}", "seq": rng.randrange(1000), "dup_group": f"p{i - i % 4:03d}",
+    return [{"id": f"p{i:03d}", "seq": rng.randrange(1000),
              "fingerprints": rng.sample([f"t{t:03d}" for t in range(200)], 12)}
             for i in range(n)]
 
