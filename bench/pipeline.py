@@ -2,8 +2,9 @@
 
 (a) ``neardup ingest --wait`` + 2 Celery workers, timed from the start of ``ingest`` until every
     document is indexed with its ``dup_group`` and searchable, vs plain ``opensearchpy.helpers.bulk`` of the same
-    documents (the same ``_source`` the pipeline indexes: body, fingerprints, url, site, ...,
-    into an index made from the same template) on the same node, in the same run, each into a
+    documents (the same documents the pipeline indexes: each page's ``_source`` — body,
+    url, site, ... — into an index made from the pages template, and its fingerprints document
+    into one made from the fingerprints template) on the same node, in the same run, each into a
     fresh index. ``--engine elasticsearch`` (or an Elasticsearch node at ``--url``) runs the same
     on Elasticsearch, the bulk side through its official client's ``helpers.bulk``. The bulk side gets its documents already fingerprinted (untimed: they are
     fingerprinted as the helper pulls them, and that time is taken out of ``bulk_s``; the
@@ -132,6 +133,7 @@ def bench_pipeline(
 ) -> dict[str, Any]:
     from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
     from neardup.ingest.store import client_from_env, open_store
+    from neardup.ingest.store.engine import fingerprints_document
 
     settings = _settings(engine, url)
 
@@ -160,12 +162,18 @@ def bench_pipeline(
         t0 = time.perf_counter()
         write_bench_corpus(path, n_docs)
         corpus_s = time.perf_counter() - t0
-        # plain bulk: the same sources into an index made from the same template, fingerprinted
-        # as the helper pulls them (that time is taken out of the bulk's: it is untimed)
+        # plain bulk: the same documents into indices made from the same templates (a page's
+        # source into the pages index, its fingerprints into the fingerprints index),
+        # fingerprinted as the helper pulls them (that time is taken out of the bulk's: it is
+        # untimed)
         config = fingerprint_config("web")
         sources = _Timed(
-            {"_index": bulk_index, "_id": p.doc.id, "_source": p.doc.to_source()}
-            for p in prepare_lines(read_lines(path), config, 1) if p.doc is not None
+            action for p in prepare_lines(read_lines(path), config, 1) if p.doc is not None
+            for action in (
+                {"_index": bulk_index, "_id": p.doc.id, "_source": p.doc.to_source()},
+                {"_index": f"{bulk_index}-fingerprints", "_id": p.doc.id,
+                 "_source": fingerprints_document(p.doc)},
+            )
         )
         bulk_store = open_store("engine", settings, client=client, index=bulk_index)
         bulk_store.install()
@@ -176,15 +184,16 @@ def bench_pipeline(
             load = {"bulk_start": os.getloadavg()[0]}
             t0 = time.perf_counter()
             ok, errors = helpers.bulk(peer, sources, chunk_size=batch, raise_on_error=False)
-            peer.indices.refresh(index=bulk_index)
+            peer.indices.refresh(index=f"{bulk_index},{bulk_index}-fingerprints")
             bulk_wall_s = time.perf_counter() - t0
             bulk_s = bulk_wall_s - sources.s
             cpu["bulk_node"] = _node_cpu_s(client) - node_cpu
             load["bulk_end"] = os.getloadavg()[0]
             others = {"bulk": _others(client, node_ops, bulk_index)}
             assert ok == sources.n and not errors, errors
-            docs = sources.n
+            docs = sources.n // 2
             bulk_server = _server_phases(client, bulk_index)
+            bulk_server_fp = _server_phases(client, f"{bulk_index}-fingerprints")
             procs = _start_workers(workers, env, Path(tmp))
             redis_before = _redis_used_memory(env)
             node_cpu, workers_cpu = _node_cpu_s(client), _procs_cpu_s(procs)
@@ -224,10 +233,12 @@ def bench_pipeline(
             store: dict[str, Any] = {
                 "pipeline": _store_bytes(client, pipe_index),
                 "pipeline_fingerprints": _store_bytes(client, f"{pipe_index}-fingerprints"),
-                "bulk": _store_bytes(client, bulk_index)}
+                "bulk": _store_bytes(client, bulk_index),
+                "bulk_fingerprints": _store_bytes(client, f"{bulk_index}-fingerprints")}
             if force_merge:
                 t0 = time.perf_counter()
-                for index in (pipe_index, f"{pipe_index}-fingerprints", bulk_index):
+                for index in (pipe_index, f"{pipe_index}-fingerprints", bulk_index,
+                              f"{bulk_index}-fingerprints"):
                     _force_merge(client, settings.engine, index)
                 store["merged_s"] = round(time.perf_counter() - t0, 2)
                 time.sleep(STORE_STATS_CACHED_S)
@@ -235,6 +246,8 @@ def bench_pipeline(
                 store["pipeline_fingerprints_merged"] = _store_bytes(
                     client, f"{pipe_index}-fingerprints")
                 store["bulk_merged"] = _store_bytes(client, bulk_index)
+                store["bulk_fingerprints_merged"] = _store_bytes(
+                    client, f"{bulk_index}-fingerprints")
         finally:
             for p in procs:
                 p.terminate()
@@ -265,13 +278,15 @@ def bench_pipeline(
         "pipeline_index_b": round((store["pipeline"]["bytes"]
                                    + store["pipeline_fingerprints"]["bytes"]) / docs, 1),
         "pipeline_fingerprints_index_b": round(store["pipeline_fingerprints"]["bytes"] / docs, 1),
-        "bulk_index_b": round(store["bulk"]["bytes"] / docs, 1),
+        "bulk_index_b": round((store["bulk"]["bytes"] + store["bulk_fingerprints"]["bytes"])
+                              / docs, 1),
     }
     if force_merge:
         per_page["pipeline_index_merged_b"] = round(
             (store["pipeline_merged"]["bytes"] + store["pipeline_fingerprints_merged"]["bytes"])
             / docs, 1)
-        per_page["bulk_index_merged_b"] = round(store["bulk_merged"]["bytes"] / docs, 1)
+        per_page["bulk_index_merged_b"] = round(
+            (store["bulk_merged"]["bytes"] + store["bulk_fingerprints_merged"]["bytes"]) / docs, 1)
     record = {
         "bench": "pipeline-vs-bulk", "engine": settings.engine, "docs": docs, "workers": workers, "batch": batch,
         "bulk_s": round(bulk_s, 2), "bulk_docs_s": round(docs / bulk_s, 1),
@@ -288,9 +303,11 @@ def bench_pipeline(
         "index_store": store,
         "per_1000_pages": {"pipeline": _per_1000(server, docs),
                            "pipeline_fingerprints": _per_1000(server_fp, docs),
-                           "bulk": _per_1000(bulk_server, docs)},
+                           "bulk": _per_1000(bulk_server, docs),
+                           "bulk_fingerprints": _per_1000(bulk_server_fp, docs)},
         "workers_phases": worker_phases, "server_phases": server,
         "server_phases_fingerprints": server_fp, "bulk_server_phases": bulk_server,
+        "bulk_server_phases_fingerprints": bulk_server_fp,
         "cpu_s": {k: round(v, 2) for k, v in cpu.items()},
         "shared": {"others_ops": others, "load_1m": {k: round(v, 2) for k, v in load.items()}},
         "corpus_s": round(corpus_s, 2),

@@ -268,10 +268,9 @@ class Store(ABC):
         with_fingerprints: bool = True,
     ) -> list[tuple[str, int, str, list[str]]]:
         """Every stored document holding any of ``terms[fp_config]`` (of that config), but not
-        ``exclude_ids``: ``(id, seq, fp_config, fingerprints)``. Visible after
-        :meth:`refresh_candidates`. ``with_fingerprints=False`` leaves ``fingerprints`` empty
-        (for a caller that reads them with the verified texts anyway, :meth:`verifier_docs`:
-        the engine spares reading the hits' sources)."""
+        ``exclude_ids``: ``(id, seq, fp_config, fingerprints)``. Near-real-time.
+        ``with_fingerprints=False`` leaves ``fingerprints`` empty (for a caller that reads the
+        hits' sources anyway: the engine spares the doc-value fetch, half of such a search)."""
         raise NotImplementedError
 
     def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:
@@ -336,20 +335,6 @@ class Store(ABC):
         like :meth:`mget`, without transferring the bodies where the backend can)."""
         found = self.mget(ids, with_fingerprints="fingerprints" in fields)
         return {i: {f: d.to_source().get(f) for f in fields} for i, d in found.items()}
-
-    def verifier_docs(self, ids: Sequence[str]) -> dict[str, StoredDocument]:
-        """What the verifier reads of candidates a holders search just found: their
-        ``fingerprints``, ``fp_config``, ``seq``, site, URL and verified text (``body`` may be
-        left empty where the backend keeps the verified text apart). Reads what searches see
-        (no refresh). Default: :meth:`mget` with ``realtime=False``."""
-        return self.mget(ids, realtime=False)
-
-    def verifier_fields(
-        self, ids: Sequence[str], fields: Sequence[str]
-    ) -> dict[str, dict[str, Any]]:
-        """:meth:`fields` of the candidates a holders search just found, from where that search
-        looked (``fp_config``, ``fingerprints``). Default: :meth:`fields`."""
-        return self.fields(ids, fields)
 
     # -- search and inspection (what only a search engine does) -----------------------------
 
@@ -440,13 +425,6 @@ class Store(ABC):
 
     def refresh(self) -> None:  # noqa: B027 - optional hook
         """Make recent writes visible to search (no-op where writes are immediately visible)."""
-
-    def refresh_candidates(self) -> None:
-        """Make recent writes visible to the candidate search (:meth:`fingerprint_holders`)
-        only: the workers' refresh, every few tenths of a second. A search engine refreshes its
-        fingerprints index and leaves the pages index to its own refresh interval. Default:
-        :meth:`refresh`."""
-        self.refresh()
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

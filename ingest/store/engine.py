@@ -1,13 +1,16 @@
-"""The search-engine store: pages in one index, fingerprints as a ``keyword`` array, on
-OpenSearch or Elasticsearch (:mod:`neardup.ingest.store.opensearch`, :mod:`neardup.ingest.store.elasticsearch`).
+"""The search-engine store on OpenSearch or Elasticsearch (:mod:`neardup.ingest.store.opensearch`,
+:mod:`neardup.ingest.store.elasticsearch`): pages in the pages index (the user's: searched,
+collapsed, refreshed at its own interval), and each page's fingerprints as a ``keyword`` array
+in the fingerprints index (``<index>-fingerprints``: one small document per page without
+``_source``, the workers' candidate search; docs/scale.md).
 
 - indexing with ``helpers.streaming_bulk`` (bounded retries with exponential backoff on 429);
 - candidates with the query of :func:`neardup.ingest.store.query.build_candidate_query` (score = number of
   shared non-stoplisted fingerprints; ties by ``seq`` then ``id``);
 - group write-back with the update API under ``if_seq_no``/``if_primary_term``, one document
   at a time or as one ``_bulk`` of conditional updates (:meth:`EngineStore.update_groups`);
-- fingerprint frequencies with a partitioned ``terms`` aggregation on ``fingerprints`` and a
-  ``cardinality`` sub-aggregation on ``site``;
+- fingerprint frequencies counted from the pages' ``fingerprints`` in two passes of a scroll
+  (:mod:`neardup.ingest.store.frequencies`);
 - the stoplist in its own index, ``<index>-stoplist`` (one document per fingerprint), read
   through a short-lived cache so a worker does not fetch it for every document.
 
@@ -54,6 +57,7 @@ from neardup.ingest.store.errors import (
     StoreUnavailable,
     certificate_problem,
 )
+from neardup.ingest.store.frequencies import frequent_fingerprints
 from neardup.ingest.store.query import (
     GROUP_FIELD,
     MAX_WINDOW,
@@ -77,7 +81,7 @@ from neardup.ingest.store.query import (
 from neardup.ingest.store.ranking import candidate_terms
 from neardup.ingest.templates import install_templates, load
 
-__all__ = ["Dialect", "EngineStore", "translate_errors"]
+__all__ = ["Dialect", "EngineStore", "fingerprints_document", "translate_errors"]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -97,12 +101,9 @@ TRANSIENT_TYPES = frozenset({
     "primary_missing_action_exception",
 })
 _PAGE = 1000  # search_after page size for group members and the stoplist
-_FREQ_PAGE = 10000  # terms buckets per partition of the frequency aggregation
-# Site counts are exact up to this many sites and approximate beyond. The stoplist rule only asks
-# whether a fingerprint's sites are "a few" (StoplistConfig.max_sites, 3), and each bucket's
-# cardinality sketch costs memory in proportion: at 3000, 10,000 buckets tripped the request
-# circuit breaker of a 512 MB node.
-_SITES_EXACT = 100
+# A bound on the terms of a page, for the frequencies' first pass (16 rotations of 7 buckets
+# and the body hash make 113; a larger profile is seen in the pass, which then runs again).
+_TERMS_PER_PAGE_BOUND = 128
 # The most terms one ``terms`` query may carry is the index's ``index.max_terms_count`` (a dynamic
 # setting; this is its default on both engines, taken when the index's own cannot be read): a
 # batch with more usable fingerprints is searched in several requests. Only the ``terms`` query's
@@ -327,11 +328,9 @@ class EngineStore(Store):
 
     @_translated
     def refresh(self) -> None:
+        # both: the workers' refresh (a batch leaves the live set once its pages are found by
+        # the candidate search and read by id as searches see them)
         self.client.indices.refresh(index=f"{self.index},{self.fingerprints_index}")
-
-    @_translated
-    def refresh_candidates(self) -> None:
-        self.client.indices.refresh(index=self.fingerprints_index)
 
     @_translated
     def drop(self) -> None:
@@ -419,7 +418,7 @@ class EngineStore(Store):
                 source["ingested_at"] = now
             actions.append({"_op_type": op, "_index": self.index, "_id": doc.id, "_source": source})
             actions.append({"_op_type": op, "_index": self.fingerprints_index, "_id": doc.id,
-                            "_source": _fingerprints_source(doc)})
+                            "_source": fingerprints_document(doc)})
         extra: dict[str, Any] = {}
         if self.refresh_writes:
             extra["refresh"] = self.refresh_writes
@@ -507,33 +506,6 @@ class EngineStore(Store):
             index=self.index, body={"ids": list(ids)}, _source_includes=",".join(fields)
         )
         return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
-
-    @_translated
-    def verifier_fields(
-        self, ids: Sequence[str], fields: Sequence[str]
-    ) -> dict[str, dict[str, Any]]:
-        res = self.client.mget(index=self.fingerprints_index, body={"ids": list(ids)},
-                               _source_includes=",".join(fields), realtime=False)
-        return {h["_id"]: h.get("_source") or {} for h in res["docs"] if h.get("found")}
-
-    @_translated
-    def verifier_docs(self, ids: Sequence[str]) -> dict[str, StoredDocument]:
-        """The candidates' documents in the fingerprints index (found by a search there: read
-        as searches see them, no refresh), their verified text as ``content``."""
-        if not ids:
-            return {}
-        res = self.client.mget(index=self.fingerprints_index, body={"ids": list(ids)},
-                               realtime=False)
-        found = {}
-        for hit in res["docs"]:
-            if hit.get("found"):
-                src = hit["_source"]
-                found[hit["_id"]] = StoredDocument(
-                    str(hit["_id"]), "", list(src.get("fingerprints") or ()),
-                    src.get("fp_config"), src.get("seq"), src.get("url"), src.get("site"),
-                    content=src.get("content"),
-                )
-        return found
 
     # -- search and inspection ---------------------------------------------------------------
 
@@ -713,9 +685,8 @@ class EngineStore(Store):
                 doc_id = str(f["id"][0])
                 if doc_id in holders:  # holds terms of two parts
                     continue
-                source = h.get("_source") or {}
                 holders[doc_id] = (doc_id, int(f["seq"][0]), config,
-                                   sorted({str(x) for x in source.get("fingerprints", ())}))
+                                   [str(x) for x in f.get("fingerprints", ())])
             found += sorted(holders.values(), key=_seq_and_id)
         return found
 
@@ -810,7 +781,7 @@ class EngineStore(Store):
             body += [{"update": {"_index": self.index, "_id": doc.id, "retry_on_conflict": 5}},
                      {"doc": source},
                      {"index": {"_index": self.fingerprints_index, "_id": doc.id}},
-                     _fingerprints_source(doc)]
+                     fingerprints_document(doc)]
         answers = self._bulk_updates(body, "writes")
         return [
             PutResult(doc.id, True, result=info.get("result")) if status < 300 and terms < 300
@@ -876,59 +847,26 @@ class EngineStore(Store):
 
     @_translated
     def fingerprint_frequencies(self, min_count: int) -> dict[str, tuple[int, int]]:
-        """Exact on a single shard (the default layout). With several shards a ``terms``
-        aggregation may undercount; a warning is logged when the engine reports an error
-        bound."""
-        partitions = 1
-        while True:
-            result, complete = self._frequencies(min_count, partitions)
-            if complete:
-                return result
-            partitions *= 4  # a partition filled its page: split the term space finer
-            log.debug("fingerprint frequencies: retrying with %d partitions", partitions)
+        """Exact: two passes over the pages' own ``fingerprints`` (a scroll), the first keeping
+        a bounded summary of the frequent ones (:mod:`neardup.ingest.store.frequencies`). The
+        fingerprints index keeps no doc values, which a ``terms`` aggregation would need and
+        every write would pay for."""
+        return frequent_fingerprints(
+            self._fingerprints_and_sites, min_count,
+            self.document_count() * _TERMS_PER_PAGE_BOUND,
+        )
 
-    def _frequencies(
-        self, min_count: int, partitions: int
-    ) -> tuple[dict[str, tuple[int, int]], bool]:
-        result: dict[str, tuple[int, int]] = {}
-        for partition in range(partitions):
-            terms: dict[str, Any] = {
-                "field": "fingerprints",
-                "min_doc_count": max(1, min_count),
-                "size": _FREQ_PAGE,
-                "shard_size": _FREQ_PAGE * 2,
-            }
-            if partitions > 1:
-                terms["include"] = {"partition": partition, "num_partitions": partitions}
-            body = {
-                "size": 0,
-                "track_total_hits": False,
-                "aggs": {
-                    "fp": {
-                        "terms": terms,
-                        "aggs": {
-                            "sites": {
-                                "cardinality": {
-                                    "field": "site",
-                                    "precision_threshold": _SITES_EXACT,
-                                }
-                            }
-                        },
-                    }
-                },
-            }
-            agg = self.client.search(index=self.fingerprints_index, body=body)["aggregations"]["fp"]
-            buckets = agg["buckets"]
-            if len(buckets) >= _FREQ_PAGE:
-                return {}, False
-            if agg.get("doc_count_error_upper_bound"):
-                log.warning(
-                    "fingerprint frequencies may undercount by up to %s (several shards)",
-                    agg["doc_count_error_upper_bound"],
-                )
-            for b in buckets:
-                result[b["key"]] = (int(b["doc_count"]), int(b["sites"]["value"]))
-        return result, True
+    def _fingerprints_and_sites(self) -> Iterator[tuple[list[str], str | None]]:
+        with translate_errors(self.dialect):
+            for hit in self.dialect.helpers.scan(
+                self.client, index=self.index, query={"query": {"match_all": {}}},
+                _source_includes=["fingerprints", "site"], size=_PAGE, scroll="5m",
+            ):
+                source = hit.get("_source") or {}
+                fps = source.get("fingerprints")
+                site = source.get("site")
+                yield ([str(f) for f in fps] if isinstance(fps, list) else [],
+                       str(site) if site else None)
 
     @_translated
     def set_stoplist(self, fingerprints: Iterable[str | StoplistEntry]) -> None:
@@ -1047,11 +985,10 @@ def _terms_allowed(error: Any) -> int | None:
     return int(found.group(2)) if found else None
 
 
-def _fingerprints_source(doc: StoredDocument) -> dict[str, Any]:
-    """A page's document in the fingerprints index: what the candidate search and the
-    verifier read of it."""
+def fingerprints_document(doc: StoredDocument) -> dict[str, Any]:
+    """A page's document in the fingerprints index: what the candidate search reads of it."""
     return {"id": doc.id, "fingerprints": list(doc.fingerprints), "fp_config": doc.fp_config,
-            "seq": doc.seq, "site": doc.site, "url": doc.url, "content": doc.verified_text}
+            "seq": doc.seq, "site": doc.site}
 
 
 def _seq_and_id(hit: tuple[str, int, str, list[str]]) -> tuple[int, str]:

@@ -318,15 +318,14 @@ def build_holders_query(
     with_fingerprints: bool = True,
 ) -> dict[str, Any]:
     """Every page holding any of ``terms`` (of ``fp_config``) in the fingerprints index, with
-    its ``id``, ``seq`` and, unless ``with_fingerprints`` is false, its fingerprints (from
-    ``_source``: the field keeps no doc values, which would cost every write), unscored, in
+    its ``id``, ``seq`` and fingerprints (unless ``with_fingerprints`` is false), unscored, in
     pages sorted by ``seq``/``id`` (``search_after``): the candidates of a whole batch from
-    one search, ranked client-side. ``id`` and ``seq`` are doc values (``_id`` is a stored
-    field: reading it decompresses the block of stored sources it sits in).
+    one search, ranked client-side. Doc values only: the index keeps no ``_source``, and
+    ``_id`` is a stored field (reading it decompresses a block), so the ``id`` field names the
+    hit.
 
-    >>> q = build_holders_query(["b", "a"], "c", [], 10, False)
-    >>> q["docvalue_fields"], q["_source"]
-    (['id', 'seq'], False)
+    >>> build_holders_query(["b", "a"], "c", [], 10, False)["docvalue_fields"]
+    ['id', 'seq']
     """
     return {
         "size": size,
@@ -337,8 +336,8 @@ def build_holders_query(
             ],
             "must_not": [{"ids": {"values": list(exclude_ids)}}],
         }},
-        "_source": ["fingerprints"] if with_fingerprints else False,
-        "docvalue_fields": ["id", "seq"],
+        "stored_fields": "_none_",
+        "docvalue_fields": ["id", "seq", "fingerprints"] if with_fingerprints else ["id", "seq"],
         "sort": [{"seq": "asc"}, {"id": "asc"}],
         "track_total_hits": False,
     }
@@ -355,7 +354,7 @@ def build_short_query() -> dict[str, Any]:
     return {
         "size": MAX_WINDOW,
         "query": {"prefix": {"fingerprints": "b:"}},
-        "_source": False,
+        "docvalue_fields": ["id"],
         "sort": [{"seq": "asc"}, {"id": "asc"}],
         "track_total_hits": False,
     }

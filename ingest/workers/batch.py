@@ -134,11 +134,11 @@ def decide_batch(
     held_by: dict[str, tuple[str | None, Sequence[str]]]
     whole = len(fresh) <= MAX_WHOLE_READS
     if whole:
-        index_docs = store.verifier_docs(fresh) if fresh else {}
+        index_docs = store.mget(fresh, realtime=False) if fresh else {}
         held_by = {i: (d.fp_config, d.fingerprints) for i, d in index_docs.items()}
     else:
         held_by = {i: (f.get("fp_config"), f.get("fingerprints") or [])
-                   for i, f in store.verifier_fields(fresh, ["fp_config", "fingerprints"]).items()}
+                   for i, f in store.fields(fresh, ["fp_config", "fingerprints"]).items()}
     timings.add("cand_mget", time.perf_counter() - t0)
     for hit_id, hit_seq, config, _fps in hits:
         if hit_id in live_text:
@@ -157,7 +157,7 @@ def decide_batch(
     if not whole:
         unread = sorted({c for cs in ranked.values() for c in cs if c not in live_text})
         t0 = time.perf_counter()
-        index_docs = store.verifier_docs(unread) if unread else {}
+        index_docs = store.mget(unread, realtime=False) if unread else {}
         timings.add("cand_mget", time.perf_counter() - t0)
 
     def doc_of(doc_id: str) -> StoredDocument | None:

@@ -88,9 +88,9 @@ def test_indices_created_from_the_templates(os_client: Any, os_store: OpenSearch
         index=searched, fields="fingerprints", params={"include_defaults": "true"}
     )[searched]["mappings"]["fingerprints"]["mapping"]["fingerprints"]
     assert fp["type"] == "keyword" and fp["index_options"] == "docs"
-    assert fp["norms"] is False and fp["doc_values"] is True  # the stoplist's frequencies
-    terms = os_client.indices.get(index=searched)[searched]["mappings"]["properties"]
-    assert terms["content"]["index"] is False and terms["seq"]["type"] == "long"
+    assert fp["norms"] is False and fp["doc_values"] is False
+    terms = os_client.indices.get(index=searched)[searched]["mappings"]
+    assert terms["_source"] == {"enabled": False} and terms["properties"]["seq"]["type"] == "long"
     assert props["dup_group"]["type"] == "keyword"
     assert props["body"]["type"] == "text"
     assert props["seq"]["type"] == "long"

@@ -57,12 +57,11 @@ def test_fingerprints_mapping_holds_what_the_candidate_path_reads() -> None:
     mapping = body["template"]["mappings"]
     assert mapping["dynamic"] == "strict"
     props = mapping["properties"]
+    assert mapping["_source"] == {"enabled": False}  # the page's is in the pages index
     doc = StoredDocument("x", "body", ["f"], "c", 3, url="u", site="s", content="main")
-    assert set(engine._fingerprints_source(doc)) == set(props)
-    assert engine._fingerprints_source(doc)["content"] == "main"  # the verified text
+    assert set(engine.fingerprints_document(doc)) == set(props)
     fps = props["fingerprints"]
-    assert fps["index_options"] == "docs" and fps["norms"] is False and fps["doc_values"] is True
-    assert props["content"]["index"] is False
+    assert fps["index_options"] == "docs" and fps["norms"] is False and fps["doc_values"] is False
     assert templates.template_names("news")["fingerprints-template"] == "news-fingerprints"
 
 

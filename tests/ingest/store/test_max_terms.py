@@ -124,16 +124,14 @@ class Node:
         if "search_after" in body:
             after = tuple(body["search_after"])
             hits = [d for d in hits if (d["seq"], d["id"]) > after]
-        assert body["docvalue_fields"] == ["id", "seq"]
+        fields = body["docvalue_fields"]
         out = []
         for d in hits[:body["size"]]:
-            hit = {"_index": index, "_id": d["id"], "_score": None,
-                   "fields": {"id": [d["id"]], "seq": [d["seq"]]}, "sort": [d["seq"], d["id"]]}
-            if body["_source"] == ["fingerprints"]:
-                hit["_source"] = {"fingerprints": d["fingerprints"]}
-            else:
-                assert body["_source"] is False
-            out.append(hit)
+            f: dict[str, Any] = {"id": [d["id"]], "seq": [d["seq"]]}
+            if "fingerprints" in fields:
+                f["fingerprints"] = sorted(d["fingerprints"])
+            out.append({"_index": index, "_id": d["id"], "_score": None, "fields": f,
+                        "sort": [d["seq"], d["id"]]})
         return {"took": 1, "timed_out": False, "_shards": shards, "hits": {"hits": out}}
 
     def close(self) -> None:
