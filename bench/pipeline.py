@@ -133,7 +133,6 @@ def bench_pipeline(
 ) -> dict[str, Any]:
     from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
     from neardup.ingest.store import client_from_env, open_store
-    from neardup.ingest.store.engine import fingerprints_document
 
     settings = _settings(engine, url)
 
@@ -172,7 +171,7 @@ def bench_pipeline(
             for action in (
                 {"_index": bulk_index, "_id": p.doc.id, "_source": p.doc.to_source()},
                 {"_index": f"{bulk_index}-fingerprints", "_id": p.doc.id,
-                 "_source": fingerprints_document(p.doc)},
+                 "_source": p.doc.fingerprints_source()},
             )
         )
         bulk_store = open_store("engine", settings, client=client, index=bulk_index)

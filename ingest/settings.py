@@ -89,7 +89,11 @@ class Settings:
         "or `id:key` (docs/security.md)",
         secret=True,
     )
-    index: str = _var("NEARDUP_INDEX", "pages index (stoplist: `<index>-stoplist`)", "pages")
+    index: str = _var(
+        "NEARDUP_INDEX",
+        "pages index (stoplist: `<index>-stoplist`; the workers' candidate search: "
+        "`<index>-fingerprints`)", "pages",
+    )
     mappings_dir: Path | None = _var(
         "NEARDUP_MAPPINGS_DIR",
         "index templates and Dashboards objects (default: the packaged `mappings/`)",

@@ -343,9 +343,6 @@ def wait_for_groups(
         for i in range(0, len(missing), BATCH):
             pages = missing[i:i + BATCH]
             waiting[submitter.submit(pages)] = len(pages)
-    # the workers refresh the fingerprints index only; the pages index has its own interval:
-    # once, so that the pages are searchable when the wait returns
-    retry_call(submitter.store.refresh, budget=600.0)
     waited = time.monotonic() - start
     if report is not None:
         report.progress(total, waited, final=True)

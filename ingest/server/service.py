@@ -254,7 +254,6 @@ class IngestService:
         self._accepted.extend(keys)
         if keys and refresh:
             self.wait_searchable(keys)
-            self.store.refresh()  # the workers refresh the fingerprints index only
 
     def chrome_counts(self) -> SharedChromeCounts | None:
         """The index's site-chrome counts on the broker (docs/chrome.md, "The pipeline"),

@@ -97,6 +97,12 @@ class StoredDocument:
             "content": self.content,
         }
 
+    def fingerprints_source(self) -> dict[str, Any]:
+        """The page's document in a search engine's fingerprints index
+        (``mappings/fingerprints-template.json``): what the workers' candidate search reads."""
+        return {"id": self.id, "fingerprints": list(self.fingerprints),
+                "fp_config": self.fp_config, "seq": self.seq, "site": self.site}
+
     def to_staged(self, ingested_at: str | None = None) -> dict[str, Any]:
         """The page as a staged batch carries it (JSON, in Redis): what ingest made of it,
         nothing of a decision (no ``seq`` either: its batch's position gives it).
@@ -264,13 +270,12 @@ class Store(ABC):
         return out
 
     def fingerprint_holders(
-        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str],
-        with_fingerprints: bool = True,
-    ) -> list[tuple[str, int, str, list[str]]]:
+        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str]
+    ) -> list[tuple[str, int, str]]:
         """Every stored document holding any of ``terms[fp_config]`` (of that config), but not
-        ``exclude_ids``: ``(id, seq, fp_config, fingerprints)``. Near-real-time.
-        ``with_fingerprints=False`` leaves ``fingerprints`` empty (for a caller that reads the
-        hits' sources anyway: the engine spares the doc-value fetch, half of such a search)."""
+        ``exclude_ids``: ``(id, seq, fp_config)``, in ``(seq, id)`` order per config.
+        Near-real-time (after :meth:`refresh`); the hits' fingerprints and texts are read with
+        :meth:`mget`."""
         raise NotImplementedError
 
     def merge_fields(self, docs: Sequence[StoredDocument]) -> list[PutResult]:

@@ -81,7 +81,7 @@ from neardup.ingest.store.query import (
 from neardup.ingest.store.ranking import candidate_terms
 from neardup.ingest.templates import install_templates, load
 
-__all__ = ["Dialect", "EngineStore", "fingerprints_document", "translate_errors"]
+__all__ = ["Dialect", "EngineStore", "translate_errors"]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -418,7 +418,7 @@ class EngineStore(Store):
                 source["ingested_at"] = now
             actions.append({"_op_type": op, "_index": self.index, "_id": doc.id, "_source": source})
             actions.append({"_op_type": op, "_index": self.fingerprints_index, "_id": doc.id,
-                            "_source": fingerprints_document(doc)})
+                            "_source": doc.fingerprints_source()})
         extra: dict[str, Any] = {}
         if self.refresh_writes:
             extra["refresh"] = self.refresh_writes
@@ -668,16 +668,15 @@ class EngineStore(Store):
 
     @_translated
     def fingerprint_holders(
-        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str],
-        with_fingerprints: bool = True,
-    ) -> list[tuple[str, int, str, list[str]]]:
+        self, terms: Mapping[str, Collection[str]], exclude_ids: Sequence[str]
+    ) -> list[tuple[str, int, str]]:
         """Per config, the hits of one search of the fingerprints index for all its terms, in
         its order (``seq``, ``id``), though the terms go out in parts of at most
         ``index.max_terms_count`` (:meth:`_holder_hits`)."""
-        found: list[tuple[str, int, str, list[str]]] = []
+        found: list[tuple[str, int, str]] = []
         for config, wanted in terms.items():
-            holders: dict[str, tuple[str, int, str, list[str]]] = {}
-            for h in self._holder_hits(sorted(wanted), config, exclude_ids, with_fingerprints):
+            holders: dict[str, tuple[str, int, str]] = {}
+            for h in self._holder_hits(sorted(wanted), config, exclude_ids):
                 f = h.get("fields", {})
                 if "id" not in f:  # every page neardup writes has it (StoredDocument.to_source)
                     log.warning("a page of %s without an id field is not a candidate", config)
@@ -685,13 +684,12 @@ class EngineStore(Store):
                 doc_id = str(f["id"][0])
                 if doc_id in holders:  # holds terms of two parts
                     continue
-                holders[doc_id] = (doc_id, int(f["seq"][0]), config,
-                                   [str(x) for x in f.get("fingerprints", ())])
+                holders[doc_id] = (doc_id, int(f["seq"][0]), config)
             found += sorted(holders.values(), key=_seq_and_id)
         return found
 
     def _holder_hits(
-        self, wanted: list[str], config: str, exclude_ids: Sequence[str], with_fingerprints: bool
+        self, wanted: list[str], config: str, exclude_ids: Sequence[str]
     ) -> Iterator[dict[str, Any]]:
         """Every hit of the holders search for ``wanted``, sent in parts of at most
         :meth:`max_terms` terms (a page holding terms of several parts comes once per part). A
@@ -700,7 +698,7 @@ class EngineStore(Store):
         lo = 0
         while lo < len(wanted):
             part = wanted[lo:lo + self.max_terms()]
-            body = build_holders_query(part, config, exclude_ids, _PAGE, with_fingerprints)
+            body = build_holders_query(part, config, exclude_ids, _PAGE)
             try:
                 yield from self._paged(body, self.fingerprints_index)
             except self.dialect.api_error as exc:
@@ -781,7 +779,7 @@ class EngineStore(Store):
             body += [{"update": {"_index": self.index, "_id": doc.id, "retry_on_conflict": 5}},
                      {"doc": source},
                      {"index": {"_index": self.fingerprints_index, "_id": doc.id}},
-                     fingerprints_document(doc)]
+                     doc.fingerprints_source()]
         answers = self._bulk_updates(body, "writes")
         return [
             PutResult(doc.id, True, result=info.get("result")) if status < 300 and terms < 300
@@ -985,13 +983,7 @@ def _terms_allowed(error: Any) -> int | None:
     return int(found.group(2)) if found else None
 
 
-def fingerprints_document(doc: StoredDocument) -> dict[str, Any]:
-    """A page's document in the fingerprints index: what the candidate search reads of it."""
-    return {"id": doc.id, "fingerprints": list(doc.fingerprints), "fp_config": doc.fp_config,
-            "seq": doc.seq, "site": doc.site}
-
-
-def _seq_and_id(hit: tuple[str, int, str, list[str]]) -> tuple[int, str]:
+def _seq_and_id(hit: tuple[str, int, str]) -> tuple[int, str]:
     """The holders search's order: ``seq``, then ``id`` (a keyword, so code points: what
     Python's ``str`` order is too)."""
     return hit[1], hit[0]

@@ -314,17 +314,16 @@ def parse_group_details(response: Mapping[str, Any]) -> dict[str, dict[str, Any]
 
 
 def build_holders_query(
-    terms: Iterable[str], fp_config: str, exclude_ids: Sequence[str], size: int,
-    with_fingerprints: bool = True,
+    terms: Iterable[str], fp_config: str, exclude_ids: Sequence[str], size: int
 ) -> dict[str, Any]:
     """Every page holding any of ``terms`` (of ``fp_config``) in the fingerprints index, with
-    its ``id``, ``seq`` and fingerprints (unless ``with_fingerprints`` is false), unscored, in
-    pages sorted by ``seq``/``id`` (``search_after``): the candidates of a whole batch from
-    one search, ranked client-side. Doc values only: the index keeps no ``_source``, and
-    ``_id`` is a stored field (reading it decompresses a block), so the ``id`` field names the
-    hit.
+    its ``id`` and ``seq``, unscored, in pages sorted by ``seq``/``id`` (``search_after``): the
+    candidates of a whole batch from one search, ranked client-side (their fingerprints come
+    with their texts from the pages index). Doc values only: the index keeps no ``_source``,
+    and ``_id`` is a stored field (reading it decompresses a block), so the ``id`` field names
+    the hit.
 
-    >>> build_holders_query(["b", "a"], "c", [], 10, False)["docvalue_fields"]
+    >>> build_holders_query(["b", "a"], "c", [], 10)["docvalue_fields"]
     ['id', 'seq']
     """
     return {
@@ -337,7 +336,7 @@ def build_holders_query(
             "must_not": [{"ids": {"values": list(exclude_ids)}}],
         }},
         "stored_fields": "_none_",
-        "docvalue_fields": ["id", "seq", "fingerprints"] if with_fingerprints else ["id", "seq"],
+        "docvalue_fields": ["id", "seq"],
         "sort": [{"seq": "asc"}, {"id": "asc"}],
         "track_total_hits": False,
     }

@@ -118,8 +118,7 @@ def decide_batch(
                         live_text.setdefault(other.id, other)
     t0 = time.perf_counter()
     hits = store.fingerprint_holders(  # the store sorts them: equal batches ask alike
-        {c: o.one.keys() for c, o in mine.items() if o.one}, [d.id for d in docs],
-        with_fingerprints=False,
+        {c: o.one.keys() for c, o in mine.items() if o.one}, [d.id for d in docs]
     )
     timings.add("batch_query", time.perf_counter() - t0)
     timings.add("batch_hits", 0.0, len(hits))
@@ -140,7 +139,7 @@ def decide_batch(
         held_by = {i: (f.get("fp_config"), f.get("fingerprints") or [])
                    for i, f in store.fields(fresh, ["fp_config", "fingerprints"]).items()}
     timings.add("cand_mget", time.perf_counter() - t0)
-    for hit_id, hit_seq, config, _fps in hits:
+    for hit_id, hit_seq, config in hits:
         if hit_id in live_text:
             continue  # the live copy is the newer one
         hit_config, fps = held_by.get(hit_id, (None, ()))

@@ -253,9 +253,10 @@ def engine_index(engine: Any) -> Iterator[str]:
             basic_auth=f"{admin['OPENSEARCH_USER']}:{admin['OPENSEARCH_PASSWORD']}"
         )
     for path in (
-        f"{name},{name}-stoplist?ignore_unavailable=true",
+        f"{name},{name}-stoplist,{name}-fingerprints?ignore_unavailable=true",
         f"_index_template/{name}",
         f"_index_template/{name}-stoplist",
+        f"_index_template/{name}-fingerprints",
         f"_component_template/{name}-settings",
         f"_component_template/{name}-mappings",
     ):

@@ -188,9 +188,10 @@ def _wipe(client: Any, index: str) -> None:
     """Delete what the test created on the private node: both indices and the templates."""
     from neardup.ingest.templates import template_names
 
-    client.indices.delete(index=f"{index},{index}-stoplist", ignore_unavailable=True)
+    client.indices.delete(index=f"{index},{index}-stoplist,{index}-fingerprints",
+                          ignore_unavailable=True)
     names = template_names(index)
-    for stem in ("pages-template", "stoplist-template"):
+    for stem in ("pages-template", "stoplist-template", "fingerprints-template"):
         client.indices.delete_index_template(name=names[stem], ignore=404)
     for stem in ("pages-settings", "pages-mappings"):
         client.cluster.delete_component_template(name=names[stem], ignore=404)

@@ -8,7 +8,7 @@ import pytest
 from neardup.ingest import templates
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
-from neardup.ingest.store import client_from_env, default_index, engine
+from neardup.ingest.store import client_from_env, default_index
 from neardup.ingest.store.base import StoredDocument
 
 
@@ -59,7 +59,7 @@ def test_fingerprints_mapping_holds_what_the_candidate_path_reads() -> None:
     props = mapping["properties"]
     assert mapping["_source"] == {"enabled": False}  # the page's is in the pages index
     doc = StoredDocument("x", "body", ["f"], "c", 3, url="u", site="s", content="main")
-    assert set(engine.fingerprints_document(doc)) == set(props)
+    assert set(doc.fingerprints_source()) == set(props)
     fps = props["fingerprints"]
     assert fps["index_options"] == "docs" and fps["norms"] is False and fps["doc_values"] is False
     assert templates.template_names("news")["fingerprints-template"] == "news-fingerprints"
