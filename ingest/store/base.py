@@ -101,7 +101,7 @@ class StoredDocument:
         """The page's document in a search engine's fingerprints index
         (``mappings/fingerprints-template.json``): what the workers' candidate search reads."""
         return {"id": self.id, "fingerprints": list(self.fingerprints),
-                "fp_config": self.fp_config, "seq": self.seq, "site": self.site}
+                "fp_config": self.fp_config, "seq": self.seq}
 
     def to_staged(self, ingested_at: str | None = None) -> dict[str, Any]:
         """The page as a staged batch carries it (JSON, in Redis): what ingest made of it,

@@ -1,7 +1,7 @@
 """The search-engine store on OpenSearch or Elasticsearch (:mod:`neardup.ingest.store.opensearch`,
-:mod:`neardup.ingest.store.elasticsearch`): pages in the pages index (the user's: searched,
-collapsed, refreshed at its own interval), and each page's fingerprints as a ``keyword`` array
-in the fingerprints index (``<index>-fingerprints``: one small document per page without
+:mod:`neardup.ingest.store.elasticsearch`): pages in the pages index (what users search and
+collapse; it indexes no fingerprint), and each page's fingerprints as a ``keyword`` array in
+the fingerprints index (``<index>-fingerprints``: one small document per page without
 ``_source``, the workers' candidate search; docs/scale.md).
 
 - indexing with ``helpers.streaming_bulk`` (bounded retries with exponential backoff on 429);
@@ -249,9 +249,8 @@ class EngineStore(Store):
         self.client = client
         self.index = index
         self.stoplist_index = f"{index}-stoplist"
-        # The workers' candidate path (mappings/fingerprints-template.json): one document per
-        # page, its fingerprints as terms and what the verifier reads. Searched and refreshed
-        # by the workers, so the pages index keeps its own refresh interval.
+        # The workers' candidate search (mappings/fingerprints-template.json): one document per
+        # page, its fingerprints as terms, its id and seq as doc values, no _source.
         self.fingerprints_index = f"{index}-fingerprints"
         self.stoplist_ttl = stoplist_ttl
         self.refresh_writes = refresh_writes
