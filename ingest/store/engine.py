@@ -567,9 +567,8 @@ class EngineStore(Store):
     def find(
         self, text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20
     ) -> tuple[int, list[StoredDocument]]:
-        body = build_find_query(text, state, offset, size)
-        if state == "short":  # a page's terms are searched in the fingerprints index
-            body["query"]["bool"]["filter"] = [{"ids": {"values": self._short_pages()}}]
+        short = self._short_pages() if state == "short" else ()
+        body = build_find_query(text, state, offset, size, short)
         try:
             res = self.client.search(index=self.index, body=body)
         except self.dialect.not_found:

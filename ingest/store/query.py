@@ -534,16 +534,21 @@ FIND_FILTERS = ("pending", "error", "grouped", "short")
 
 
 def build_find_query(
-    text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20
+    text: str | None = None, state: str | None = None, offset: int = 0, size: int = 20,
+    short_ids: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Search body for the inspector's lookup: pages whose id or URL is ``text`` (first), or
     whose title or text matches it, optionally only those in ``state``
     (:data:`FIND_FILTERS`); a page of ``size`` hits from ``offset``. Without ``text``, the
-    pages in ``state`` in ingest order.
+    pages in ``state`` in ingest order. The pages index holds no searchable fingerprint, so
+    ``short`` is the pages ``short_ids`` (found in the fingerprints index:
+    :func:`build_short_query`).
 
     >>> q = build_find_query("https://a.example/x", "error", 20, 10)
     >>> q["from"], q["size"], q["query"]["bool"]["filter"]
     (20, 10, [{'term': {'status': 'error'}}])
+    >>> build_find_query(None, "short", short_ids=["p1"])["query"]["bool"]["filter"]
+    [{'ids': {'values': ['p1']}}]
     >>> [next(iter(c)) for c in q["query"]["bool"]["should"]]
     ['ids', 'term', 'multi_match']
     """
@@ -553,7 +558,7 @@ def build_find_query(
         raise ConfigError("offset + size must be at most 10000, size between 1 and 100")
     filters: list[dict[str, Any]] = []
     if state == "short":
-        filters.append({"prefix": {"fingerprints": "b:"}})
+        filters.append({"ids": {"values": list(short_ids)}})
     elif state is not None:
         filters.append({"term": {"status": state}})
     body: dict[str, Any] = {"from": offset, "size": size, "track_total_hits": True}

@@ -228,8 +228,10 @@ def test_find_query_looks_up_ids_urls_and_words_in_a_state() -> None:
     assert should[1] == {"term": {"url": {"value": "https://a.example/p", "boost": 50.0}}}
     assert body["query"]["bool"]["filter"] == [{"term": {"status": "pending"}}]
     assert (body["from"], body["size"]) == (40, 20)
-    short = build_find_query(None, "short")
-    assert short["query"] == {"bool": {"filter": [{"prefix": {"fingerprints": "b:"}}]}}
+    # the pages index holds no searchable fingerprint: short pages are the ids the
+    # fingerprints index names (build_short_query)
+    short = build_find_query(None, "short", short_ids=["p1", "p2"])
+    assert short["query"] == {"bool": {"filter": [{"ids": {"values": ["p1", "p2"]}}]}}
     assert short["sort"][0] == {"seq": {"order": "asc"}}
     for bad in ({"state": "lost"}, {"size": 0}, {"offset": 9_990, "size": 20}):
         with pytest.raises(ConfigError):
