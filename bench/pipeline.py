@@ -138,6 +138,8 @@ def bench_pipeline(
 
     tag = uuid.uuid4().hex[:8]
     pipe_index, bulk_index = f"neardup-bench-pipe-{tag}", f"neardup-bench-bulk-{tag}"
+    # each side's fingerprints index (templates.template_names: "<index>-fingerprints")
+    pipe_fp, bulk_fp = f"{pipe_index}-fingerprints", f"{bulk_index}-fingerprints"
     broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     env = dict(
         os.environ,
@@ -170,8 +172,7 @@ def bench_pipeline(
             action for p in prepare_lines(read_lines(path), config, 1) if p.doc is not None
             for action in (
                 {"_index": bulk_index, "_id": p.doc.id, "_source": p.doc.to_source()},
-                {"_index": f"{bulk_index}-fingerprints", "_id": p.doc.id,
-                 "_source": p.doc.fingerprints_source()},
+                {"_index": bulk_fp, "_id": p.doc.id, "_source": p.doc.fingerprints_source()},
             )
         )
         bulk_store = open_store("engine", settings, client=client, index=bulk_index)
@@ -183,7 +184,7 @@ def bench_pipeline(
             load = {"bulk_start": os.getloadavg()[0]}
             t0 = time.perf_counter()
             ok, errors = helpers.bulk(peer, sources, chunk_size=batch, raise_on_error=False)
-            peer.indices.refresh(index=f"{bulk_index},{bulk_index}-fingerprints")
+            peer.indices.refresh(index=f"{bulk_index},{bulk_fp}")
             bulk_wall_s = time.perf_counter() - t0
             bulk_s = bulk_wall_s - sources.s
             cpu["bulk_node"] = _node_cpu_s(client) - node_cpu
@@ -192,7 +193,7 @@ def bench_pipeline(
             assert ok == sources.n and not errors, errors
             docs = sources.n // 2
             bulk_server = _server_phases(client, bulk_index)
-            bulk_server_fp = _server_phases(client, f"{bulk_index}-fingerprints")
+            bulk_server_fp = _server_phases(client, bulk_fp)
             procs = _start_workers(workers, env, Path(tmp))
             redis_before = _redis_used_memory(env)
             node_cpu, workers_cpu = _node_cpu_s(client), _procs_cpu_s(procs)
@@ -220,7 +221,7 @@ def bench_pipeline(
             tasks = _worker_tasks(Path(tmp), workers)
             worker_phases = _worker_phases(tasks)
             server = _server_phases(client, pipe_index)
-            server_fp = _server_phases(client, f"{pipe_index}-fingerprints")
+            server_fp = _server_phases(client, pipe_fp)
             redis_keys = _redis_keys(env)
             client.indices.refresh(index=pipe_index)
             grouped = client.count(index=pipe_index,
@@ -231,22 +232,19 @@ def bench_pipeline(
             time.sleep(STORE_STATS_CACHED_S)
             store: dict[str, Any] = {
                 "pipeline": _store_bytes(client, pipe_index),
-                "pipeline_fingerprints": _store_bytes(client, f"{pipe_index}-fingerprints"),
+                "pipeline_fingerprints": _store_bytes(client, pipe_fp),
                 "bulk": _store_bytes(client, bulk_index),
-                "bulk_fingerprints": _store_bytes(client, f"{bulk_index}-fingerprints")}
+                "bulk_fingerprints": _store_bytes(client, bulk_fp)}
             if force_merge:
                 t0 = time.perf_counter()
-                for index in (pipe_index, f"{pipe_index}-fingerprints", bulk_index,
-                              f"{bulk_index}-fingerprints"):
+                for index in (pipe_index, pipe_fp, bulk_index, bulk_fp):
                     _force_merge(client, settings.engine, index)
                 store["merged_s"] = round(time.perf_counter() - t0, 2)
                 time.sleep(STORE_STATS_CACHED_S)
                 store["pipeline_merged"] = _store_bytes(client, pipe_index)
-                store["pipeline_fingerprints_merged"] = _store_bytes(
-                    client, f"{pipe_index}-fingerprints")
+                store["pipeline_fingerprints_merged"] = _store_bytes(client, pipe_fp)
                 store["bulk_merged"] = _store_bytes(client, bulk_index)
-                store["bulk_fingerprints_merged"] = _store_bytes(
-                    client, f"{bulk_index}-fingerprints")
+                store["bulk_fingerprints_merged"] = _store_bytes(client, bulk_fp)
         finally:
             for p in procs:
                 p.terminate()
