@@ -45,6 +45,7 @@ from neardup.ingest.store.base import (
     StoplistEntry,
     Store,
     StoredDocument,
+    fingerprint_terms,
     now_iso,
 )
 from neardup.ingest.store.errors import (
@@ -495,7 +496,7 @@ class EngineStore(Store):
         terms = candidate_terms(doc.fingerprints, self.stoplist())
         if not terms:
             return []  # the documented rule: no usable fingerprint, no candidates
-        body = build_candidate_query(terms, (), k, doc.id, doc.fp_config)
+        body = build_candidate_query(fingerprint_terms(terms), (), k, doc.id, doc.fp_config)
         res = self.client.search(index=self.fingerprints_index, body=body)
         return [Candidate(hit["_id"], int(round(hit["sort"][0]))) for hit in res["hits"]["hits"]]
 
@@ -674,7 +675,7 @@ class EngineStore(Store):
         found: list[tuple[str, int, str]] = []
         for config, wanted in terms.items():
             holders: dict[str, tuple[str, int, str]] = {}
-            for h in self._holder_hits(sorted(wanted), config, exclude_ids):
+            for h in self._holder_hits(fingerprint_terms(wanted), config, exclude_ids):
                 f = h.get("fields", {})
                 if "id" not in f:  # every page neardup writes has it (StoredDocument.to_source)
                     log.warning("a page of %s without an id field is not a candidate", config)

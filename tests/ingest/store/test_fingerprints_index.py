@@ -62,3 +62,12 @@ def test_a_page_whose_fingerprints_are_refused_is_not_written() -> None:
     assert [r.ok for r in results] == [True, False, False]
     assert results[1].error is not None and results[1].error.startswith("fingerprints not indexed")
     assert results[2].error == "400 mapper_parsing_exception: refused"  # the page's own error
+
+
+def test_the_fingerprints_index_keeps_the_first_eleven_characters_of_each() -> None:
+    bulk = _Bulk(set())
+    doc = StoredDocument("p0", "body", ["AAAAAAAAAAAbbbbbbbbbbb", "AAAAAAAAAAAccccccccccc",
+                                        "DDDDDDDDDDDeeeeeeeeeee"], "cfg", 0)
+    list(_store(bulk).put([doc]))
+    assert bulk.actions[1]["_source"]["fingerprints"] == ["AAAAAAAAAAA", "DDDDDDDDDDD"]
+    assert bulk.actions[0]["_source"]["fingerprints"] == doc.fingerprints  # the page: whole
