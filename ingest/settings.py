@@ -126,7 +126,8 @@ class Settings:
     )
     max_live_batches: int = _var(
         "NEARDUP_MAX_LIVE_BATCHES",
-        "accepted batches that may wait to be searchable at once (ingest waits beyond)", 8
+        "accepted batches that may wait to be decided and written at once (ingest waits "
+        "beyond)", 8
     )
     refresh_every: float = _var(
         "NEARDUP_REFRESH_EVERY",

@@ -450,5 +450,14 @@ class Store(ABC):
     def refresh(self) -> None:  # noqa: B027 - optional hook
         """Make recent writes visible to search (no-op where writes are immediately visible)."""
 
+    def refresh_written(self, wait: float = 0.0) -> None:
+        """Make every write finished before the call visible to the workers: to the candidate
+        search and to reads by id as searches see them (``mget(realtime=False)``), within
+        ``wait`` seconds when the backend's own refresh may do it meanwhile (a search
+        engine's pages index: :meth:`neardup.ingest.store.engine.EngineStore.refresh_written`);
+        at once otherwise. The workers' refresh
+        (:class:`~neardup.ingest.workers.refresher.Refresher`)."""
+        self.refresh()
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

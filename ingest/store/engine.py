@@ -87,6 +87,8 @@ __all__ = ["Dialect", "EngineStore", "translate_errors"]
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
+_OWN_REFRESH_POLL = 0.2  # seconds between two reads of the pages index's refresh counts
+
 TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
 # Error types of a node leaving or joining the cluster. A search that was reading a shard copy
 # on a node that has just gone answers 500 ``search_phase_execution_exception`` whose root
@@ -328,9 +330,49 @@ class EngineStore(Store):
 
     @_translated
     def refresh(self) -> None:
-        # both: the workers' refresh (a batch leaves the live set once its pages are found by
-        # the candidate search and read by id as searches see them)
         self.client.indices.refresh(index=f"{self.index},{self.fingerprints_index}")
+
+    @_translated
+    def refresh_written(self, wait: float = 0.0) -> None:
+        """The workers' refresh: the fingerprints index is refreshed (the candidate search
+        finds the pages written before the call), and the pages index is left to its own
+        refresh (``index.refresh_interval``, the user's) for up to ``wait`` seconds. A refresh
+        of a shard copy that *started* after the call has finished once the copy's count of
+        external refreshes (``_stats/refresh``) has gone up by two: refreshes of a shard run
+        one at a time, so the second started after the first had ended. Only when that does
+        not happen in time (no more writes coming, so no scheduled refresh either; a longer
+        interval or ``-1``; an idle shard; counts that cannot be read) is the pages index
+        refreshed here."""
+        before = self._pages_refreshes() if wait > 0 else None
+        self.client.indices.refresh(index=self.fingerprints_index)
+        if before is not None:
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline:
+                time.sleep(_OWN_REFRESH_POLL)
+                now = self._pages_refreshes()
+                if now is None:
+                    break
+                if all(now.get(copy, -1) >= n + 2 for copy, n in before.items()):
+                    return
+        self.client.indices.refresh(index=self.index)
+
+    def _pages_refreshes(self) -> dict[str, int] | None:
+        """``{shard copy: external refreshes}`` of the pages index; None when unknown."""
+        try:
+            answer = self.client.indices.stats(index=self.index, metric="refresh", level="shards")
+        except (self.dialect.api_error, *self.dialect.unreachable) as exc:
+            log.debug("refresh counts of %s unread: %s", self.index, exc)
+            return None
+        counts: dict[str, int] = {}
+        for name, stats in (answer.get("indices") or {}).items():
+            for shard, copies in (stats.get("shards") or {}).items():
+                for copy in copies:
+                    routing, refresh = copy.get("routing") or {}, copy.get("refresh") or {}
+                    if "external_total" not in refresh:
+                        return None  # an engine that does not tell them apart
+                    key = f"{name}/{shard}/{routing.get('node')}/{routing.get('primary')}"
+                    counts[key] = int(refresh["external_total"])
+        return counts or None
 
     @_translated
     def drop(self) -> None:

@@ -68,6 +68,19 @@ def _own_docs(pages: Sequence[StoredDocument]) -> list[StoredDocument]:
     return [StoredDocument(*_FIELDS(p)) for p in pages]
 
 
+def _read(store: Store, ids: Sequence[str]) -> dict[str, StoredDocument]:
+    """The pages ``ids`` (found by the candidate search) as searches see them
+    (``realtime=False``: no refresh of the pages index for them). Their batches left the live
+    set once the pages index's refresh had shown them; one that has not (a copy of the pages
+    index joined since, say) is read in real time instead."""
+    found = store.mget(ids, realtime=False) if ids else {}
+    late = [i for i in ids if i not in found]
+    if late:
+        found.update(store.mget(late))
+        timings.add("cand_late", 0.0, len(late))
+    return found
+
+
 def decide_batch(
     store: Store,
     staging: BatchStaging,
@@ -133,7 +146,7 @@ def decide_batch(
     held_by: dict[str, tuple[str | None, Sequence[str]]]
     whole = len(fresh) <= MAX_WHOLE_READS
     if whole:
-        index_docs = store.mget(fresh, realtime=False) if fresh else {}
+        index_docs = _read(store, fresh)
         held_by = {i: (d.fp_config, d.fingerprints) for i, d in index_docs.items()}
     else:
         held_by = {i: (f.get("fp_config"), f.get("fingerprints") or [])
@@ -156,7 +169,7 @@ def decide_batch(
     if not whole:
         unread = sorted({c for cs in ranked.values() for c in cs if c not in live_text})
         t0 = time.perf_counter()
-        index_docs = store.mget(unread, realtime=False) if unread else {}
+        index_docs = _read(store, unread)
         timings.add("cand_mget", time.perf_counter() - t0)
 
     def doc_of(doc_id: str) -> StoredDocument | None:

@@ -2,7 +2,10 @@
 
 A written batch stays live (:mod:`neardup.ingest.workers.staging`) until a refresh that started
 after its write has finished; a worker hands its written batches to its refresher and goes on
-deciding (docs/workers.md, "Deciding before indexing", step 7).
+deciding (docs/workers.md, "Deciding before indexing", step 7). The refresh is the store's
+:meth:`~neardup.ingest.store.base.Store.refresh_written`: on a search engine, the fingerprints
+index is refreshed, and the pages index's own refresh is waited for (up to
+:data:`OWN_REFRESH_WAIT` seconds) while more batches are on their way, which keep it coming.
 """
 
 from __future__ import annotations
@@ -11,13 +14,19 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 
 from neardup.ingest.workers.staging import BatchStaging
 
-__all__ = ["Refresher"]
+__all__ = ["OWN_REFRESH_WAIT", "Refresher"]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
+
+#: Seconds a refresh waits for the pages index's own (``refresh_interval``: 1 s by default)
+#: while other batches are on their way, before refreshing it itself: a written batch stays
+#: live (in Redis, and in each worker's memory) until then.
+OWN_REFRESH_WAIT = 3.0
 
 
 class Refresher:
@@ -29,7 +38,8 @@ class Refresher:
     engine is down) is tried again; if the process dies first, the next refresh of any worker
     prunes the batch, and ``ingest --wait`` re-sends a batch that makes no progress."""
 
-    def __init__(self, staging: BatchStaging, refresh: Callable[[], None], every: float) -> None:
+    def __init__(self, staging: BatchStaging, refresh: Callable[[float], None],
+                 every: float) -> None:
         self.staging, self.refresh, self.every = staging, refresh, every
         self._due = 0.0  # the latest write not yet known to be searchable
         self._cond = threading.Condition()
@@ -55,12 +65,14 @@ class Refresher:
             try:  # at most one refresh every `every` seconds, of this worker and of all
                 pause = max(self._last + self.every - time.monotonic(),
                             self.staging.last_refresh() + self.every - time.time())
-                if pause > 0 and not self.staging.undecided_count():
+                coming = self.staging.undecided_count() > 0
+                if pause > 0 and not coming:
                     pause = 0.0  # no other batch is on its way to share the refresh
                 if pause > 0:
                     time.sleep(min(pause, self.every))
                 self._last = time.monotonic()
-                self.staging.refresh_and_prune(self.refresh, due)
+                wait = OWN_REFRESH_WAIT if coming else 0.0
+                self.staging.refresh_and_prune(partial(self.refresh, wait), due)
             except Exception:  # noqa: BLE001 - the engine or the broker is away: again later
                 log.warning("could not make written batches searchable; retrying", exc_info=True)
                 time.sleep(1.0)

@@ -194,12 +194,15 @@ class BatchStaging:
         return max(0, int(live) - int(written))
 
     def wait_for_room(self, max_live: int, budget: float) -> bool:
-        """Block while ``max_live`` batches or more wait to be searchable, at most ``budget``
-        seconds (backpressure: the workers' view of the live pages, Redis' memory and the time
-        to searchable stay bounded); False when there is still no room."""
+        """Block while ``max_live`` batches or more wait to be decided and written, at most
+        ``budget`` seconds (backpressure: the workers' view of the live pages, Redis' memory
+        and the time to searchable stay bounded; the batches written and waiting for a refresh
+        do not count, for that wait is bounded by itself:
+        :data:`neardup.ingest.workers.refresher.OWN_REFRESH_WAIT`); False when there is still
+        no room."""
         deadline = time.monotonic() + budget
         delay = 0.01
-        while self.live_count() >= max_live:
+        while self.undecided_count() >= max_live:
             if time.monotonic() > deadline:
                 return False
             time.sleep(delay)

@@ -124,7 +124,7 @@ def _refresher(index: str | None, staging: BatchStaging, store: Store) -> Refres
     """This process's :class:`~neardup.ingest.workers.refresher.Refresher` for ``index``."""
     refresher: Refresher = _per_process(
         "refresher", index,
-        lambda _name: Refresher(staging, store.refresh, settings.refresh_every),
+        lambda _name: Refresher(staging, store.refresh_written, settings.refresh_every),
     )
     return refresher
 

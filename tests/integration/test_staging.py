@@ -8,7 +8,7 @@ import time
 
 from neardup.ingest.jsoncodec import loads_fast
 from neardup.ingest.store.base import StoredDocument
-from neardup.ingest.workers.refresher import Refresher
+from neardup.ingest.workers.refresher import OWN_REFRESH_WAIT, Refresher
 from neardup.ingest.workers.staging import BatchStaging
 
 
@@ -55,13 +55,15 @@ def test_the_refresher_makes_written_batches_searchable_sharing_refreshes(
     """Batches written within one interval share a refresh that started after the last of
     them; each leaves the live set, its pending pages with it; a failing refresh is retried."""
     started: list[float] = []
+    waits: list[float] = []  # how long each refresh may wait for the engine's own
     failures = [1]
 
-    def refresh() -> None:
+    def refresh(wait: float) -> None:
         if failures:
             failures.pop()
             raise ConnectionError("engine away")
         started.append(time.time())
+        waits.append(wait)
 
     keys = [staging.accept([page(f"r{i}")])[0] for i in range(5)]
     refresher = Refresher(staging, refresh, every=0.3)
@@ -79,11 +81,13 @@ def test_the_refresher_makes_written_batches_searchable_sharing_refreshes(
     refresher.written(at)
     assert refresher.idle(timeout=10) and staging.live() == [busy]
     assert started[-1] >= at and started[-1] - started[-2] >= 0.29
+    assert waits[-1] == OWN_REFRESH_WAIT  # the engine's own refresh keeps coming meanwhile
     # with every live batch written, nothing would share the wait: the refresh starts at once
     at = staging.mark_written(busy)
     refresher.written(at)
     assert refresher.idle(timeout=10) and staging.live() == []
     assert started[-1] >= at and started[-1] - started[-2] < 0.2
+    assert waits[-1] == 0.0  # no write is coming: the engine's own may not
 
 
 # A batch as the version before staged pages were StoredDocuments wrote it (its page_payload):
