@@ -23,8 +23,11 @@ For a batch accepted by ingest (staged in Redis: :mod:`neardup.ingest.workers.st
 Why the groups do not depend on workers, batches or arrival order: a page is visible to every
 worker from acceptance until it is searchable in the index (it leaves ``live`` only after a
 refresh that followed its write), and it is looked up after it was accepted; so of two pages
-sharing a fingerprint, the one decided last sees the other, and their pair is verified unless
-they are already in one group. The groups are the connected components of the joining pairs
+sharing a fingerprint, the one accepted last sees the other when its batch is decided
+(whatever the order of the decisions: the other's batch, accepted before, is live or
+searchable by then), and their pair is verified unless they are already in one group. A
+decision therefore looks only at the live batches accepted before its own (and at its own):
+those accepted after it look at it. The groups are the connected components of the joining pairs
 among all candidate pairs: a function of the pages alone (as long as no page has more than
 ``k`` candidates and the stoplist does not change).
 """
@@ -118,6 +121,8 @@ def decide_batch(
         by_config_docs.setdefault(d.fp_config, []).append((d.id, terms_of[d.id]))
     mine = {c: Owners(pages) for c, pages in by_config_docs.items()}  # the batch's own pages
     for live_key, live_batch in live.batches.items():
+        if live_batch.first_seq > batch.first_seq:
+            continue  # accepted after this one: its decision sees this batch (module doc)
         common = live_batch.shared if live_key == key else live_batch.all_fps & wanted
         for t, others in (live_batch.holders(common).items() if common else ()):
             for other in others:

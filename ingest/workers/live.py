@@ -74,6 +74,7 @@ class _LiveBatch:
     entries: list[StoredDocument]
     owners: Owners[int]  # fingerprint -> positions in entries
     accepted_at: float
+    first_seq: int  # the batch's place in the acceptance order
 
     @property
     def all_fps(self) -> KeysView[str]:
@@ -114,7 +115,8 @@ class LiveIndex:
 
     def _add(self, batch: StagedBatch) -> None:
         owners = Owners([(i, frozenset(p.fingerprints)) for i, p in enumerate(batch.pages)])
-        self.batches[batch.key] = _LiveBatch(batch.pages, owners, batch.accepted_at)
+        self.batches[batch.key] = _LiveBatch(batch.pages, owners, batch.accepted_at,
+                                             batch.first_seq)
 
     def pages(self, key: str) -> list[StoredDocument] | None:
         b = self.batches.get(key)

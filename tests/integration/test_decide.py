@@ -19,22 +19,28 @@ from neardup.ingest.workers.tasks import _compare_fn
 
 def _decide_all(
     store: Any, staging: BatchStaging, forest: RedisGroupForest, pages: list[Any],
-    all_live: bool = False,
+    mode: str = "refreshed",
 ) -> dict[str, str]:
-    """Accept ``pages`` in batches of 30, each decided and refreshed before the next is
-    accepted (so a batch finds the earlier ones in the index, none live), or (``all_live``)
-    every batch accepted before the first is decided and none made searchable (the index does
-    not refresh by itself: each batch finds all the others live only): ``{id: dup_group}`` as
-    indexed."""
+    """Accept ``pages`` in batches of 30 and decide them: ``{id: dup_group}`` as indexed.
+
+    ``refreshed``: each accepted, decided and refreshed before the next is accepted (a batch
+    finds the earlier ones in the index, none live). The index does not refresh by itself in
+    the others, and none is made searchable, so a batch finds the others live only:
+    ``unrefreshed``, each accepted and decided before the next is accepted; ``live``, every
+    batch accepted before the first is decided, in the order of acceptance; ``reversed``, the
+    same, the last accepted decided first."""
     compare = _compare_fn("web")
     chunks = [pages[i:i + 30] for i in range(0, len(pages), 30)]
-    keys = [staging.accept(chunk)[0] for chunk in chunks] if all_live else []
+    all_first = mode in ("live", "reversed")
+    keys = [staging.accept(chunk)[0] for chunk in chunks] if all_first else []
     live = LiveIndex()
-    for i, chunk in enumerate(chunks):
-        key = keys[i] if all_live else staging.accept(chunk)[0]
+    order = list(enumerate(chunks))
+    for n, (i, chunk) in enumerate(reversed(order) if mode == "reversed" else order):
+        key = keys[i] if all_first else staging.accept(chunk)[0]
         out = decide_batch(store, staging, forest, key, compare, live=live,
-                           searchable=(lambda at: None) if all_live else None)
-        assert out["errors"] == 0 and len(staging.live()) == len(keys), out
+                           searchable=None if mode == "refreshed" else (lambda at: None))
+        still = {"refreshed": 0, "unrefreshed": n + 1}.get(mode, len(chunks))
+        assert out["errors"] == 0 and len(staging.live()) == still, out
     store.refresh()
     got = store.mget([p.id for p in pages], with_fingerprints=False)
     assert len(got) == len(pages)
@@ -57,10 +63,11 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
     pages = stored_corpus
     runs = {}
     for name, limit in (("whole", batch.MAX_WHOLE_READS), ("fingerprints-first", 0),
-                        ("live", batch.MAX_WHOLE_READS)):
+                        ("unrefreshed", batch.MAX_WHOLE_READS), ("live", batch.MAX_WHOLE_READS),
+                        ("reversed", batch.MAX_WHOLE_READS)):
         store = OpenSearchStore(os_client, f"{index_name}-{name}", stoplist_ttl=0.0)
         store.install()
-        if name == "live":
+        if name in ("unrefreshed", "live", "reversed"):
             os_client.indices.put_settings(index=store.index,
                                            body={"index": {"refresh_interval": "-1"}})
         calls: list[int] = []
@@ -75,8 +82,8 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
         run_staging = BatchStaging(staging.redis, f"{staging.index}-{name}")
         run_forest = RedisGroupForest(staging.redis, run_staging.index)
         try:
-            runs[name] = _decide_all(store, run_staging, run_forest, pages,
-                                     all_live=name == "live")
+            mode = name if name in ("unrefreshed", "live", "reversed") else "refreshed"
+            runs[name] = _decide_all(store, run_staging, run_forest, pages, mode)
         finally:
             run_staging.clear()
             run_forest.clear()
@@ -86,4 +93,8 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
     whole = _partition(runs["whole"])
     assert _partition(runs["fingerprints-first"]) == whole
     assert _partition(runs["live"]) == whole  # found live, not in the index: the same groups
+    # each pair is seen by the later accepted of its two pages, its batch decided before or
+    # after the other's (a decision looks only at the live batches accepted before its own)
+    assert _partition(runs["unrefreshed"]) == whole
+    assert _partition(runs["reversed"]) == whole
     assert sum(1 for m in whole if len(m) > 1) >= 10  # near-duplicates were grouped
