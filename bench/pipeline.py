@@ -20,7 +20,10 @@
     ``--force-merge`` also merged to one segment). ``candidate_search_ms``: p50/p99 over the
     workers' tasks of a batch's candidate ``terms`` search (``batch_query_s`` in their logs).
     ``redis.families``: the run's keys by kind (staging, forest, chrome counts, the broker's
-    queues). ``per_1000_pages``: refreshes and merges, how many and ms. ``shared``: the
+    queues). ``candidate_search_replay``: the first 20 batches' candidate searches sent again
+    to the quiet node at the end, the node's CPU a page for the search alone (less its idle
+    CPU) and the wall time a batch — with bulk's node CPU a page, the least the design's one
+    search a batch costs the node. ``per_1000_pages``: refreshes and merges, how many and ms. ``shared``: the
     operations on other indices during each side and the load average, since the node's CPU
     is everyone's.
 
@@ -168,13 +171,18 @@ def bench_pipeline(
         # fingerprinted as the helper pulls them (that time is taken out of the bulk's: it is
         # untimed)
         config = fingerprint_config("web")
-        sources = _Timed(
-            action for p in prepare_lines(read_lines(path), config, 1) if p.doc is not None
-            for action in (
-                {"_index": bulk_index, "_id": p.doc.id, "_source": p.doc.to_source()},
-                {"_index": bulk_fp, "_id": p.doc.id, "_source": p.doc.fingerprints_source()},
-            )
-        )
+        sample: list[str] = []  # the first pages' ids, for the replay of their candidate searches
+
+        def bulk_actions() -> Iterator[dict[str, Any]]:
+            for p in prepare_lines(read_lines(path), config, 1):
+                if p.doc is None:
+                    continue
+                if len(sample) < REPLAY_BATCHES * batch:
+                    sample.append(p.doc.id)
+                yield {"_index": bulk_index, "_id": p.doc.id, "_source": p.doc.to_source()}
+                yield {"_index": bulk_fp, "_id": p.doc.id, "_source": p.doc.fingerprints_source()}
+
+        sources = _Timed(bulk_actions())
         bulk_store = open_store("engine", settings, client=client, index=bulk_index)
         bulk_store.install()
         procs: list[subprocess.Popen[bytes]] = []
@@ -223,6 +231,8 @@ def bench_pipeline(
             server = _server_phases(client, pipe_index)
             server_fp = _server_phases(client, pipe_fp)
             redis_keys = _redis_keys(env)
+            replay = _replay_searches(open_store("engine", settings, client=client,
+                                                 index=pipe_index), client, sample, batch)
             client.indices.refresh(index=pipe_index)
             grouped = client.count(index=pipe_index,
                                    body={"query": {"term": {"status": "grouped"}}})["count"]
@@ -297,6 +307,7 @@ def bench_pipeline(
         "redis": {"used_memory_before": redis_before, "used_memory_after": redis_after,
                   "used_memory_delta": redis_after - redis_before, "run_keys_bytes": run_bytes,
                   "chrome_sketch_bytes": sketch, **redis_keys},
+        "candidate_search_replay": replay,
         "index_store": store,
         "per_1000_pages": {"pipeline": _per_1000(server, docs),
                            "pipeline_fingerprints": _per_1000(server_fp, docs),
@@ -330,6 +341,44 @@ def _row(r: dict[str, Any]) -> str:
             f"| {c['p50']} / {c['p99']} "
             f"| {p['redis_keys_b']:.0f} (+ {r['redis']['chrome_sketch_bytes'] / 2**20:.0f}) "
             f"| {p['pipeline_index_b']:.0f} / {p['bulk_index_b']:.0f} |")
+
+
+# Batches whose candidate searches are sent again once the pipeline is done (_replay_searches).
+REPLAY_BATCHES = 20
+IDLE_S = 3.0  # seconds the node's own CPU is measured over first (background merges)
+
+
+def _replay_searches(store: Any, client: Any, ids: list[str], batch: int) -> dict[str, Any]:
+    """The candidate searches of the first pages' batches, sent again to the quiet node once
+    the pipeline is done, as a worker sends them (``Store.fingerprint_holders``: every usable
+    fingerprint of the batch — as the pipeline indexed the page, its site chrome masked —,
+    the batch's own ids left out), against the whole index: the node's CPU a page for the
+    search alone (less its CPU when idle, measured first), at the end size, and its wall time
+    a batch. With the bulk side's node CPU a page, what the design's one search a batch costs
+    the node at the least."""
+    stop = store.stoplist()
+    batches = [list(store.mget(ids[i:i + batch]).values()) for i in range(0, len(ids), batch)]
+    cpu0, t0 = _node_cpu_s(client), time.perf_counter()
+    time.sleep(IDLE_S)
+    idle_rate = (_node_cpu_s(client) - cpu0) / (time.perf_counter() - t0)
+    walls: list[float] = []
+    cpu0, t0 = _node_cpu_s(client), time.perf_counter()
+    hits = 0
+    for part in batches:
+        terms: dict[str, set[str]] = {}
+        for d in part:
+            terms.setdefault(d.fp_config, set()).update(set(d.fingerprints) - stop)
+        t1 = time.perf_counter()
+        hits += len(store.fingerprint_holders(terms, [d.id for d in part]))
+        walls.append(time.perf_counter() - t1)
+    wall = time.perf_counter() - t0
+    cpu = max(0.0, _node_cpu_s(client) - cpu0 - idle_rate * wall)
+    n = sum(len(b) for b in batches)
+    return {"batches": len(batches), "pages": n, "hits": hits,
+            "node_cpu_ms_per_page": round(1000 * cpu / max(n, 1), 4),
+            "idle_node_cpu_s_per_s": round(idle_rate, 3),
+            "p50_ms": _ms(_quantile(sorted(walls), 0.5)),
+            "p99_ms": _ms(_quantile(sorted(walls), 0.99))}
 
 
 def _quantile(values: list[float], q: float) -> float:
