@@ -44,13 +44,19 @@ def _visible(store: OpenSearchStore, ids: list[str]) -> set[str]:
     return set(store.mget(ids, realtime=False))
 
 
+def _written(store: OpenSearchStore, interval: str, n: int) -> list[str]:
+    """Pages ``0..n-1`` written into the pages index refreshing every ``interval``: their ids."""
+    store.client.indices.put_settings(index=store.index,
+                                      body={"index": {"refresh_interval": interval}})
+    pages = [_page(i) for i in range(n)]
+    assert all(r.ok for r in store.put(pages))
+    return [p.id for p in pages]
+
+
 def test_while_writes_go_on_the_pages_index_refreshes_on_its_own(
     os_store: OpenSearchStore, refreshed: list[str]
 ) -> None:
-    os_store.client.indices.put_settings(index=os_store.index,
-                                         body={"index": {"refresh_interval": "200ms"}})
-    first = [_page(i) for i in range(20)]
-    assert all(r.ok for r in os_store.put(first))
+    ids = _written(os_store, "200ms", 20)
     stop = threading.Event()
 
     def keep_writing() -> None:  # other workers' batches: the schedule keeps refreshing
@@ -68,7 +74,6 @@ def test_while_writes_go_on_the_pages_index_refreshes_on_its_own(
         stop.set()
         writer.join()
     assert refreshed == [os_store.fingerprints_index]  # the pages index: its own schedule
-    ids = [p.id for p in first]
     assert _visible(os_store, ids) == set(ids)
     holders = os_store.fingerprint_holders({"cfg": [_fingerprint(i) for i in range(20)]}, [])
     assert {h[0] for h in holders} == set(ids)
@@ -77,11 +82,8 @@ def test_while_writes_go_on_the_pages_index_refreshes_on_its_own(
 def test_without_a_schedule_the_call_refreshes_the_pages_index(
     os_store: OpenSearchStore, refreshed: list[str]
 ) -> None:
-    os_store.client.indices.put_settings(index=os_store.index,
-                                         body={"index": {"refresh_interval": "-1"}})
-    pages = [_page(i) for i in range(5)]
-    assert all(r.ok for r in os_store.put(pages))
-    assert _visible(os_store, [p.id for p in pages]) == set()
+    ids = _written(os_store, "-1", 5)
+    assert _visible(os_store, ids) == set()
     os_store.refresh_written(wait=1.0)
     assert refreshed == [os_store.fingerprints_index, os_store.index]
-    assert _visible(os_store, [p.id for p in pages]) == {p.id for p in pages}
+    assert _visible(os_store, ids) == set(ids)
