@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from support.ci import IN_CI, unavailable
 from support.server import Stack
+from support.wait import wait_for
 from support.workers import ROOT
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -245,6 +246,11 @@ def inspector_pages(stack: Stack, grouped: dict[str, dict[str, Any]],
     )
     assert pending.returncode == 0, pending.stderr
     stack.refresh()
+    # a written batch stays pending (accepted, not yet searchable) until the pages index's own
+    # refresh has shown it, up to 3 s (docs/workers.md, step 7): wait for the waiting page alone
+    with stack.http() as http:
+        wait_for(lambda: http.get("/api/overview").json()["status"].get("pending"),
+                 "the written pages to leave the pending state", 30, until=lambda n: n == 1)
     assert found["river-member"]["dup_group"] == "river-rep", found["river-member"]
     assert found["short-b"]["dup_group"] == "short-a" and found["short-c"]["dup_group"] == "short-c"
     return {**grouped, **found}
