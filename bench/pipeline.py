@@ -356,6 +356,8 @@ def _replay_searches(store: Any, client: Any, ids: list[str], batch: int) -> dic
     search alone (less its CPU when idle, measured first), at the end size, and its wall time
     a batch. With the bulk side's node CPU a page, what the design's one search a batch costs
     the node at the least."""
+    from neardup.ingest.store.ranking import candidate_terms
+
     stop = store.stoplist()
     batches = [list(store.mget(ids[i:i + batch]).values()) for i in range(0, len(ids), batch)]
     cpu0, t0 = _node_cpu_s(client), time.perf_counter()
@@ -367,7 +369,7 @@ def _replay_searches(store: Any, client: Any, ids: list[str], batch: int) -> dic
     for part in batches:
         terms: dict[str, set[str]] = {}
         for d in part:
-            terms.setdefault(d.fp_config, set()).update(set(d.fingerprints) - stop)
+            terms.setdefault(d.fp_config, set()).update(candidate_terms(d.fingerprints, stop))
         t1 = time.perf_counter()
         hits += len(store.fingerprint_holders(terms, [d.id for d in part]))
         walls.append(time.perf_counter() - t1)
