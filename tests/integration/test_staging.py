@@ -41,6 +41,17 @@ def test_batches_take_consecutive_seqs_and_stay_live_until_a_later_refresh(
     assert staging.live() == []
 
 
+def test_backpressure_counts_the_batches_not_yet_written(staging: BatchStaging) -> None:
+    """A written batch waiting for a refresh leaves room: ingest waits only on the batches the
+    workers have yet to decide."""
+    first, _ = staging.accept([page("w1")])
+    staging.accept([page("w2")])
+    assert not staging.wait_for_room(2, budget=0.2)  # two undecided
+    staging.mark_written(first)
+    assert staging.live_count() == 2  # still live: not refreshed
+    assert staging.wait_for_room(2, budget=0.2)
+
+
 def test_a_live_batch_never_indexed_is_claimed_once_for_requeueing(staging: BatchStaging) -> None:
     k1, _ = staging.accept([page("a")])
     k2, _ = staging.accept([page("b")])
