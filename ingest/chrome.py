@@ -493,6 +493,21 @@ class ChromeCounts:
         hashes.discard(0)
         self._observe_hashes(site, hashes)
 
+    def forget_text(self, site: str, text: str) -> None:
+        """Take back one page :meth:`observe_text` counted (a page deleted, or the old version
+        of a page that changed): the counts become those of the pages present. Counters
+        whose counts are sums (:class:`ExactCounter`, a plain sketch) only."""
+        hashes = set(page_hashes(site, text, self.rule.fold_digits)[0])
+        hashes.discard(0)
+        add = self._counter.add
+        for h in hashes:
+            add(h, -1)  # type: ignore[call-arg]
+        left = self._pages.get(site, 0) - 1
+        if left > 0:
+            self._pages[site] = left
+        else:
+            self._pages.pop(site, None)
+
     def merge(self, other: ChromeCounts) -> None:
         """Add the pages ``other`` observed (same rule; counters of one kind that merge:
         :class:`BoundedCounter`, :class:`ExactCounter`, plain :class:`SketchCounter`)."""
