@@ -51,6 +51,9 @@ COMMANDS: dict[str, Command] = {
         "neardup.ingest.commands.backfill",
         "tag the pages of an index another pipeline filled with their dup_group",
     ),
+    "delete": Command(
+        "neardup.ingest.commands.delete", "delete pages from the index and their groups"
+    ),
     "worker": Command("neardup.ingest.commands.worker", "run a Celery verification worker"),
     "search": Command(
         "neardup.ingest.commands.search", "collapsed search: one hit per near-duplicate group"

@@ -26,7 +26,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from neardup.ingest.chrome import DEFAULT_MIN_PAGES, ChromeCounts, ChromeRule, ExactCounter, site_key
+from neardup.ingest.chrome import (
+    DEFAULT_MIN_PAGES,
+    ChromeCounts,
+    ChromeRule,
+    ExactCounter,
+    site_key,
+)
 from neardup.ingest.extract import document_texts
 from neardup.ingest.pairs import page_site, siblings
 from neardup.ingest.pipeline import fingerprint_config, mask_chrome, prepare_document

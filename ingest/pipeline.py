@@ -82,6 +82,9 @@ class Prepared:
     # echoed in the output; None for a JSONL line.
     url: str | None = None
     offset: int | None = None
+    # The chrome site a plain-text page is counted under (site_key of its site and URL); None
+    # for an HTML page (never counted) and a line in error.
+    chrome_site: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -205,7 +208,9 @@ def _prepare_one(item: tuple[int, int, Page, Any, Limits],
     line_no, seq, page, config, limits = item
     doc_id = page.id
     try:
-        done = Prepared(line_no, doc_id, doc=prepare_document(page, seq, config, limits, chrome))
+        done = Prepared(line_no, doc_id, doc=prepare_document(page, seq, config, limits, chrome),
+                        chrome_site=None if page.field == "html"
+                        else site_key(page.site, page.url))
     except DocumentError as exc:
         done = Prepared.failed(line_no, exc, doc_id)
     except Exception as exc:  # a bug or an extractor crash: still one document's failure

@@ -12,7 +12,7 @@ changes nothing) and accepts again a page its batch lost.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, TextIO
 
@@ -25,6 +25,8 @@ from neardup.ingest.store.base import StoredDocument, now_iso
 from neardup.ingest.workers import tasks
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
+from neardup.ingest.workers.changes import ChangeLog
+from neardup.ingest.workers.repair import repairs_pending, wait_quiet
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import queue_consumers
 
@@ -54,6 +56,13 @@ def _batches(items: Iterable[Prepared], n: int) -> Iterator[list[Prepared]]:
         yield batch
 
 
+_SAME = ("body", "url", "site", "title")  # a page sent again with these equal is unchanged
+
+
+def _same(doc: StoredDocument, stored: Mapping[str, Any]) -> bool:
+    return all(getattr(doc, f) == stored.get(f) for f in _SAME)
+
+
 def wait_for_room(staging: Any, max_live: int, budget: float = 600.0) -> None:
     """Backpressure (:meth:`neardup.ingest.workers.staging.BatchStaging.wait_for_room`), through a broker
     restart; after ``budget`` seconds the batch is accepted all the same."""
@@ -78,15 +87,51 @@ class Submitter:
         self.accepted_at: dict[str, float] = {}
         self.searchable_at: dict[str, float] = {}  # batches seen out of the live set
         self.phases = {"prepare_s": 0.0, "check_s": 0.0, "accept_s": 0.0, "backpressure_s": 0.0}
+        self.changes = 0  # changes staged (new versions, deletes)
 
     def new_pages(
         self, docs: Sequence[StoredDocument]
     ) -> tuple[list[StoredDocument], list[StoredDocument]]:
-        """``(new, unchanged)``: the pages not yet indexed, and the others."""
+        """``(new, known)``: the pages not yet indexed, and the others."""
         t0 = time.perf_counter()
         found = retry_call(lambda: self.store.existing([d.id for d in docs]), budget=600.0)
         self.phases["check_s"] += time.perf_counter() - t0
         return [d for d in docs if d.id not in found], [d for d in docs if d.id in found]
+
+    def sort_pages(
+        self, docs: Sequence[StoredDocument]
+    ) -> tuple[list[StoredDocument], list[StoredDocument], list[StoredDocument]]:
+        """``(new, changed, unchanged)``: the pages neither indexed nor accepted yet; those
+        indexed or accepted with another text, URL, site or title (a new version); and the
+        others (sent again as they are: nothing to do)."""
+        new, known = self.new_pages(docs)
+        t0 = time.perf_counter()
+        pending = retry_call(lambda: self.staging.pending_pages([d.id for d in new]),
+                             budget=600.0, on=TRANSIENT) if self.mode != "update" else {}
+        stored = retry_call(lambda: self.store.fields([d.id for d in known], list(_SAME)),
+                            budget=600.0) if known else {}
+        self.phases["check_s"] += time.perf_counter() - t0
+        changed, same = [], []
+        for d in known:
+            old = stored.get(d.id)
+            (same if old is not None and _same(d, old) else changed).append(d)
+        for d in [d for d in new if d.id in pending]:
+            (same if _same(d, pending[d.id].to_source()) else changed).append(d)
+        return [d for d in new if d.id not in pending], changed, same
+
+    def stage_changes(self, changes: Sequence[dict[str, Any]]) -> None:
+        """Stage changes (new versions, deletes) of pages already accepted and queue a repair
+        (:mod:`neardup.ingest.workers.repair`)."""
+        if not changes:
+            return
+        log = ChangeLog(self.staging.redis, self.staging.index)
+        retry_call(lambda: log.stage(changes), budget=600.0, on=TRANSIENT)
+        self.changes += len(changes)
+        self.kick_repair()
+
+    def kick_repair(self) -> None:
+        tasks.publish_with_retry(lambda: tasks.queue_repair(
+            self.staging, self.profile, self.k, self.queue, force=True), budget=600.0)
 
     def submit(self, pages: list[StoredDocument]) -> str:
         t0 = time.perf_counter()
@@ -156,9 +201,11 @@ def ingest_prepared(
     batch: int = BATCH,
     on_error: Callable[[Prepared], Any] | None = None,
 ) -> dict[str, Any]:
-    """Accept prepared pages in batches of ``batch`` and queue their decisions; returns
-    ``{"accepted", "unchanged", "errors", "messages", "phases"}``."""
-    counts = {"accepted": 0, "unchanged": 0, "errors": 0, "messages": 0}
+    """Accept prepared pages in batches of ``batch`` and queue their decisions; a page already
+    accepted with another text (or URL, site, title) is a new version, staged as a change for a
+    repair (the last version to arrive wins). Returns ``{"accepted", "updated", "unchanged",
+    "errors", "messages", "phases"}``."""
+    counts = {"accepted": 0, "updated": 0, "unchanged": 0, "errors": 0, "messages": 0}
     now = now_iso()
     chunks = _batches(prepared, batch)
     while True:
@@ -168,6 +215,7 @@ def ingest_prepared(
         if chunk is None:
             break
         docs = []
+        counted: dict[str, str | None] = {}
         for p in chunk:
             if p.doc is None:
                 counts["errors"] += 1
@@ -175,10 +223,15 @@ def ingest_prepared(
                     on_error(p)
             else:
                 docs.append(p.doc)
+                counted[p.doc.id] = p.chrome_site
         if not docs:
             continue
-        fresh, same = submitter.new_pages(docs)
+        fresh, changed, same = submitter.sort_pages(docs)
         counts["unchanged"] += len(same)
+        if changed:
+            submitter.stage_changes([{"op": "put", "id": d.id, "doc": d, "counted": counted[d.id]}
+                                     for d in changed])
+            counts["updated"] += len(changed)
         if fresh:
             for d in fresh:  # ingested when this run started, every page of it
                 d.ingested_at = d.ingested_at or now
@@ -343,14 +396,31 @@ def wait_for_groups(
         for i in range(0, len(missing), BATCH):
             pages = missing[i:i + BATCH]
             waiting[submitter.submit(pages)] = len(pages)
+    # the changes staged and the chrome masks the pages' counts changed: the repairs
+    repaired = wait_quiet(staging.redis, staging.index,
+                          timeout=max(0.0, timeout - (time.monotonic() - start)),
+                          kick=_kicker(submitter))
     waited = time.monotonic() - start
     if report is not None:
         report.progress(total, waited, final=True)
+    if not repaired:
+        return {"waited_s": round(waited, 2), "indexed": done, "requeued": requeued,
+                "resent": resent, "timed_out": True, "pending": 0,
+                "repairs_pending": repairs_pending(staging.redis, staging.index)}
     flat = [lat for lat, n in latencies for _ in range(n)]
     return {"waited_s": round(waited, 2), "indexed": done, "requeued": requeued, "resent": resent,
             "failed": failed, "timed_out": False,
             "latency_s": {"p50": round(_percentile(flat, 0.5), 3),
                           "p99": round(_percentile(flat, 0.99), 3)}}
+
+
+def _kicker(submitter: Submitter) -> Callable[[], None]:
+    def kick() -> None:
+        try:
+            submitter.kick_repair()
+        except Exception:  # noqa: BLE001 - the broker may be down: again after the next stall
+            pass
+    return kick
 
 
 def submit_pages(

@@ -314,6 +314,18 @@ class Store(ABC):
         """How many stored documents have no ``dup_group`` (near-real-time)."""
         raise NotImplementedError
 
+    def delete(self, ids: Sequence[str]) -> int:
+        """Remove pages (a page deleted); returns how many were there."""
+        raise Unsupported("this store does not delete pages")
+
+    def fingerprinted_ids(self) -> Iterator[str]:
+        """Every page id the candidate index holds."""
+        raise Unsupported("this store has no separate candidate index")
+
+    def group_ids(self) -> Iterator[tuple[str, str]]:
+        """``(id, dup_group)`` of every page that carries a group."""
+        raise Unsupported("this store does not list groups")
+
     def existing(self, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are stored (real time)."""
         return set(self.mget(ids, with_fingerprints=False))

@@ -846,6 +846,44 @@ class EngineStore(Store):
         return int(self.client.count(index=self.index, body=body)["count"])
 
     @_translated
+    def delete(self, ids: Sequence[str]) -> int:
+        """Remove pages from both indices (a page deleted); returns how many pages the pages
+        index held."""
+        if not ids:
+            return 0
+        body: list[dict[str, Any]] = []
+        for doc_id in ids:
+            body += [{"delete": {"_index": self.index, "_id": doc_id}},
+                     {"delete": {"_index": self.fingerprints_index, "_id": doc_id}}]
+        res = self.client.bulk(body=body)
+        gone = 0
+        for item in res.get("items", [])[::2]:
+            info = item.get("delete", {})
+            if info.get("result") == "deleted":
+                gone += 1
+        return gone
+
+    def fingerprinted_ids(self) -> Iterator[str]:
+        """Every id the fingerprints index holds (a page deleted from the pages index behind
+        neardup's back keeps its document there)."""
+        with translate_errors(self.dialect):
+            for hit in self.dialect.helpers.scan(
+                self.client, index=self.fingerprints_index, query={"query": {"match_all": {}}},
+                size=5000, scroll="5m", _source=False, docvalue_fields=["id"]):
+                yield str(hit["_id"])
+
+    def group_ids(self) -> Iterator[tuple[str, str]]:
+        """``(id, dup_group)`` of every page of the pages index that carries a group."""
+        query = {"query": {"exists": {"field": "dup_group"}}}
+        with translate_errors(self.dialect):
+            for hit in self.dialect.helpers.scan(self.client, index=self.index, query=query,
+                                                 size=5000, scroll="5m",
+                                                 _source=["dup_group"]):
+                group = (hit.get("_source") or {}).get("dup_group")
+                if group:
+                    yield str(hit["_id"]), str(group)
+
+    @_translated
     def existing(self, ids: Sequence[str]) -> set[str]:
         if not ids:
             return set()

@@ -65,7 +65,8 @@ _compiled: ModuleType | None = select("neardup.ingest._text", None)
 
 __all__ = [
     "DEFAULT_MAX_AGE", "DEFAULT_MAX_WAIT", "RedisSketch", "SharedChromeCounts", "chrome_keys",
-    "chrome_text", "delayed_input", "observe_file", "observe_input",
+    "chrome_page_keys", "chrome_text", "counted_rules", "delayed_input", "observe_file",
+    "observe_input",
 ]
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -89,6 +90,19 @@ def chrome_keys(index: str, rule: ChromeRule) -> tuple[str, str, str]:
     """The Redis keys of ``index``'s counts under ``rule``: cells, pages per site, page ids."""
     base = f"{key_prefix(index)}chrome:{rule.identity}:"
     return base + "cells", base + "pages", base + "seen"
+
+
+def chrome_page_keys(index: str, rule: ChromeRule) -> tuple[str, str, str]:
+    """The Redis keys of ``index``'s counted pages under ``rule``: each page's site (a hash),
+    the sites whose counts changed since their pages were last masked (a set), and the prefix
+    of each site's set of counted pages."""
+    base = f"{key_prefix(index)}chrome:{rule.identity}:"
+    return base + "site-of", base + "dirty", base + "site:"
+
+
+def chrome_rules_key(index: str) -> str:
+    """The Redis set of the rules (identities) ``index``'s pages were counted under."""
+    return f"{key_prefix(index)}chrome-rules"
 
 
 class RedisSketch:
@@ -196,10 +210,13 @@ class SharedChromeCounts(ChromeCounts):
                  budget: float = 600.0) -> None:
         rule = rule or ChromeRule()
         cells, self._pages_key, self._seen_key = chrome_keys(index, rule)
+        self._site_of_key, self._dirty_key, self._site_prefix = chrome_page_keys(index, rule)
+        self._rules_key = chrome_rules_key(index)
         self.sketch = RedisSketch(client, cells, width, depth)
         super().__init__(rule, self.sketch, warmup=warmup)
         self._redis = client
         self._observe = script(client, "chrome_observe.lua")
+        self._forget_script = script(client, "chrome_forget.lua")
         self.budget = self.sketch.budget = budget
         self._site_pages: dict[str, int] = {}  # pages per site read ahead (prefetch)
         # line hashes and key lengths of the pages read ahead, by site and text
@@ -211,17 +228,72 @@ class SharedChromeCounts(ChromeCounts):
         broker outage (:func:`neardup.ingest.retry.retry_call`): a retry counts nothing twice."""
         if not pages:
             return 0
-        fold = self.rule.fold_digits
-        args: list[Any] = [len(pages)]
-        cells = self.sketch.cells_text
+        args: list[Any] = [len(pages), self.rule.identity]
         for doc_id, site, url, body in pages:
             s = site_key(site, url)
-            hashes = set(page_hashes(s, body, fold)[0])
-            hashes.discard(0)
-            args += [doc_id, s, cells(hashes)]
-        keys = [self.sketch.key, self._pages_key, self._seen_key]
+            args += [doc_id, s, self._cells(s, body)]
+        keys = self._page_keys() + [self._rules_key]
         return int(retry_call(transient(lambda: self._observe(keys=keys, args=args)),
                               budget=self.budget, on=TRANSIENT))
+
+    def _cells(self, site: str, body: str) -> str:
+        hashes = set(page_hashes(site, body, self.rule.fold_digits)[0])
+        hashes.discard(0)
+        return self.sketch.cells_text(hashes)
+
+    def _page_keys(self) -> list[str]:
+        return [self.sketch.key, self._pages_key, self._seen_key, self._site_of_key,
+                self._dirty_key, self._site_prefix]
+
+    def forget_pages(self, pages: Sequence[tuple[str, str]]) -> int:
+        """Take each ``(id, text it was counted with)`` back out of the counts (a page
+        deleted, or replaced by a new version): the counts become those of the pages present,
+        and the page's site is marked for masking again. A page not counted is skipped.
+        Returns how many were taken out."""
+        sites = self.site_of([doc_id for doc_id, _ in pages])
+        args: list[Any] = [0]
+        for doc_id, body in pages:
+            site = sites.get(doc_id)
+            if site is not None:
+                args += [doc_id, self._cells(site, body)]
+                args[0] += 1
+        if not args[0]:
+            return 0
+        keys = self._page_keys()
+        return int(retry_call(transient(lambda: self._forget_script(keys=keys, args=args)),
+                              budget=self.budget, on=TRANSIENT))
+
+    @transient
+    def site_of(self, ids: Sequence[str]) -> dict[str, str]:
+        """The chrome site each of ``ids`` was counted under (the pages counted only)."""
+        if not ids:
+            return {}
+        found = self._redis.hmget(self._site_of_key, list(ids))
+        return {i: text(s) for i, s in zip(ids, found, strict=True) if s is not None}
+
+    @transient
+    def site_pages(self, site: str) -> list[str]:
+        """The ids of the pages of ``site`` counted, sorted."""
+        return sorted(text(i) for i in self._redis.smembers(self._site_prefix + site))
+
+    @transient
+    def take_dirty(self) -> list[str]:
+        """The sites whose counts changed since their pages were last masked, forgotten as
+        they are read (:meth:`mark_dirty` puts back a site not done)."""
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.smembers(self._dirty_key)
+        pipe.delete(self._dirty_key)
+        found, _ = pipe.execute()
+        return sorted(text(s) for s in found)
+
+    @transient
+    def mark_dirty(self, sites: Collection[str]) -> None:
+        if sites:
+            self._redis.sadd(self._dirty_key, *sites)
+
+    @transient
+    def dirty_count(self) -> int:
+        return int(self._redis.scard(self._dirty_key))
 
     def _observe_hashes(self, site: str, hashes: Collection[int]) -> None:
         pipe = self._redis.pipeline(transaction=False)
@@ -263,6 +335,18 @@ class SharedChromeCounts(ChromeCounts):
                             for s, n in zip(names, counts, strict=True)}
         self.sketch.prefetch(hashes)
 
+    def prefetch_texts(self, site: str, texts: Iterable[str]) -> None:
+        """:meth:`prefetch` for pages given as their counted texts, all of ``site`` (a repair
+        masking a site's indexed pages again)."""
+        fold = self.rule.fold_digits
+        self.forget()
+        hashed = {(site, t): page_hashes(site, t, fold) for t in texts}
+        hashes = {h for found, _ in hashed.values() for h in found}
+        hashes.discard(0)
+        pages = self.pages(site)
+        self.sketch.prefetch(hashes)
+        self._hashed, self._site_pages = hashed, {site: pages}
+
     def forget(self) -> None:
         """Drop what :meth:`prefetch` read."""
         self._site_pages, self._hashed = {}, {}
@@ -282,7 +366,23 @@ class SharedChromeCounts(ChromeCounts):
     @transient
     def reset(self) -> None:
         """Forget every count of this index under this rule."""
-        self._redis.delete(self.sketch.key, self._pages_key, self._seen_key)
+        keys = [self.sketch.key, self._pages_key, self._seen_key, self._site_of_key,
+                self._dirty_key]
+        keys += list(self._redis.scan_iter(self._site_prefix + "*", count=1000))
+        self._redis.delete(*keys)
+        self._redis.srem(self._rules_key, self.rule.identity)
+
+
+def counted_rules(client: Any, index: str) -> list[ChromeRule]:
+    """The chrome rules ``index``'s pages were counted under (usually one)."""
+    names = sorted(text(r) for r in transient(client.smembers)(chrome_rules_key(index)))
+    out = []
+    for name in names:
+        try:
+            out.append(ChromeRule.from_identity(name))
+        except ValueError:
+            continue
+    return out
 
 
 def _countable(

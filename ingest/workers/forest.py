@@ -137,6 +137,21 @@ class RedisGroupForest:
         return [i for i, f in zip(ids, flags, strict=True) if f]
 
     @transient
+    def forget(self, ids: Sequence[str], groups: Sequence[str]) -> None:
+        """Take pages out of the forest, each its own group again, and forget the member lists
+        of ``groups`` (a repair decides whole groups again: no page outside ``ids`` points into
+        them)."""
+        pipe = self.redis.pipeline(transaction=True)
+        if ids:
+            pipe.hdel(self.k_parent, *ids)
+            pipe.hdel(self.k_pseq, *ids)
+            pipe.hdel(self.k_best, *ids)
+        if groups:
+            pipe.srem(self.k_roots_written, *groups)
+            pipe.delete(*[self._members_prefix + g for g in groups])
+        pipe.execute()
+
+    @transient
     def clear(self) -> None:
         """Forget this index's forest (a dropped index)."""
         keys = [self.k_parent, self.k_pseq, self.k_roots_written, self.k_best]

@@ -193,6 +193,12 @@ class BatchStaging:
         live, written = pipe.execute()
         return max(0, int(live) - int(written))
 
+    @transient
+    def undecided_before(self, seq: int) -> int:
+        """How many live batches accepted before ``seq`` are not yet written."""
+        keys = [text(k) for k in self.redis.zrangebyscore(self.k_live, "-inf", f"({seq}")]
+        return len(keys) - len(self.written_of(keys)) if keys else 0
+
     def wait_for_room(self, max_live: int, budget: float) -> bool:
         """Block while ``max_live`` batches or more wait to be decided and written, at most
         ``budget`` seconds (backpressure: the workers' view of the live pages, Redis' memory

@@ -34,11 +34,15 @@ from neardup.ingest.retry import TRANSIENT, backoff, retry_call
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import GroupUpdate, Store, StoredDocument
 from neardup.ingest.workers import timings
+from neardup.ingest.workers._redis import key_prefix
 from neardup.ingest.workers.app import app, broker_url, settings
 from neardup.ingest.workers.batch import DEFAULT_K, decide_batch
+from neardup.ingest.workers.changes import ChangeLog
 from neardup.ingest.workers.forest import RedisGroupForest
+from neardup.ingest.workers.gate import Gate, GateBusy
 from neardup.ingest.workers.live import live_index
 from neardup.ingest.workers.refresher import Refresher
+from neardup.ingest.workers.repair import repair, repairs_pending
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.verifier.compare import compare
 from neardup.verifier.config import VerifyConfig
@@ -50,6 +54,9 @@ __all__ = [
     "decide_batch_task",
     "mark_error",
     "open_forest",
+    "open_gate",
+    "queue_repair",
+    "repair_task",
     "open_staging",
     "open_task_store",
     "publish_with_retry",
@@ -222,11 +229,13 @@ def decide_batch_task(
             return {}
         staging = open_staging(index)
         store = open_task_store(index)
-        counts: dict[str, Any] = dict(decide_batch(
-            store, staging, open_forest(index), key, _compare_fn(profile), k, poison=mark_error,
-            searchable=_refresher(index, staging, store).written,
-        ))
+        with open_gate(index).deciding():
+            counts: dict[str, Any] = dict(decide_batch(
+                store, staging, open_forest(index), key, _compare_fn(profile), k,
+                poison=mark_error, searchable=_refresher(index, staging, store).written,
+            ))
         counts["requeued"] = _requeue_stale(self, staging, profile, k)
+        counts["repair"] = int(_repair_if_due(self, staging, profile, k))
         phases["batch_s"] = time.perf_counter() - t0
         counts.update((name, round(v, 4)) for name, v in phases.items())
         return counts
@@ -242,6 +251,73 @@ def decide_batch_task(
         ) from exc
     finally:
         timings.stop()
+
+
+def open_gate(index: str | None) -> Gate:
+    """This process's :class:`~neardup.ingest.workers.gate.Gate` for ``index``."""
+    gate: Gate = _per_process("gate", index, lambda name: Gate(open_staging(name).redis, name))
+    return gate
+
+
+def _queue_of(task: Task) -> str | None:
+    info = task.request.delivery_info
+    return info.get("routing_key") if info else None
+
+
+def _repair_if_due(task: Task, staging: BatchStaging, profile: str, k: int) -> bool:
+    """After a batch: queue a repair when changes wait for one, or when this was the last
+    undecided batch and sites wait to be masked again (best effort: ``--wait`` asks too)."""
+    try:
+        pending = repairs_pending(staging.redis, staging.index)
+        if pending["changes"] or (pending["sites"] and staging.undecided_count() == 0):
+            return queue_repair(staging, profile, k, _queue_of(task))
+    except Exception:
+        log.exception("could not look for repairs")
+    return False
+
+
+def queue_repair(staging: BatchStaging, profile: str = "web", k: int = DEFAULT_K,
+                 queue: str | None = None, force: bool = False) -> bool:
+    """Queue one ``neardup.repair`` of ``staging``'s index unless one is queued already (a
+    flag in Redis, cleared when a repair starts); True when queued."""
+    flag = key_prefix(staging.index) + "repair-queued"
+    if not staging.redis.set(flag, "1", nx=True, px=60_000) and not force:
+        return False
+    repair_task.apply_async((), {"index": staging.index, "profile": profile, "k": k},
+                            queue=queue, retry=True)
+    return True
+
+
+# The registered name is a wire contract (deployed workers, queued messages): never rename it.
+@app.task(bind=True, name="neardup.repair", acks_late=True, reject_on_worker_lost=True,  # type: ignore[untyped-decorator]
+          max_retries=None)
+def repair_task(self: Task, index: str | None = None, profile: str = "web",
+                k: int = DEFAULT_K) -> dict[str, Any]:
+    """Apply the staged changes and mask again the sites whose counts changed
+    (:func:`neardup.ingest.workers.repair.repair`), alone on the index; again later while
+    batches accepted before a change are undecided or another repair runs."""
+    staging = open_staging(index)
+    staging.redis.delete(key_prefix(staging.index) + "repair-queued")
+    phases = timings.start()
+    t0 = time.perf_counter()
+    try:
+        with open_gate(index).repairing():
+            done = repair(open_task_store(index), staging, open_forest(index),
+                          ChangeLog(staging.redis, staging.index), _compare_fn(profile))
+    except (GateBusy, *TRANSIENT) as exc:
+        log.info("repair of %s put off: %s", staging.index, exc)
+        raise self.retry(exc=exc, countdown=backoff(min(self.request.retries, 6),
+                                                    initial=0.2, cap=5.0)) from exc
+    finally:
+        timings.stop()
+    if done.get("waiting"):
+        raise self.retry(countdown=0.2)
+    pending = repairs_pending(staging.redis, staging.index)
+    if pending["changes"] or (pending["sites"] and staging.undecided_count() == 0):
+        queue_repair(staging, profile, k, _queue_of(self))
+    phases["repair_s"] = time.perf_counter() - t0
+    done.update((name, round(v, 4)) for name, v in phases.items())
+    return done
 
 
 # A live batch still not indexed this long after its acceptance lost its message (a broker that
