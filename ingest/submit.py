@@ -111,7 +111,8 @@ class Submitter:
         stored = retry_call(lambda: self.store.fields([d.id for d in known], list(_SAME)),
                             budget=600.0) if known else {}
         self.phases["check_s"] += time.perf_counter() - t0
-        changed, same = [], []
+        changed: list[StoredDocument] = []
+        same: list[StoredDocument] = []
         for d in known:
             old = stored.get(d.id)
             (same if old is not None and _same(d, old) else changed).append(d)

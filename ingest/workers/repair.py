@@ -151,13 +151,13 @@ def repair(
             later: list[str] = []
             for site in counter.take_dirty():
                 ids = counter.site_pages(site)
-                docs = {i: new_docs[i] for i in ids if i in new_docs}
-                rest = [i for i in ids if i not in docs and i not in removed]
-                docs.update(_mget(store, rest))
-                if len(docs) < len([i for i in ids if i not in removed]):
+                found = {i: new_docs[i] for i in ids if i in new_docs}
+                rest = [i for i in ids if i not in found and i not in removed]
+                found.update(_mget(store, rest))
+                if len(found) < len([i for i in ids if i not in removed]):
                     later.append(site)  # a page counted and not in the index yet: in flight
-                counter.prefetch_texts(site, [d.body for d in docs.values()])
-                for doc_id, doc in docs.items():
+                counter.prefetch_texts(site, [d.body for d in found.values()])
+                for doc_id, doc in found.items():
                     new = _remask(counter, site, doc)
                     if new is not None:
                         remasked[doc_id] = new

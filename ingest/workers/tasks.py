@@ -304,7 +304,7 @@ def repair_task(self: Task, index: str | None = None, profile: str = "web",
         with open_gate(index).repairing():
             done = repair(open_task_store(index), staging, open_forest(index),
                           ChangeLog(staging.redis, staging.index), _compare_fn(profile))
-    except (GateBusy, *TRANSIENT) as exc:
+    except (GateBusy, *TRANSIENT) as exc:  # type: ignore[misc]
         log.info("repair of %s put off: %s", staging.index, exc)
         raise self.retry(exc=exc, countdown=backoff(min(self.request.retries, 6),
                                                     initial=0.2, cap=5.0)) from exc
@@ -316,8 +316,9 @@ def repair_task(self: Task, index: str | None = None, profile: str = "web",
     if pending["changes"] or (pending["sites"] and staging.undecided_count() == 0):
         queue_repair(staging, profile, k, _queue_of(self))
     phases["repair_s"] = time.perf_counter() - t0
-    done.update((name, round(v, 4)) for name, v in phases.items())
-    return done
+    out: dict[str, Any] = dict(done)
+    out.update((name, round(v, 4)) for name, v in phases.items())
+    return out
 
 
 # A live batch still not indexed this long after its acceptance lost its message (a broker that
