@@ -101,13 +101,12 @@ class Submitter:
     def sort_pages(
         self, docs: Sequence[StoredDocument]
     ) -> tuple[list[StoredDocument], list[StoredDocument], list[StoredDocument]]:
-        """``(new, changed, unchanged)``: the pages neither indexed nor accepted yet; those
-        indexed or accepted with another text, URL, site or title (a new version); and the
-        others (sent again as they are: nothing to do)."""
+        """``(new, changed, unchanged)``: the pages not indexed yet (accepted again when
+        they are still undecided: their batch's message may have been lost); those indexed
+        with another text, URL, site or title (a new version); and the others (sent again as
+        they are: nothing to do)."""
         new, known = self.new_pages(docs)
         t0 = time.perf_counter()
-        pending = retry_call(lambda: self.staging.pending_pages([d.id for d in new]),
-                             budget=600.0, on=TRANSIENT) if self.mode != "update" else {}
         stored = retry_call(lambda: self.store.fields([d.id for d in known], list(_SAME)),
                             budget=600.0) if known else {}
         self.phases["check_s"] += time.perf_counter() - t0
@@ -116,9 +115,7 @@ class Submitter:
         for d in known:
             old = stored.get(d.id)
             (same if old is not None and _same(d, old) else changed).append(d)
-        for d in [d for d in new if d.id in pending]:
-            (same if _same(d, pending[d.id].to_source()) else changed).append(d)
-        return [d for d in new if d.id not in pending], changed, same
+        return new, changed, same
 
     def stage_changes(self, changes: Sequence[dict[str, Any]]) -> None:
         """Stage changes (new versions, deletes) of pages already accepted and queue a repair
@@ -398,9 +395,11 @@ def wait_for_groups(
             pages = missing[i:i + BATCH]
             waiting[submitter.submit(pages)] = len(pages)
     # the changes staged and the chrome masks the pages' counts changed: the repairs
-    repaired = wait_quiet(staging.redis, staging.index,
-                          timeout=max(0.0, timeout - (time.monotonic() - start)),
-                          kick=_kicker(submitter))
+    left = max(0.0, timeout - (time.monotonic() - start))
+    repaired = not isinstance(staging, BatchStaging) or wait_quiet(
+        staging.redis, staging.index,
+        timeout=min(left, idle_timeout) if idle_timeout is not None else left,
+        kick=_kicker(submitter))
     waited = time.monotonic() - start
     if report is not None:
         report.progress(total, waited, final=True)

@@ -38,10 +38,11 @@ from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
 from neardup.ingest.workers.chrome_counts import SharedChromeCounts, observe_input
+from neardup.ingest.workers.repair import repairs_pending, wait_quiet
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import queue_consumers
 
-__all__ = ["add_parser", "backfill", "count_chrome"]
+__all__ = ["add_parser", "backfill", "count_chrome", "find_dangling"]
 
 
 def add_parser(sub: Any) -> None:
@@ -63,6 +64,9 @@ def add_parser(sub: Any) -> None:
                    help="give up when no page has been tagged for this many seconds "
                    "(default: %(default)s)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--repair", action="store_true",
+                   help="find the pages deleted from the index behind neardup's back (their "
+                   "fingerprints left behind, groups named after them) and repair their groups")
     add_chrome_arguments(p)
     p.set_defaults(func=run)
 
@@ -84,6 +88,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     store.install()  # neardup's fields onto the index's mapping; its stoplist index
     queue = args.queue or settings.queue
+    if args.repair:
+        return _repair(store, args, settings, queue)
     submitter = Submitter(store, BatchStaging.from_url(broker_url(), args.index), args.profile,
                           args.candidates, queue, max_live=settings.max_live_batches,
                           mode="update")
@@ -111,6 +117,42 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"neardup backfill: gave up waiting: {summary.get('pending')} pages still "
               f"undecided (is a worker running on queue {queue!r}?)", file=sys.stderr)
         return 1
+    return 0
+
+
+def find_dangling(store: Any) -> tuple[list[str], list[str]]:
+    """``(gone, orphans)``: the pages whose fingerprints document outlived them (deleted from
+    the pages index behind neardup's back), and the pages whose ``dup_group`` names a page the
+    index no longer holds."""
+    fingerprinted = set(store.fingerprinted_ids())
+    groups = dict(store.group_ids())
+    present = set(groups)
+    present |= store.existing(sorted(fingerprinted - present)) if fingerprinted - present \
+        else set()
+    gone = sorted(fingerprinted - present)
+    orphans = sorted(i for i, g in groups.items() if g not in present)
+    return gone, orphans
+
+
+def _repair(store: Any, args: argparse.Namespace, settings: Settings, queue: str) -> int:
+    gone, orphans = find_dangling(store)
+    submitter = Submitter(store, BatchStaging.from_url(broker_url(), args.index), args.profile,
+                          args.candidates, queue)
+    try:
+        submitter.stage_changes([{"op": "delete", "id": i} for i in gone]
+                                + [{"op": "regroup", "id": i} for i in orphans])
+        summary: dict[str, Any] = {"deleted": len(gone), "regrouped": len(orphans)}
+        if submitter.changes:
+            staging = submitter.staging
+            done = wait_quiet(staging.redis, args.index, args.timeout,
+                              kick=submitter.kick_repair)
+            if not done:
+                summary["repairs_pending"] = repairs_pending(staging.redis, args.index)
+                print(json.dumps(summary))
+                return 1
+    finally:
+        store.close()
+    print(json.dumps(summary))
     return 0
 
 

@@ -172,12 +172,15 @@ def repair(
     # 3. the groups that held them, decided again
     old_of = {**_mget(store, sorted(touched - set(current))), **current}
     groups = {d.dup_group for d in old_of.values() if d.dup_group}
+    # a page deleted behind neardup's back: the forest still knows its group
+    gone = sorted((touched | removed) - set(old_of))
+    groups |= {r for i, r in forest.roots(gone).items()} if gone else set()
     members: dict[str, StoredDocument] = {}
     for g in sorted(groups):
         for m in store.group_members(g):
             members[m.id] = m
     todo = affected(touched | removed, lambda i: old_of[i].dup_group if i in old_of else None,
-                    lambda _gs: members.keys(), removed)
+                    lambda _gs: members.keys(), removed) | (set(members) - removed)
     docs: dict[str, StoredDocument] = {}
     for i in sorted(todo):
         d = new_docs.get(i) or members.get(i) or old_of.get(i)

@@ -1,0 +1,91 @@
+"""The parts a repair stands on, on a real redis-server: the decisions-or-repair gate, the
+staged changes in arrival order with the batches, and chrome counts that take pages back."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from neardup.ingest.chrome import ChromeRule
+from neardup.ingest.store.base import StoredDocument
+from neardup.ingest.workers._redis import connect
+from neardup.ingest.workers.changes import ChangeLog
+from neardup.ingest.workers.chrome_counts import SharedChromeCounts, counted_rules
+from neardup.ingest.workers.gate import Gate, GateBusy
+from neardup.ingest.workers.staging import BatchStaging
+from support.chrome_sites import EN_SITE
+
+
+@pytest.fixture
+def client(redis_url: str) -> Any:
+    return connect(redis_url)
+
+
+@pytest.fixture
+def index(client: Any) -> Iterator[str]:
+    name = f"neardup-test-repair-{uuid.uuid4().hex[:10]}"
+    yield name
+    for key in client.scan_iter(f"neardup:{name}:*", count=1000):
+        client.delete(key)
+
+
+def test_a_repair_waits_for_the_decisions_and_holds_new_ones_back(client: Any, index: str) -> None:
+    gate = Gate(client, index)
+    events: list[str] = []
+    with gate.deciding():
+        def repair() -> None:
+            with gate.repairing(budget=10):
+                events.append("repair")
+                time.sleep(0.3)
+                events.append("repair done")
+
+        t = threading.Thread(target=repair)
+        t.start()
+        time.sleep(0.3)
+        events.append("decision done")  # the repair is still waiting for this decision
+    time.sleep(0.1)
+    with gate.deciding(budget=10):  # a new decision waits for the repair
+        events.append("decision")
+    t.join()
+    assert events == ["decision done", "repair", "repair done", "decision"]
+    with gate.repairing(), pytest.raises(GateBusy):  # one repair at a time
+        with gate.repairing():
+            pass
+
+
+def test_changes_take_their_order_from_the_batches_sequencer(client: Any, index: str) -> None:
+    staging = BatchStaging(client, index)
+    log = ChangeLog(client, index)
+    doc = StoredDocument("a", "new text", ["f"], "cfg", 0)
+    _, first = staging.accept([StoredDocument("x", "t", ["f"], "cfg", 0)] * 3)
+    seqs = log.stage([{"op": "put", "id": "a", "doc": doc}, {"op": "delete", "id": "b"}])
+    assert seqs == [first + 3, first + 4]
+    assert staging.undecided_before(seqs[0]) == 1  # the batch accepted before the change
+    got = log.snapshot()
+    assert [(c.op, c.id, c.seq) for c in got] == [("put", "a", seqs[0]), ("delete", "b", seqs[1])]
+    assert got[0].doc is not None and got[0].doc.body == "new text" and got[0].doc.seq == seqs[0]
+    log.done(got[:1])
+    assert [c.id for c in log.snapshot()] == ["b"] and log.count() == 1
+
+
+def test_taking_pages_back_leaves_the_counts_of_the_pages_present(client: Any, index: str) -> None:
+    pages, _ = EN_SITE
+    rule = ChromeRule()
+    counts = SharedChromeCounts(client, index, rule, width=1 << 12)
+    rows = [(p["id"], p.get("site"), p.get("url"), p["text"]) for p in pages]
+    assert counts.observe_pages(rows[:10]) == 10
+    before = {p: counts.mask(counts.site_of([p])[p], t) for p, _, _, t in rows[:10]}
+    assert counts.observe_pages(rows[10:]) == len(rows) - 10
+    assert counts.take_dirty() == sorted({counts.site_of([r[0]])[r[0]] for r in rows})
+    assert counted_rules(client, index) == [rule]
+    assert counts.forget_pages([(r[0], r[3]) for r in rows[10:]]) == len(rows) - 10
+    assert counts.forget_pages([(rows[-1][0], rows[-1][3])]) == 0  # each page once
+    after = {p: counts.mask(counts.site_of([p])[p], t) for p, _, _, t in rows[:10]}
+    assert after == before
+    assert counts.dirty_count() == 1
+    assert counts.site_pages(counts.site_of([rows[0][0]])[rows[0][0]]) == sorted(
+        r[0] for r in rows[:10])
