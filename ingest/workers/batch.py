@@ -94,9 +94,11 @@ def decide_batch(
     poison: Poison | None = None,
     live: LiveIndex | None = None,
     searchable: Callable[[float], None] | None = None,
+    written_hook: Callable[[Sequence[StoredDocument]], None] | None = None,
 ) -> dict[str, int]:
     """Decide and index the batch ``key`` (see the module doc); idempotent. Returns counts.
 
+    ``written_hook(pages)`` is told the pages written (the repairs mask their sites again).
     ``searchable(written_at)`` makes the batch searchable (a
     :class:`~neardup.ingest.workers.refresher.Refresher`'s ``written``, in the background); without it, the batch is refreshed before returning."""
     loaded = staging.load([key])
@@ -249,6 +251,8 @@ def decide_batch(
     for doc_id, error in failed.items():
         if poison is not None:
             poison(None, doc_id, error)
+    if written_hook is not None:
+        written_hook([d for d in out if d.id in written])
     rewritten = rewrite_merged(store, forest, merged)
     written.update(rewritten)
     settle(store, forest, written)

@@ -48,7 +48,7 @@ from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.writeback import rewrite_merged
 from neardup.verifier.grouping import GROUPED, joins
 
-__all__ = ["repair", "repairs_pending", "wait_quiet"]
+__all__ = ["mark_written", "repair", "repairs_pending", "wait_quiet"]
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
@@ -65,6 +65,20 @@ def repairs_pending(client: Any, index: str) -> dict[str, int]:
     again (the work of a repair not yet done)."""
     sites = sum(c.dirty_count() for c in _counts(client, index).values())
     return {"changes": ChangeLog(client, index).count(), "sites": sites}
+
+
+def mark_written(client: Any, index: str, pages: Sequence[StoredDocument]) -> None:
+    """Mark the chrome sites of pages a batch just wrote, to be masked again by a repair: a
+    page is masked when it is prepared, and the counts may have moved before its write (a
+    repair that looked at its site before the page was in the index left it out)."""
+    by_rule: dict[str, list[str]] = {}
+    for d in pages:
+        rule = _rule_of(d)
+        if rule is not None:
+            by_rule.setdefault(rule, []).append(d.id)
+    for rule, ids in by_rule.items():
+        counts = SharedChromeCounts(client, index, ChromeRule.from_identity(rule))
+        counts.mark_dirty(set(counts.site_of(ids).values()))
 
 
 def _rule_of(doc: StoredDocument) -> str | None:
@@ -98,16 +112,20 @@ def repair(
     forest: RedisGroupForest,
     changes: ChangeLog,
     compare_fn: Callable[[str, str], Any],
+    sweep: bool = False,
 ) -> dict[str, int]:
     """One repair of the index (see the module doc); the caller holds the gate. Returns what it
     did: ``changes``, ``deleted``, ``remasked``, ``redecided``, ``compared``, ``joined``, or
-    ``waiting`` when batches accepted before a change are not written yet."""
+    ``waiting`` when batches accepted before a change are not written yet. The sites are
+    masked again when no batch is undecided, or with ``sweep`` (``--wait`` asking: a batch
+    whose message was lost stays undecided for a while; when it is written its sites are
+    marked again, so sweeping before is only work done twice)."""
     client = staging.redis
     snap = changes.snapshot()
     latest = max((c.seq for c in snap), default=0)
     if snap and staging.undecided_before(latest + 1):
         return {"waiting": 1}
-    sweep = staging.undecided_count() == 0
+    sweep = sweep or staging.undecided_count() == 0
     counts = _counts(client, staging.index)
     store.refresh()
 

@@ -42,7 +42,7 @@ from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.gate import Gate, GateBusy
 from neardup.ingest.workers.live import live_index
 from neardup.ingest.workers.refresher import Refresher
-from neardup.ingest.workers.repair import repair, repairs_pending
+from neardup.ingest.workers.repair import mark_written, repair, repairs_pending
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.verifier.compare import compare
 from neardup.verifier.config import VerifyConfig
@@ -233,6 +233,7 @@ def decide_batch_task(
             counts: dict[str, Any] = dict(decide_batch(
                 store, staging, open_forest(index), key, _compare_fn(profile), k,
                 poison=mark_error, searchable=_refresher(index, staging, store).written,
+                written_hook=lambda pages: mark_written(staging.redis, staging.index, pages),
             ))
         counts["requeued"] = _requeue_stale(self, staging, profile, k)
         counts["repair"] = int(_repair_if_due(self, staging, profile, k))
@@ -279,12 +280,14 @@ def _repair_if_due(task: Task, staging: BatchStaging, profile: str, k: int) -> b
 def queue_repair(staging: BatchStaging, profile: str = "web", k: int = DEFAULT_K,
                  queue: str | None = None, force: bool = False) -> bool:
     """Queue one ``neardup.repair`` of ``staging``'s index unless one is queued already (a
-    flag in Redis, cleared when a repair starts); True when queued."""
+    flag in Redis, cleared when a repair starts); True when queued. ``force`` (``--wait``
+    asking): queued anyway, and it masks the marked sites again even while batches are
+    undecided."""
     flag = key_prefix(staging.index) + "repair-queued"
     if not staging.redis.set(flag, "1", nx=True, px=60_000) and not force:
         return False
-    repair_task.apply_async((), {"index": staging.index, "profile": profile, "k": k},
-                            queue=queue, retry=True)
+    repair_task.apply_async((), {"index": staging.index, "profile": profile, "k": k,
+                                 "sweep": force}, queue=queue, retry=True)
     return True
 
 
@@ -292,7 +295,7 @@ def queue_repair(staging: BatchStaging, profile: str = "web", k: int = DEFAULT_K
 @app.task(bind=True, name="neardup.repair", acks_late=True, reject_on_worker_lost=True,  # type: ignore[untyped-decorator]
           max_retries=None)
 def repair_task(self: Task, index: str | None = None, profile: str = "web",
-                k: int = DEFAULT_K) -> dict[str, Any]:
+                k: int = DEFAULT_K, sweep: bool = False) -> dict[str, Any]:
     """Apply the staged changes and mask again the sites whose counts changed
     (:func:`neardup.ingest.workers.repair.repair`), alone on the index; again later while
     batches accepted before a change are undecided or another repair runs."""
@@ -303,15 +306,18 @@ def repair_task(self: Task, index: str | None = None, profile: str = "web",
     try:
         with open_gate(index).repairing():
             done = repair(open_task_store(index), staging, open_forest(index),
-                          ChangeLog(staging.redis, staging.index), _compare_fn(profile))
+                          ChangeLog(staging.redis, staging.index), _compare_fn(profile), sweep)
     except (GateBusy, *TRANSIENT) as exc:  # type: ignore[misc]
         log.info("repair of %s put off: %s", staging.index, exc)
         raise self.retry(exc=exc, countdown=backoff(min(self.request.retries, 6),
-                                                    initial=0.2, cap=5.0)) from exc
+                                                    initial=0.2, cap=5.0),
+                         kwargs={"index": index, "profile": profile, "k": k,
+                                 "sweep": sweep}) from exc
     finally:
         timings.stop()
     if done.get("waiting"):
-        raise self.retry(countdown=0.2)
+        raise self.retry(countdown=0.2, kwargs={"index": index, "profile": profile, "k": k,
+                                                "sweep": sweep})
     pending = repairs_pending(staging.redis, staging.index)
     if pending["changes"] or (pending["sites"] and staging.undecided_count() == 0):
         queue_repair(staging, profile, k, _queue_of(self))
