@@ -4,10 +4,11 @@ present, in the order they were last put."""
 
 from __future__ import annotations
 
-import neardup
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from neardup.ingest.incremental import IncrementalDedup
+
+import neardup
 
 T = 3  # chrome threshold: small, so that a few pages cross it
 
