@@ -543,9 +543,9 @@ def limits_table(limits: Limits = DEFAULT_LIMITS) -> str:
         ("`id`", "a string that is not blank, or an integer (its decimal digits: `7` and `\"7\"` "
          "are one id); not a boolean, float, null, array or object; no lone surrogate",
          f"{_bytes(limits.max_id_bytes)} in UTF-8", "`illegal_argument_exception`"),
-        ("`id` twice in one input", "the first record with a valid id claims it (even when the "
-         "rest of it is bad)", "", "CLI: `duplicate_id`; HTTP: `noop` (same page) or 409 "
-         "(another page)"),
+        ("`id` twice in one input", "CLI: the first record with a valid id claims it (even when "
+         "the rest of it is bad); HTTP: the items apply in order", "", "CLI: `duplicate_id`; HTTP: `noop` (same page) or "
+         "`updated` (another page: the later one wins)"),
         ("content: `text`, `html`, `rst`, `markdown`",
          "the first present (not null) is read; each present one is a string; lone "
          "surrogates become U+FFFD",

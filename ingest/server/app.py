@@ -1,6 +1,7 @@
 """``neardup serve``: HTTP ingest, an OpenSearch ``_bulk``-compatible endpoint, the inspector.
 
-Pages come in over HTTP (``POST /documents``, ``POST /_bulk``), go through the same pipeline as
+Pages come in over HTTP (``POST /documents``, ``POST /_bulk``; a new version or a delete of a
+page already accepted is staged as a change that a worker's repair applies), go through the same pipeline as
 ``neardup ingest`` (extract → sentences → fingerprints), are staged in Redis and queued; the
 Celery workers decide them and index each page once, with its ``dup_group``.
 ``GET /documents/{id}`` and ``GET /groups/{id}`` read the outcome, and ``/inspector`` shows the
@@ -61,6 +62,7 @@ def create_app(service: IngestService, config: ServerConfig | None = None) -> St
         Route("/readyz", svc_cfg(probes.readyz), methods=get),
         Route("/documents", svc_cfg(documents.post_documents), methods=post),
         Route("/documents/{doc_id:path}", svc(documents.get_document), methods=get),
+        Route("/documents/{doc_id:path}", svc(documents.delete_document), methods=["DELETE"]),
         Route("/groups/{group_id:path}", svc(documents.get_group), methods=get),
         Route("/_bulk", svc_cfg(compat.bulk), methods=post_put),
         Route("/api/groups", svc(inspector_api.api_groups), methods=get),
@@ -80,6 +82,7 @@ def create_app(service: IngestService, config: ServerConfig | None = None) -> St
         Route("/{index}/_mapping", svc_cfg(compat.put_mapping), methods=["PUT", "POST"]),
         Route("/{index}/_doc", svc_cfg(compat.put_document), methods=post),
         Route("/{index}/_doc/{doc_id:path}", svc_cfg(compat.put_document), methods=["PUT", "POST"]),
+        Route("/{index}/_doc/{doc_id:path}", svc(compat.delete_document), methods=["DELETE"]),
         Route("/{index}/_create/{doc_id:path}", svc_cfg(compat.put_document),
               methods=["PUT", "POST"]),
         Route("/{index}", svc(compat.head_index), methods=["HEAD"]),

@@ -1,16 +1,20 @@
 """The workers' side as the HTTP service sees it: a queue of accepted batches
-(:class:`BatchQueue`), on the broker (:class:`BrokerBatchQueue`: the batch staging in Redis and
-the workers' Celery queue), and whether the broker answers (:func:`broker_reachable`)."""
+(:class:`BatchQueue`) and of changes to pages already accepted (new versions, deletes), on the
+broker (:class:`BrokerBatchQueue`: the batch staging and the change log in Redis, the workers'
+Celery queue), and whether the broker answers (:func:`broker_reachable`)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from neardup.ingest.store.base import StoredDocument
+from neardup.ingest.workers.batch import DEFAULT_K
+from neardup.ingest.workers.changes import ChangeLog
+from neardup.ingest.workers.repair import wait_quiet
 from neardup.ingest.workers.staging import BatchStaging
-from neardup.ingest.workers.tasks import submit
+from neardup.ingest.workers.tasks import queue_repair, submit
 
 __all__ = ["BatchQueue", "Backlogged", "BrokerBatchQueue", "broker_reachable"]
 
@@ -21,10 +25,22 @@ class Backlogged(Exception):
 
 class BatchQueue(Protocol):
     """What the HTTP service needs of the workers' side: accept a batch of prepared pages for
-    them, tell which pages they have not decided yet, wait until batches are searchable
-    (:class:`BrokerBatchQueue`)."""
+    them, stage changes to pages already accepted (a new version, a delete) and queue the
+    repair that applies them, tell which pages they have not decided yet, wait until batches
+    are searchable and changes applied (:class:`BrokerBatchQueue`)."""
 
     def submit(self, pages: list[StoredDocument]) -> str: ...
+
+    def stage_changes(self, changes: Sequence[Mapping[str, Any]]) -> None:
+        """Stage ``changes`` (``{"op": "put", "id", "doc", "counted"}``,
+        ``{"op": "delete", "id"}``; :meth:`neardup.ingest.workers.changes.ChangeLog.stage`), in
+        order, after every batch accepted before, and queue a repair that applies them (the
+        last version to arrive wins)."""
+        ...
+
+    def wait_repaired(self, budget: float) -> None:
+        """Wait (at most ``budget`` seconds) until no staged change waits for a repair."""
+        ...
 
     def pending(self, ids: Sequence[str]) -> set[str]: ...
 
@@ -52,6 +68,19 @@ class BrokerBatchQueue:
         if not self.staging.wait_for_room(self.max_live, self.room_wait):
             raise Backlogged(f"{self.max_live} batches are waiting for the workers")
         return submit(self.staging, pages, self.profile)
+
+    def stage_changes(self, changes: Sequence[Mapping[str, Any]]) -> None:
+        if not changes:
+            return
+        # durable first, then the repair's message (a lost message: the next repair applies them)
+        ChangeLog(self.staging.redis, self.staging.index).stage(changes)
+        queue_repair(self.staging, self.profile, DEFAULT_K, None, force=True)
+
+    def wait_repaired(self, budget: float) -> None:
+        def kick() -> None:
+            queue_repair(self.staging, self.profile, DEFAULT_K, None, force=True)
+
+        wait_quiet(self.staging.redis, self.staging.index, timeout=budget, kick=kick)
 
     def pending(self, ids: Sequence[str]) -> set[str]:
         return self.staging.pending(ids)

@@ -1,8 +1,23 @@
 """The OpenSearch-compatible endpoints: what pipeline clients (Logstash, Fluent Bit, Data
 Prepper, the engines' own clients) send, answered as the engine would — ``GET /``,
 ``/_bulk``, ``/{index}/_doc``, ``/_create``, ``_refresh``, ``_cluster/health``,
-``_cat/health``, ``/{index}/_mapping``, ``PUT|HEAD /{index}``. Every write goes through the
-same ingest path as ``POST /documents`` (:meth:`IngestService.ingest`)."""
+``_cat/health``, ``/{index}/_mapping``, ``PUT|HEAD /{index}``, ``DELETE /{index}/_doc/{id}``.
+Every write goes through the same ingest path as ``POST /documents``
+(:meth:`IngestService.ingest`), with its semantics (see
+:mod:`neardup.ingest.server.service`):
+
+* ``index`` — a new page (``created``, 201), the same page again (``noop``, 200), or a new
+  version of a page already accepted (``updated``, 200: staged as a change that a worker's
+  repair applies; the last version to arrive wins).
+* ``create`` — as ``index``, but an id that exists is a 409 (``version_conflict_engine_exception``).
+* ``update`` — ``{"doc": {...}}`` merged over the page's current URL, site and title, then
+  as ``index``; the ``doc`` must carry the page's text (``text``, ``html``, ``rst`` or
+  ``markdown``: neardup keeps the extracted text, not the source, so it cannot re-extract a
+  page from some of its fields). An unknown id is a 404 ``document_missing_exception``, unless
+  ``"doc_as_upsert": true``; ``script`` and ``upsert`` are refused (400).
+* ``delete`` — ``deleted`` (200: staged as a change; the repair removes the page from both
+  indices and decides its group again) or ``not_found`` (404, not an error, as in OpenSearch).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +26,7 @@ import time
 from typing import Any
 
 from neardup.ingest.server.bulk import (
+    BulkOp,
     BulkSyntaxError,
     ItemError,
     error_item,
@@ -20,7 +36,7 @@ from neardup.ingest.server.bulk import (
     raw_document,
 )
 from neardup.ingest.server.config import ServerConfig
-from neardup.ingest.server.request import read_body, refresh_param
+from neardup.ingest.server.request import path_id, read_body, refresh_param
 from neardup.ingest.server.responses import HTTPError, JSONResponse, took_ms
 from neardup.ingest.server.service import IngestItem, IngestService
 from starlette.concurrency import run_in_threadpool
@@ -31,6 +47,7 @@ __all__ = [
     "bulk",
     "cat_health",
     "cluster_health",
+    "delete_document",
     "get_mapping",
     "head_index",
     "put_document",
@@ -100,6 +117,23 @@ async def put_document(
             "_seq_no": 0, "_primary_term": 1,
         },
         status_code=status,
+    )
+
+
+async def delete_document(request: Request, *, service: IngestService) -> Response:
+    """``DELETE /{index}/_doc/{id}``: staged as a delete change, answered in the engine's
+    shape (``deleted`` 200, ``not_found`` 404)."""
+    doc_id = path_id(request, "doc_id", "DELETE /{index}/_doc/{id}")
+    item = await run_in_threadpool(service.delete, doc_id, refresh_param(request))
+    if item.error is not None:
+        raise HTTPError(item.error.status, item.error.type, item.error.reason)
+    return JSONResponse(
+        {
+            "_index": service.index, "_id": doc_id, "_version": 1, "result": item.result,
+            "_shards": {"total": 1, "successful": 1, "failed": 0},
+            "_seq_no": 0, "_primary_term": 1,
+        },
+        status_code=item.status,
     )
 
 
@@ -180,27 +214,24 @@ async def put_mapping(
 def _ingest_ops(
     ops: list[Any], service: IngestService, config: ServerConfig, refresh: bool
 ) -> list[dict[str, Any]]:
-    """Bulk operations through the ingest path: one response item each, in order (``delete``
-    and ``update`` refused per item: a page's group depends on its text)."""
+    """Bulk operations through the ingest path: one response item each, in order."""
     index_name = service.index
     slots: list[IngestItem | dict[str, Any]] = []
     for op in ops:
-        if op.action in ("delete", "update"):
-            slots.append(
-                error_item(
-                    op.action,
-                    index_name,
-                    op.id,
-                    ItemError(
-                        400,
-                        "illegal_argument_exception",
-                        f"neardup does not accept [{op.action}] in bulk requests: only "
-                        "index and create (a page's group depends on its text; delete or "
-                        "change pages in the engine directly)",
-                    ),
-                )
-            )
+        if op.action == "delete":
+            if op.error is not None or op.id is None:
+                error = op.error or ItemError(400, "action_request_validation_exception",
+                                              "Validation Failed: 1: id is missing;")
+                slots.append(error_item(op.action, index_name, op.id, error))
+            else:
+                slots.append(IngestItem(action="delete", raw={"id": op.id}, id=op.id))
             continue
+        upsert = False
+        if op.action == "update":
+            op, upsert, error = _update_doc(op)
+            if error is not None:
+                slots.append(error_item("update", index_name, op.id, error))
+                continue
         if op.id is None and op.error is None and (op.source or {}).get("id") is None:
             op.id = generate_id()
         raw, err = raw_document(op, config.text_field)
@@ -214,13 +245,35 @@ def _ingest_ops(
                 )
             )
             continue
-        slots.append(IngestItem(action=op.action, raw=raw))
+        slots.append(IngestItem(action=op.action, raw=raw, upsert=upsert))
     service.ingest([s for s in slots if isinstance(s, IngestItem)], refresh)
     return [_bulk_item(s, index_name) if isinstance(s, IngestItem) else s for s in slots]
+
+
+def _update_doc(op: BulkOp) -> tuple[BulkOp, bool, ItemError | None]:
+    """An ``update`` operation as the partial document it carries (``{"doc": {...}}``), whether
+    it may create the page (``doc_as_upsert``), or why it is refused."""
+    if op.error is not None:
+        return op, False, op.error
+    if op.id is None:
+        return op, False, ItemError(400, "action_request_validation_exception",
+                                    "Validation Failed: 1: id is missing;")
+    source = op.source or {}
+    if "script" in source or "upsert" in source:
+        return op, False, ItemError(
+            400, "illegal_argument_exception",
+            "neardup accepts [update] with a [doc] only (no script, no upsert document)")
+    doc = source.get("doc")
+    if not isinstance(doc, dict):
+        return op, False, ItemError(400, "action_request_validation_exception",
+                                    "Validation Failed: 1: script or doc is missing;")
+    upsert = source.get("doc_as_upsert") is True
+    return BulkOp(action="update", index=op.index, id=op.id, source=doc), upsert, None
 
 
 def _bulk_item(item: IngestItem, index: str) -> dict[str, Any]:
     doc_id = item.id or str(item.raw.get("id"))
     if item.error is not None:
         return error_item(item.action, index, doc_id, item.error)
+    # a delete of an unknown id is a 404 "not_found" and not an error, as in OpenSearch
     return ok_item(item.action, index, doc_id, item.result or "created", item.status)

@@ -1,5 +1,8 @@
-"""neardup's own endpoints for pages: ``POST /documents`` (one document or a JSONL body),
-``GET /documents/{id}`` (a page and what became of it), ``GET /groups/{id}``."""
+"""neardup's own endpoints for pages: ``POST /documents`` (one document or a JSONL body: a new
+page is ``created``, a new version of a page already accepted ``updated``, the same page again
+a ``noop``), ``DELETE /documents/{id}`` (a delete staged for the workers' repair),
+``GET /documents/{id}`` (a page and what became of it), ``GET /groups/{id}``. See
+:mod:`neardup.ingest.server.service` for the semantics."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-__all__ = ["get_document", "get_group", "post_documents"]
+__all__ = ["delete_document", "get_document", "get_group", "post_documents"]
 
 
 async def post_documents(
@@ -54,6 +57,19 @@ async def get_document(request: Request, *, service: IngestService) -> Response:
     if doc is None:
         raise HTTPError(404, "document_missing_exception", f"document [{doc_id}] not found")
     return JSONResponse(doc)
+
+
+async def delete_document(request: Request, *, service: IngestService) -> Response:
+    """Stage the page's delete (a worker's repair removes it from both indices and decides its
+    group again): 200 ``{"id", "status", "result": "deleted", "queued": true}``, or 404 when
+    the page is neither indexed nor accepted."""
+    doc_id = path_id(request, "doc_id", "DELETE /documents/{id}")
+    item = await run_in_threadpool(service.delete, doc_id, refresh_param(request))
+    if item.error is not None:
+        raise HTTPError(item.error.status, item.error.type, item.error.reason)
+    if item.result == "not_found":
+        raise HTTPError(404, "document_missing_exception", f"document [{doc_id}] not found")
+    return JSONResponse(_document_result(item), status_code=item.status)
 
 
 async def get_group(request: Request, *, service: IngestService) -> Response:

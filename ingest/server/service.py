@@ -8,17 +8,30 @@ the inspector). The HTTP layer (:mod:`neardup.ingest.server.app` and its handler
 requests and shapes answers; everything here is synchronous and runs in the server's thread
 pool.
 
-Ingest semantics (shared by ``POST /documents`` and ``POST /_bulk``):
+Ingest semantics (shared by ``POST /documents``, ``DELETE /documents/{id}`` and ``POST /_bulk``),
+item by item in the request's order, as OpenSearch answers them:
 
-* A new id is indexed (``created``, 201) and queued for verification.
+* A new id is indexed (``created``, 201) and queued for verification in a batch.
 * An identical re-send (same text and metadata) is a ``noop`` (200) and changes nothing:
-  re-ingest is idempotent (docs/http.md). A page still ``pending`` is queued again,
-  so a client retrying after a broker outage heals the queue.
-* The same id with another text or metadata is refused (409): neardup keeps the first
-  version of a page, like ``neardup ingest``; a group was decided on that text, and members
-  verified against it would silently lose their reason to be grouped.
-* ``create`` of an id that exists (in the index or earlier in the request) is a 409, as in
-  OpenSearch.
+  re-ingest is idempotent (docs/http.md).
+* The same id with another text or metadata (URL, site, title) is a new version
+  (``updated``, 200): it is staged as a ``put`` change
+  (:class:`neardup.ingest.workers.changes.ChangeLog`) and a worker's repair applies it — the
+  last version to arrive wins, and the groups it was in or joins are decided again.
+* ``create`` of an id that exists (in the index, undecided, or earlier in the request) is a
+  409, as in OpenSearch.
+* ``update`` (``_bulk`` only) merges its partial document over the page's current URL, site
+  and title, then goes on as ``index``; it must carry the page's text (a content field):
+  neardup keeps the extracted text, not the source, so it cannot re-extract a page from a
+  partial document. An update of an unknown id is a 404 (``document_missing_exception``),
+  unless it asks ``doc_as_upsert``.
+* ``delete`` of a page indexed or undecided is ``deleted`` (200): staged as a ``delete``
+  change; the repair removes the page from both indices and decides its group again. An
+  unknown id is ``not_found`` (404).
+
+Within one request, the first version of an id new to the index goes in a batch; whatever
+follows it on that id (or on any id known before) is a change, staged after the batches, in
+order.
 """
 
 from __future__ import annotations
@@ -30,10 +43,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neardup.ingest.chrome import ChromeRule
+from neardup.ingest.chrome import ChromeRule, site_key
 from neardup.ingest.errors import DocumentError
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
-from neardup.ingest.records import DEFAULT_LIMITS, Limits, Page, validate_page
+from neardup.ingest.records import CONTENT_FIELDS, DEFAULT_LIMITS, Limits, Page, validate_page
 from neardup.ingest.server.broker import (
     Backlogged,
     BatchQueue,
@@ -43,6 +56,7 @@ from neardup.ingest.server.broker import (
 from neardup.ingest.server.bulk import ItemError
 from neardup.ingest.server.reads import PageReads, index_name
 from neardup.ingest.settings import Settings
+from neardup.ingest.sites import site_of
 from neardup.ingest.store.base import Store, StoredDocument
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.chrome_counts import SharedChromeCounts, chrome_text
@@ -66,14 +80,17 @@ class IngestItem:
     (status, result, error). The batch tools' twin is
     :class:`neardup.ingest.pipeline.Prepared`."""
 
-    action: str  # index | create
-    raw: Mapping[str, Any]  # the input document (id, text|html, url, site, title)
+    action: str  # index | create | update | delete
+    raw: Mapping[str, Any]  # the input document (id, text|html, url, site, title); {id}: delete
     line: int | None = None  # its line in a JSONL body
     id: str | None = None  # its id once validated (what an answer may echo)
-    status: int = 0  # HTTP status of the item (201 created, 200 updated/noop, 4xx/5xx error)
-    result: str | None = None  # created | updated | noop
-    queued: bool = False
+    # HTTP status of the item (201 created, 200 updated/noop/deleted, 404 not_found, 4xx/5xx
+    # error)
+    status: int = 0
+    result: str | None = None  # created | updated | noop | deleted | not_found
+    queued: bool = False  # accepted in a batch, or staged as a change for a repair
     error: ItemError | None = None
+    upsert: bool = False  # an update of an unknown id creates it (``doc_as_upsert``)
 
     def fail(self, error: ItemError) -> None:
         self.error, self.status, self.result, self.queued = error, error.status, None, False
@@ -153,13 +170,24 @@ class IngestService:
     # -- ingest ------------------------------------------------------------------------------
 
     def ingest(self, items: Sequence[IngestItem], refresh: bool = False) -> None:
-        """Prepare, index and queue ``items``, setting each item's outcome in place."""
+        """Prepare, index, queue or stage ``items`` (in order; see the module doc), setting
+        each item's outcome in place."""
 
         if not items:
             return
         self.ensure_installed()
+        broker_down: list[Exception] = []  # the undecided pages could not be read
+        known = self._known_pages(
+            {str(i.raw.get("id")) for i in items if i.action in ("update", "delete")},
+            broker_down)
+        self._merge_updates(items, known, broker_down)
         valid: list[tuple[IngestItem, Page]] = []
         for item in items:
+            if item.error is not None:
+                continue
+            if item.action == "delete":
+                item.id = str(item.raw["id"])
+                continue
             try:
                 page = validate_page(item.raw, self.limits)
                 item.id = page.id
@@ -171,24 +199,23 @@ class IngestService:
                 log.warning("document %r failed to validate: %r", item.id, exc)
                 item.fail(ItemError(400, "document_error", f"{type(exc).__name__}: {exc}"))
         counts = self.chrome_counts()
-        if counts is not None:  # counted before any is masked: pages of one request alike
+        if counts is not None and valid:  # counted before any is masked: pages alike
             rows = [(p.id or "", p.site, p.url, t) for _, p in valid
                     if (t := chrome_text(p, self.limits)) is not None]
             try:
                 counts.observe_pages(rows)
             except Exception as exc:  # the broker is down: nothing can be accepted anyway
                 log.warning("could not count site chrome: %r", exc)
-                for item, _ in valid:
-                    item.fail(ItemError(503, "queue_unavailable", "not accepted (send it again): "
-                                        f"the broker is unreachable ({type(exc).__name__})"))
+                for item in items:
+                    if item.error is None:
+                        item.fail(_unreachable(exc))
                 return
-        prepared: list[tuple[IngestItem, StoredDocument]] = []
+        docs: dict[int, tuple[StoredDocument, str | None]] = {}  # id(item) -> doc, counted
         for item, page in valid:
             try:
                 doc = prepare_document(page, 0, self.fp_config, self.limits, chrome=counts)
             except ConnectionError as exc:  # the broker, for the chrome counts
-                item.fail(ItemError(503, "queue_unavailable", "not accepted (send it again): "
-                                    f"the broker is unreachable ({type(exc).__name__})"))
+                item.fail(_unreachable(exc))
                 continue
             except DocumentError as exc:
                 item.id = item.id or exc.doc_id
@@ -198,34 +225,52 @@ class IngestService:
                 log.warning("document %r failed to prepare: %r", item.id, exc)
                 item.fail(ItemError(400, "document_error", f"{type(exc).__name__}: {exc}"))
                 continue
-            prepared.append((item, doc))
-        if not prepared:
+            counted = None if page.field == "html" else site_key(page.site, page.url)
+            docs[id(item)] = (doc, counted)
+        live = [i for i in items if i.error is None]  # in order, each with its id
+        if not live:
             return
 
-        existing = self.store.mget({doc.id for _, doc in prepared}, with_fingerprints=False)
-        unseen = sorted({doc.id for _, doc in prepared} - set(existing))
-        try:  # accepted and not decided yet: the version the workers have
-            existing.update(self.queue.pending_pages(unseen))
-        except Exception as exc:  # the broker is down: nothing can be accepted anyway
-            log.debug("could not read the undecided pages: %r", exc)
-        new: dict[str, StoredDocument] = {}  # first version of each id not yet accepted
-        for item, doc in prepared:
-            before = existing.get(doc.id) or new.get(doc.id)
+        ids = {i.id for i in live if i.id is not None}
+        known.update(self._known_pages(ids - set(known), broker_down))
+        # the items in order: each id's state (None: absent) as the earlier ones leave it
+        state: dict[str, StoredDocument | None] = dict(known)
+        new: dict[str, StoredDocument] = {}  # first version of each id absent before
+        changes: list[tuple[IngestItem, dict[str, Any]]] = []
+        for item in live:
+            doc_id = item.id or ""
+            before = state.get(doc_id)
+            if doc_id not in state and broker_down:
+                # absent from the index, undecided perhaps: cannot tell (the broker is down)
+                item.fail(_unreachable(broker_down[0]))
+                continue
+            if item.action == "delete":
+                if before is None:
+                    item.status, item.result = 404, "not_found"
+                else:
+                    item.status, item.result = 200, "deleted"
+                    changes.append((item, {"op": "delete", "id": doc_id}))
+                    state[doc_id] = None
+                continue
+            doc, counted = docs[id(item)]
             if before is None:
                 item.status, item.result = 201, "created"
-                new[doc.id] = doc
+                if doc_id in state:  # deleted earlier in this request: a new version
+                    changes.append((item, {"op": "put", "id": doc_id, "doc": doc,
+                                           "counted": counted}))
+                else:
+                    new[doc_id] = doc
+                state[doc_id] = doc
             elif item.action == "create":
-                item.fail(_conflict(doc.id, "document already exists"))
-            elif not _same_content(before, doc):
-                item.fail(
-                    _conflict(
-                        doc.id,
-                        "a page with this id is already indexed with another text; neardup keeps "
-                        "the first version (its group was decided on that text)",
-                    )
-                )
-            else:
+                item.fail(_conflict(doc_id, "document already exists"))
+            elif _same_content(before, doc):
                 item.status, item.result = 200, "noop"
+            else:
+                item.status, item.result = 200, "updated"
+                changes.append((item, {"op": "put", "id": doc_id, "doc": doc,
+                                       "counted": counted}))
+                state[doc_id] = doc
+
         refused: dict[str, ItemError] = {}  # id -> why it was not accepted
         keys: list[str] = []
         pages = list(new.values())
@@ -239,21 +284,107 @@ class IngestService:
                                   f"not accepted, send it again later: {exc}")
             except Exception as exc:  # broker down: nothing more accepted
                 log.warning("could not accept %d documents: %r", len(pages) - lo, exc)
-                # the broker's address stays in the log: answers go to any client
-                error = ItemError(503, "queue_unavailable", "not accepted (send it again): "
-                                  f"the broker is unreachable ({type(exc).__name__})")
+                error = _unreachable(exc)
             refused.update((d.id, error) for d in pages[lo:])
             break
-        for item, doc in prepared:
-            if item.error is not None or doc.id not in new:
-                continue
-            if doc.id in refused:
-                item.fail(refused[doc.id])
+        for item in live:
+            if item.error is None and item.id in new and item.result == "created" \
+                    and new[item.id] is docs[id(item)][0]:
+                if item.id in refused:
+                    item.fail(refused[item.id])
+                else:
+                    item.queued = True
+        # a change of a page whose first version was refused is refused with it
+        staged = []
+        for item, change in changes:
+            if change["id"] in refused:
+                item.fail(refused[change["id"]])
             else:
-                item.queued = True
+                staged.append((item, change))
+        if staged:
+            try:
+                self.queue.stage_changes([c for _, c in staged])
+            except Exception as exc:  # broker down: the client sends them again
+                log.warning("could not stage %d changes: %r", len(staged), exc)
+                for item, _ in staged:
+                    item.fail(_unreachable(exc))
+            else:
+                for item, _ in staged:
+                    item.queued = True
         self._accepted.extend(keys)
-        if keys and refresh:
-            self.wait_searchable(keys)
+        if refresh:
+            if keys:
+                self.wait_searchable(keys)
+            if staged and all(i.error is None for i, _ in staged):
+                self.queue.wait_repaired(120.0)
+
+    def delete(self, doc_id: str, refresh: bool = False) -> IngestItem:
+        """Delete the page ``doc_id`` (``DELETE /documents/{id}``): its outcome, ``deleted``
+        (staged for a repair) or ``not_found``."""
+        item = IngestItem(action="delete", raw={"id": doc_id}, id=doc_id)
+        self.ingest([item], refresh)
+        return item
+
+    def _known_pages(self, ids: set[str], broker_down: list[Exception]) -> dict[str, StoredDocument]:
+        """The pages of ``ids`` indexed or accepted and undecided (the version the workers
+        have); when the broker does not answer, the indexed ones and ``broker_down`` says why."""
+        if not ids:
+            return {}
+        found = self.store.mget(ids, with_fingerprints=False)
+        unseen = sorted(ids - set(found))
+        try:  # accepted and not decided yet: the version the workers have
+            found.update(self.queue.pending_pages(unseen))
+        except Exception as exc:  # the broker is down: nothing can be accepted anyway
+            log.debug("could not read the undecided pages: %r", exc)
+            broker_down.append(exc)
+        return found
+
+    def _merge_updates(self, items: Sequence[IngestItem], known: Mapping[str, StoredDocument],
+                       broker_down: list[Exception]) -> None:
+        """Make each ``update`` item a whole document: its fields over the page's URL, site
+        and title as they stand (indexed, undecided, or as an earlier item of the request
+        leaves them); it must carry a content field. An unknown id is a 404 unless ``upsert``."""
+        latest: dict[str, Mapping[str, Any] | None] = {}  # id -> its metadata; None: deleted
+        for item in items:
+            if item.error is not None:
+                continue
+            doc_id = str(item.raw.get("id"))
+            if item.action == "delete":
+                latest[doc_id] = None
+                continue
+            if item.action != "update":
+                latest[doc_id] = item.raw
+                continue
+            if not any(item.raw.get(k) is not None for k in CONTENT_FIELDS):
+                item.id = doc_id
+                item.fail(ItemError(
+                    400, "illegal_argument_exception",
+                    f"an update must carry the page's text (one of {list(CONTENT_FIELDS)}): "
+                    "neardup keeps the extracted text, not the source; send the whole page"))
+                continue
+            if doc_id in latest:
+                base = latest[doc_id]
+            elif doc_id in known:
+                stored = known[doc_id]
+                base = {"url": stored.url, "title": stored.title,
+                        # a site derived from the URL follows the URL
+                        "site": None if stored.site == site_of(stored.url) else stored.site}
+            elif broker_down:
+                item.id = doc_id
+                item.fail(_unreachable(broker_down[0]))
+                continue
+            else:
+                base = None
+            if base is None and not item.upsert:
+                item.id = doc_id
+                item.fail(ItemError(404, "document_missing_exception",
+                                    f"[{doc_id}]: document missing"))
+                continue
+            merged = {k: v for k, v in (base or {}).items()
+                      if k in ("url", "site", "title") and v is not None}
+            merged.update({k: v for k, v in item.raw.items() if v is not None})
+            item.raw = merged
+            latest[doc_id] = merged
 
     def chrome_counts(self) -> SharedChromeCounts | None:
         """The index's site-chrome counts on the broker (docs/chrome.md, "The pipeline"),
@@ -307,9 +438,11 @@ class IngestService:
 
     def refresh(self) -> None:
         """Make recent writes searchable (a client's ``_refresh``): wait until the accepted
-        pages are decided and indexed (at most two minutes), then refresh."""
+        pages are decided and indexed and no change or site waits for a repair (at most two
+        minutes each), then refresh."""
         try:
             self.wait_searchable(list(self._accepted))
+            self.queue.wait_repaired(120.0)
         except Exception as exc:  # the broker is down: refresh what is indexed
             log.warning("could not wait for the accepted pages: %r", exc)
         self.store.refresh()
@@ -329,6 +462,12 @@ class IngestService:
     def product_headers(self) -> dict[str, str]:
         """The engine's product headers (:meth:`Store.product_headers`), for every answer."""
         return self.store.product_headers()
+
+
+def _unreachable(exc: BaseException) -> ItemError:
+    # the broker's address stays in the log: answers go to any client
+    return ItemError(503, "queue_unavailable", "not accepted (send it again): "
+                     f"the broker is unreachable ({type(exc).__name__})")
 
 
 def _conflict(doc_id: str, why: str) -> ItemError:

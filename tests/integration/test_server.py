@@ -83,8 +83,9 @@ def test_bulk_response_keeps_order_and_reports_per_item_errors(
     actions = [
         {"_op_type": "create", "_id": "bulk-new-1", "_source": {"text": base["text"] + " 新"}},
         {"_op_type": "create", "_id": base["id"], "_source": {"text": base["text"]}},
-        {"_op_type": "delete", "_id": base["id"]},
-        {"_op_type": "update", "_id": base["id"], "doc": {"title": "x"}},
+        {"_op_type": "index", "_id": "bulk-gone", "_source": {"text": labelled[3]["text"]}},
+        {"_op_type": "delete", "_id": "bulk-gone"},
+        {"_op_type": "update", "_id": base["id"], "doc": {"title": "x"}},  # no text: a 400
         {"_op_type": "index", "_id": "bulk-empty", "_source": {"text": "   "}},
         {"_op_type": "index", "_id": "bulk-html", "_source": {"html": "<p>" + labelled[1]["text"] + "</p>"}},
     ]  # fmt: skip
@@ -103,24 +104,38 @@ def test_bulk_response_keeps_order_and_reports_per_item_errors(
                 {"delete": {"_id": "bulk-new-2"}},
                 {"create": {"_id": "bulk-new-2"}},
                 {"text": labelled[2]["text"]},
+                {"update": {"_id": "bulk-new-2"}},
+                {"doc": {"text": labelled[2]["text"], "title": "T"}},
+                {"delete": {"_id": "bulk-never"}},
                 {"index": {"_id": "bulk-bad-source"}},
             )
         )
         + "{not json\n"
     )
     with stack.http() as http:
-        r = http.post("/_bulk", content=body, headers={"Content-Type": "application/x-ndjson"})
+        # refresh: wait until the batches are indexed and the changes applied by a repair
+        r = http.post("/_bulk?refresh=true", content=body,
+                      headers={"Content-Type": "application/x-ndjson"})
     assert r.status_code == 200
     out = r.json()
     assert out["errors"] is True and isinstance(out["took"], int)
-    assert [(next(iter(i)), next(iter(i.values()))["status"]) for i in out["items"]] == [
-        ("index", 201),
-        ("delete", 400),
-        ("create", 409),
-        ("index", 400),
+    assert [(next(iter(i)), next(iter(i.values()))["status"],
+             next(iter(i.values())).get("result")) for i in out["items"]] == [
+        ("index", 201, "created"),
+        ("delete", 200, "deleted"),
+        ("create", 201, "created"),
+        ("update", 200, "updated"),
+        ("delete", 404, "not_found"),
+        ("index", 400, None),
     ]
     assert out["items"][0]["index"]["_index"] == stack.index
-    stack.wait_grouped(["bulk-new-1", "bulk-html", "bulk-new-2"])
+    docs = stack.wait_grouped(["bulk-new-1", "bulk-html", "bulk-new-2"])
+    assert docs["bulk-new-2"]["title"] == "T"
+    with stack.http() as http:
+        assert http.get("/documents/bulk-gone").status_code == 404
+        # a page deleted over HTTP
+        assert http.delete("/documents/bulk-html").json()["result"] == "deleted"
+        assert http.delete("/documents/no-such-page").status_code == 404
 
 
 def test_documents_round_trip(

@@ -3,8 +3,9 @@ each with the result it must get on every path (docs/limits.md).
 
 A case is one JSONL record as bytes and what must come of it: ``"ok"`` (a document), or the
 ``type`` of its per-record error. Paths that read a record differently say so: ``compare``
-reads each record as side ``b`` of a pair and no id at all; the HTTP service keeps the first
-version of a repeated id (``noop`` for the same page, 409 for another).
+reads each record as side ``b`` of a pair and no id at all; the HTTP service answers a
+repeated id as a re-send (``noop`` for the same page, 200 ``updated`` for another: a new
+version, staged for a repair).
 
 The corpus runs with a page limit of :data:`PAGE_LIMIT` (``NEARDUP_MAX_DOC_BYTES``), so the
 records over it stay small. It grows with every bug: a new kind of bad input gets its case
@@ -35,7 +36,7 @@ class Case:
     raw: bytes  # one JSONL line, without its line end
     expect: str  # "ok" or the error type, for dedup / ingest / POST /documents
     compare: str | None = None  # the expectation as side "b" of a compare pair, when it differs
-    http: str | int | None = None  # the HTTP item's result when it differs ("noop", 409)
+    http: str | int | None = None  # the HTTP item's result when it differs ("noop", 200)
     text: str | None = None  # a piece of text the document's body must hold (full text kept)
 
     @property
@@ -127,7 +128,7 @@ CASES: list[Case] = [
     Case("duplicate-id-same-page", _j(id="plain", text=ARTICLE), "duplicate_id", compare=OK,
          http="noop"),
     Case("duplicate-id-other-page", _j(id="plain", text=ARTICLE + " changed"), "duplicate_id",
-         compare=OK, http=409),
+         compare=OK, http=200),
     # --- bad records: the content -------------------------------------------------------
     Case("no-content-field", _j(id="no-text", url="http://x/"), "empty_document"),
     Case("null-content", _j(id="null-text", text=None, html=None), "empty_document"),

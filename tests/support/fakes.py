@@ -3,7 +3,7 @@ and workers)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from neardup.ingest import submit
@@ -23,6 +23,7 @@ class FakeBatchQueue(list[str]):
         self.store = store
         self.pages: list[StoredDocument] = []
         self.batches = 0
+        self.changes: list[Mapping[str, Any]] = []  # every change staged, in order
 
     def submit(self, pages: list[StoredDocument], *args: Any, **kwargs: Any) -> str:
         if self.fail:
@@ -39,6 +40,34 @@ class FakeBatchQueue(list[str]):
             ) for i, p in enumerate(pages)]
             assert all(r.ok for r in self.store.put(docs))
         return f"batch{self.batches}"
+
+    def stage_changes(self, changes: Sequence[Mapping[str, Any]]) -> None:
+        """Changes (new versions, deletes): with a ``store``, applied at once (a new version
+        indexed as a group of its own, a delete removed); without one, the undecided pages
+        change."""
+        if self.fail:
+            raise ConnectionError("broker down")
+        self.changes.extend(changes)
+        for c in changes:
+            if self.store is not None:
+                if c["op"] == "delete":
+                    _delete(self.store, c["id"])
+                else:
+                    p = c["doc"]
+                    assert all(r.ok for r in self.store.put([StoredDocument(
+                        id=p.id, body=p.body, fingerprints=list(p.fingerprints),
+                        fp_config=p.fp_config, seq=(self.batches + 1) * 100_000, url=p.url,
+                        site=p.site, title=p.title, content=p.content,
+                        dup_group=p.id, status="grouped")]))
+            elif c["op"] == "delete":
+                self.pages = [p for p in self.pages if p.id != c["id"]]
+                while c["id"] in self:
+                    self.remove(c["id"])
+            else:
+                self.pages.append(c["doc"])
+
+    def wait_repaired(self, budget: float) -> None:
+        return None
 
     def pending(self, ids: Sequence[str]) -> set[str]:
         if self.store is not None:
@@ -63,6 +92,18 @@ class FakeBatchQueue(list[str]):
 
     def wait_searchable(self, keys: Sequence[str] | None, budget: float) -> None:
         return None
+
+
+def _delete(store: Any, doc_id: str) -> None:
+    """Remove a page from ``store`` (the embedded store has no delete of its own)."""
+    from neardup.ingest.store.errors import Unsupported
+
+    try:
+        store.delete([doc_id])
+    except Unsupported:
+        with store._lock:
+            store._db.execute("DELETE FROM postings WHERE id = ?", (doc_id,))
+            store._db.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
 
 
 class FakeStaging:

@@ -79,15 +79,72 @@ def test_post_one_document_then_read_it(client: TestClient, queue: Queue) -> Non
     assert "fingerprints" not in doc and "body" not in doc
 
 
-def test_reingest_is_a_noop_and_a_change_is_refused(client: TestClient, queue: Queue) -> None:
+def test_reingest_is_a_noop_and_a_change_is_a_new_version(
+    client: TestClient, queue: Queue
+) -> None:
     client.post("/documents", json={"id": "a", "text": TEXT})
     r = client.post("/documents", json={"id": "a", "text": TEXT})
     assert r.status_code == 200 and r.json()["result"] == "noop"
-    assert queue == ["a"]  # indexed already: not accepted again
-    r = client.post("/documents", json={"id": "a", "text": TEXT + " Updated."})
+    assert queue == ["a"] and queue.changes == []  # indexed already: not accepted again
+    r = client.post("/documents", json={"id": "a", "text": TEXT + " Updated.", "title": "T"})
+    assert r.status_code == 200, r.text
+    assert r.json() == {"id": "a", "status": 200, "result": "updated", "queued": True}
+    assert queue == ["a"]  # not a batch: a change staged for a repair
+    [change] = queue.changes
+    assert change["op"] == "put" and change["id"] == "a" and change["counted"] == ""
+    assert change["doc"].body.endswith("Updated.") and change["doc"].title == "T"
+    doc = client.get("/documents/a").json()  # the fake repair applied it
+    assert doc["title"] == "T" and doc["length"] == len(TEXT + " Updated.")
+    # create of an id that exists stays a conflict
+    r = client.put(f"/{service_index(client)}/_create/a", json={"text": TEXT})
     assert r.status_code == 409
-    assert "first version" in r.json()["error"]["reason"]
-    assert queue == ["a"]
+    assert r.json()["error"]["type"] == "version_conflict_engine_exception"
+
+
+def test_a_new_version_of_an_html_page_is_not_counted(client: TestClient, queue: Queue) -> None:
+    html = f"<html><body><p>{TEXT}</p></body></html>"
+    client.post("/documents", json={"id": "h", "html": html, "url": "http://x.org/h"})
+    r = client.post("/documents", json={"id": "h", "html": html.replace("Tuesday", "Monday"),
+                                        "url": "http://x.org/h"})
+    assert r.json()["result"] == "updated"
+    assert queue.changes[0]["counted"] is None
+    r = client.post("/documents", json={"id": "t", "text": TEXT, "url": "http://www.x.org/t"})
+    r = client.post("/documents", json={"id": "t", "text": TEXT + " Again.",
+                                        "url": "http://www.x.org/t"})
+    assert queue.changes[1]["counted"] == "x.org"
+
+
+def test_delete_a_document(client: TestClient, queue: Queue) -> None:
+    client.post("/documents", json={"id": "a", "text": TEXT})
+    r = client.delete("/documents/a")
+    assert r.status_code == 200, r.text
+    assert r.json() == {"id": "a", "status": 200, "result": "deleted", "queued": True}
+    assert queue.changes == [{"op": "delete", "id": "a"}]
+    assert client.get("/documents/a").status_code == 404  # the fake repair applied it
+    r = client.delete("/documents/a")
+    assert r.status_code == 404 and r.json()["error"]["type"] == "document_missing_exception"
+    assert len(queue.changes) == 1
+    # an id no page can have
+    assert client.delete("/documents/%20").status_code == 400
+
+
+def test_delete_over_the_engine_api(client: TestClient, queue: Queue) -> None:
+    index = service_index(client)
+    client.post("/documents", json={"id": "a", "text": TEXT})
+    r = client.delete(f"/{index}/_doc/a")
+    assert r.status_code == 200 and r.json()["result"] == "deleted"
+    r = client.delete(f"/{index}/_doc/a")
+    assert r.status_code == 404 and r.json()["result"] == "not_found"
+
+
+def test_changes_when_the_broker_is_down_are_503(client: TestClient, queue: Queue) -> None:
+    client.post("/documents", json={"id": "a", "text": TEXT})
+    queue.fail = True
+    r = client.post("/documents", json={"id": "a", "text": TEXT + " Updated."})
+    assert r.status_code == 503 and r.json()["error"]["type"] == "queue_unavailable"
+    assert client.delete("/documents/a").status_code == 503
+    queue.fail = False
+    assert client.delete("/documents/a").status_code == 200
 
 
 def test_a_page_accepted_and_not_yet_decided_reads_as_pending(store: Any) -> None:
@@ -97,11 +154,16 @@ def test_a_page_accepted_and_not_yet_decided_reads_as_pending(store: Any) -> Non
     doc = client.get("/documents/a").json()
     assert doc["status"] == "pending" and doc["state"] == "pending"
     assert client.get("/documents/b").status_code == 404
-    # accepted already: the same page again changes nothing, another text conflicts
+    # accepted already: the same page again changes nothing, another text is a new version
     r = client.post("/documents", json={"id": "a", "text": TEXT})
     assert r.status_code == 200 and r.json()["result"] == "noop"
-    assert client.post("/documents", json={"id": "a", "text": TEXT + " More."}).status_code == 409
-    assert pipeline == ["a"]
+    r = client.post("/documents", json={"id": "a", "text": TEXT + " More."})
+    assert r.status_code == 200 and r.json()["result"] == "updated"
+    assert pipeline == ["a"] and [c["op"] for c in pipeline.changes] == ["put"]
+    # an undecided page can be deleted
+    assert client.delete("/documents/a").json()["result"] == "deleted"
+    assert client.get("/documents/a").status_code == 404
+    assert client.delete("/documents/a").status_code == 404
 
 
 def test_queue_outage_is_a_503_item_and_a_resend_heals_it(client: TestClient, queue: Queue) -> None:
@@ -140,7 +202,7 @@ def test_a_large_request_is_accepted_in_batches_and_a_backlog_refuses_only_the_r
     assert full.batches == 2 and full == [f"d{i}" for i in range(6)]
 
 
-def test_repeated_id_in_one_request_first_version_wins(client: TestClient, queue: Queue) -> None:
+def test_repeated_id_in_one_request_last_version_wins(client: TestClient, queue: Queue) -> None:
     body = bulk_body(
         {"index": {"_id": "a"}},
         {"text": TEXT},
@@ -150,8 +212,53 @@ def test_repeated_id_in_one_request_first_version_wins(client: TestClient, queue
         {"text": TEXT + " changed"},
     )
     items = client.post("/_bulk", content=body).json()["items"]
-    assert [i["index"]["status"] for i in items] == [201, 200, 409]
-    assert queue == ["a"]
+    assert [(i["index"]["status"], i["index"]["result"]) for i in items] == [
+        (201, "created"), (200, "noop"), (200, "updated")]
+    assert queue == ["a"]  # the first version in a batch, the last one staged after it
+    assert [c["doc"].body for c in queue.changes] == [TEXT + " changed"]
+
+
+def test_bulk_index_delete_create_in_one_request(client: TestClient, queue: Queue) -> None:
+    body = bulk_body(
+        {"index": {"_id": "n"}}, {"text": TEXT},
+        {"delete": {"_id": "n"}},
+        {"create": {"_id": "n"}}, {"text": TEXT + " Again."},
+        {"delete": {"_id": "never"}},
+    )
+    out = client.post("/_bulk", content=body).json()
+    flat = [(next(iter(i)), *(lambda v: (v["status"], v.get("result")))(next(iter(i.values()))))
+            for i in out["items"]]
+    assert flat == [("index", 201, "created"), ("delete", 200, "deleted"),
+                    ("create", 201, "created"), ("delete", 404, "not_found")]
+    assert out["errors"] is False  # not_found is no error, as in OpenSearch
+    assert queue == ["n"]
+    assert [(c["op"], c["id"]) for c in queue.changes] == [("delete", "n"), ("put", "n")]
+    assert client.get("/documents/n").json()["length"] == len(TEXT + " Again.")
+
+
+def test_bulk_update_merges_over_the_page(client: TestClient, queue: Queue) -> None:
+    client.post("/documents", json={"id": "a", "text": TEXT, "url": "http://x.org/a",
+                                     "title": "Old"})
+    body = bulk_body(
+        {"update": {"_id": "a"}}, {"doc": {"text": TEXT + " New."}},
+        {"update": {"_id": "a"}}, {"doc": {"title": "only metadata"}},
+        {"update": {"_id": "a"}}, {"script": {"source": "ctx._source.x = 1"}},
+        {"update": {"_id": "missing"}}, {"doc": {"text": TEXT}},
+        {"update": {"_id": "up"}}, {"doc": {"text": TEXT + " Up."}, "doc_as_upsert": True},
+        {"update": {"_id": "a"}}, {"doc": {"text": TEXT + " New."}},
+    )
+    out = client.post("/_bulk", content=body).json()
+    flat = [i["update"] for i in out["items"]]
+    assert [f["status"] for f in flat] == [200, 400, 400, 404, 201, 200]
+    assert flat[0]["result"] == "updated" and flat[5]["result"] == "noop"
+    assert "text" in flat[1]["error"]["reason"]
+    assert flat[3]["error"]["type"] == "document_missing_exception"
+    assert flat[4]["result"] == "created"
+    [change] = queue.changes
+    doc = change["doc"]  # the stored URL and title kept, the site following the URL
+    assert doc.body == TEXT + " New." and doc.url == "http://x.org/a" and doc.title == "Old"
+    assert doc.site == "x.org"
+    assert queue == ["a", "up"]
 
 
 def test_jsonl_batch_with_per_document_errors(client: TestClient, queue: Queue) -> None:
@@ -207,7 +314,7 @@ def test_unknown_document_and_group_are_404(client: TestClient) -> None:
     assert r.status_code == 404 and r.json()["status"] == 404
 
 
-def test_bulk_items_in_order_with_create_conflict_and_rejected_actions(
+def test_bulk_items_in_order_with_create_conflict_delete_and_update(
     client: TestClient, queue: Queue
 ) -> None:
     body = bulk_body(
@@ -217,7 +324,7 @@ def test_bulk_items_in_order_with_create_conflict_and_rejected_actions(
         {"text": TEXT},
         {"delete": {"_id": "a"}},
         {"update": {"_id": "a"}},
-        {"doc": {"title": "t"}},
+        {"doc": {"title": "t", "text": TEXT}},
         {"index": {}},
         {"text": TEXT + " Other."},
         {"create": {"_id": "e"}},
@@ -237,14 +344,17 @@ def test_bulk_items_in_order_with_create_conflict_and_rejected_actions(
         "create",
     ]
     flat = [next(iter(i.values())) for i in items]
-    assert [f["status"] for f in flat] == [201, 409, 400, 400, 201, 400]
+    # the update follows the delete: the page is gone, an update of it is a 404
+    assert [f["status"] for f in flat] == [201, 409, 200, 404, 201, 400]
     assert all(f["_index"] == service_index(client) for f in flat)
     assert flat[0]["result"] == "created" and flat[0]["_id"] == "a"
     assert flat[1]["error"]["type"] == "version_conflict_engine_exception"
-    assert "delete" in flat[2]["error"]["reason"]
+    assert flat[2]["result"] == "deleted"
+    assert flat[3]["error"]["type"] == "document_missing_exception"
     generated = flat[4]["_id"]
     assert len(generated) == 20
     assert sorted(queue) == sorted(["a", generated])
+    assert queue.changes == [{"op": "delete", "id": "a"}]
 
 
 def service_index(client: TestClient) -> str:
