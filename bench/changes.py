@@ -8,11 +8,14 @@ under their own template), timed until the repairs are done; and, as the peer, p
 ``helpers.bulk`` of those changed pages' sources into a fresh index on the same node. Reports
 the pages decided again per 1,000 pages of each run (summed from the repairs' results in the
 workers' logs), each run's wall time, and the update run's wall time over plain bulk's of the
-same pages (``update_over_bulk``). The groups after (2) are compared with ``neardup dedup``
-on the file of (2) (``equal_to_dedup``).
+same pages (``update_over_bulk``). The groups after the last run are compared with ``neardup
+dedup`` on its file (``equal_to_dedup``); ``--updates 0`` runs (1) alone.
+
+``--corpus FILE`` reads the pages from a JSONL file instead (e.g. ``bench/corpus.py``'s
+generated corpus; its ``truth`` field is dropped), ``--docs`` of them.
 
 Run (services on OPENSEARCH_URL / CELERY_BROKER_URL): ``python bench/changes.py [--docs 2000]
-[--updates 0.1]``. Prints one JSON object on stdout.
+[--updates 0.1] [--corpus FILE]``. Prints one JSON object on stdout.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=2000)
     ap.add_argument("--updates", type=float, default=0.1)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--corpus", type=Path, default=None, help="pages from this JSONL file")
     args = ap.parse_args()
     from opensearchpy import OpenSearch, helpers
 
@@ -72,7 +76,17 @@ def main() -> None:
     client = OpenSearch(url, timeout=120)
     index = f"bench-changes-{uuid.uuid4().hex[:8]}"
     env = dict(os.environ, NEARDUP_INDEX=index, NEARDUP_QUEUE=f"bench.{index}")
-    docs = bench_corpus(args.docs)
+    if args.corpus is not None:
+        docs = []
+        with args.corpus.open(encoding="utf-8") as f:
+            for line in f:
+                if len(docs) == args.docs:
+                    break
+                doc = json.loads(line)
+                doc.pop("truth", None)
+                docs.append(doc)
+    else:
+        docs = bench_corpus(args.docs)
     rng = random.Random(7)
     changed = rng.sample(range(len(docs)), int(len(docs) * args.updates))
     again = [dict(d) for d in docs]
@@ -94,12 +108,14 @@ def main() -> None:
             r1 = _redecided(tmpdir)
             out["redecided_per_1000_ingest"] = round(1000 * r1 / len(docs), 1)
             out["latency_s"] = s1.get("latency_s")
-            t0 = time.perf_counter()
-            s2 = _neardup(env, "ingest", str(second), "--wait", "--no-progress")
-            out["update_s"] = round(time.perf_counter() - t0, 2)
-            out["updated"] = s2.get("updated")
-            r2 = _redecided(tmpdir) - r1
-            out["redecided_per_1000_update_run"] = round(1000 * r2 / len(docs), 1)
+            if changed:
+                t0 = time.perf_counter()
+                s2 = _neardup(env, "ingest", str(second), "--wait", "--no-progress")
+                out["update_s"] = round(time.perf_counter() - t0, 2)
+                out["updated"] = s2.get("updated")
+                out["latency_s_update_run"] = s2.get("latency_s")
+                r2 = _redecided(tmpdir) - r1
+                out["redecided_per_1000_update_run"] = round(1000 * r2 / len(docs), 1)
         finally:
             for p in procs:
                 p.terminate()
@@ -109,10 +125,21 @@ def main() -> None:
         got = {h["_id"]: h["_source"]["dup_group"] for h in helpers.scan(
             client, index=index, query={"query": {"match_all": {}}}, _source=["dup_group"])}
         ref = tmpdir / "dedup.jsonl"
-        subprocess.run([sys.executable, "-m", "neardup.ingest.cli", "dedup", str(second), "-o",
+        last = second if changed else first
+        subprocess.run([sys.executable, "-m", "neardup.ingest.cli", "dedup", str(last), "-o",
                         str(ref), "--no-progress"], cwd=ROOT, check=True, capture_output=True)
         expected = {r["id"]: r["dup_group"] for r in map(json.loads, ref.read_text().splitlines())}
         out["equal_to_dedup"] = _partition(got) == _partition(expected)
+        if not out["equal_to_dedup"]:  # pages whose group (its members) differs
+            mine = {p: g for g in _partition(got) for p in g}
+            theirs = {p: g for g in _partition(expected) for p in g}
+            out["pages_grouped_differently"] = sum(
+                1 for p in theirs if mine.get(p) != theirs[p])
+        if not changed:
+            for name in (index, f"{index}-*"):
+                client.indices.delete(index=name, ignore_unavailable=True)
+            print(json.dumps(out))
+            return
         peer = f"peer-{uuid.uuid4().hex[:8]}"
         t0 = time.perf_counter()
         helpers.bulk(client, ({"_index": peer, "_id": again[i]["id"], "_source": again[i]}

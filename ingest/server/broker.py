@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.workers.batch import DEFAULT_K
 from neardup.ingest.workers.changes import ChangeLog
-from neardup.ingest.workers.repair import wait_quiet
+from neardup.ingest.workers.repair import repairs_pending, wait_quiet
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import queue_repair, submit
 
@@ -40,6 +40,11 @@ class BatchQueue(Protocol):
 
     def wait_repaired(self, budget: float) -> None:
         """Wait (at most ``budget`` seconds) until no staged change waits for a repair."""
+        ...
+
+    def repairs_pending(self) -> dict[str, int]:
+        """``{"changes", "sites"}``: the work repairs have still to do on the index (changes
+        staged, sites whose pages wait to be masked again); all zero: the groups are settled."""
         ...
 
     def pending(self, ids: Sequence[str]) -> set[str]: ...
@@ -81,6 +86,9 @@ class BrokerBatchQueue:
             queue_repair(self.staging, self.profile, DEFAULT_K, None, force=True)
 
         wait_quiet(self.staging.redis, self.staging.index, timeout=budget, kick=kick)
+
+    def repairs_pending(self) -> dict[str, int]:
+        return repairs_pending(self.staging.redis, self.staging.index)
 
     def pending(self, ids: Sequence[str]) -> set[str]:
         return self.staging.pending(ids)

@@ -74,7 +74,17 @@ class PageReads:
                 return {"id": doc_id, "status": "pending", "dup_group": None,
                         **page_status({"id": doc_id, "status": "pending"}, (), None)}
             return None
-        return document_with_status(doc, self._group_sizes([doc])[doc.id])
+        return {**document_with_status(doc, self._group_sizes([doc])[doc.id]),
+                "settled": self.settled()}
+
+    def settled(self) -> bool | None:
+        """Whether the index's groups are settled: no change staged and no site waiting to be
+        masked again, so no repair can move a page's ``dup_group`` (None: the broker does not
+        answer)."""
+        try:
+            return not any(self.queue.repairs_pending().values())
+        except Exception:  # the broker is down: unknown
+            return None
 
     def _group_sizes(self, docs: Sequence[StoredDocument]) -> dict[str, int | None]:
         groups = sorted({d.dup_group for d in docs if d.dup_group and d.status != "pending"})
@@ -140,6 +150,7 @@ class PageReads:
             "size": len(others) + 1,
             "representative": document_summary(rep),
             "members": [document_summary(m) for m in others],
+            "settled": self.settled(),
         }
 
     def largest_groups(self, size: int, min_size: int = 2, offset: int = 0) -> dict[str, Any]:
@@ -148,6 +159,7 @@ class PageReads:
         representative's title, URL, site and the beginning of its main content."""
         out = self.store.largest_groups(min(offset + size, MAX_GROUPS), min_size)
         out["groups"] = out["groups"][offset : offset + size]
+        out["settled"] = self.settled()
         reps = self.store.mget([g["id"] for g in out["groups"]], with_fingerprints=False)
         for g in out["groups"]:
             rep = reps.get(g["id"])

@@ -268,6 +268,7 @@ def test_serve_in_requests_of_five(live: Live) -> None:
                 assert {i["result"] for i in r.json()["items"]} == {"created"}, r.text
             live.sent(order)
             assert http.post(f"/{live.index}/_refresh").status_code == 200
+            assert http.get("/documents/s0-03").json()["settled"] is True
             got = live.check()
             assert _groups(got) == sorted([*COPY_GROUPS, sorted(BRIDGE)])
             # a new version of a representative (a copy of another group's page), a delete

@@ -69,6 +69,9 @@ class FakeBatchQueue(list[str]):
     def wait_repaired(self, budget: float) -> None:
         return None
 
+    def repairs_pending(self) -> dict[str, int]:
+        return {"changes": 0, "sites": 0}  # changes are applied as they are staged
+
     def pending(self, ids: Sequence[str]) -> set[str]:
         if self.store is not None:
             return set()

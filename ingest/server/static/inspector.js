@@ -191,7 +191,8 @@
     const multiGroups = multi.reduce((n, b) => n + b.groups, 0);
     $("summary").textContent =
       "index " + data.index + " · " + (data.grouped_documents ?? "?") + " grouped documents · " +
-      (data.group_count ?? "?") + " groups (pages without duplicates included)";
+      (data.group_count ?? "?") + " groups (pages without duplicates included)" +
+      (data.settled === false ? " · repairs pending: groups may still change" : "");
     columnChart($("size-chart"), ov.size_histogram.map((b) => ({ label: String(b.size), value: b.groups })),
       "pages per group", "groups");
     barChart($("site-chart"), ov.duplicates_by_site.map((s) => ({ label: s.site, value: s.duplicates })),

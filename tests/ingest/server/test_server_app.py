@@ -114,6 +114,23 @@ def test_a_new_version_of_an_html_page_is_not_counted(client: TestClient, queue:
     assert queue.changes[1]["counted"] == "x.org"
 
 
+def test_reads_say_whether_repairs_may_still_move_groups(
+    client: TestClient, queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client.post("/documents", json={"id": "a", "text": TEXT})
+    assert client.get("/documents/a").json()["settled"] is True
+    assert client.get("/groups/a").json()["settled"] is True
+    monkeypatch.setattr(queue, "repairs_pending", lambda: {"changes": 1, "sites": 0})
+    assert client.get("/documents/a").json()["settled"] is False
+    assert client.get("/groups/a").json()["settled"] is False
+
+    def down() -> dict[str, int]:
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(queue, "repairs_pending", down)
+    assert client.get("/documents/a").json()["settled"] is None
+
+
 def test_delete_a_document(client: TestClient, queue: Queue) -> None:
     client.post("/documents", json={"id": "a", "text": TEXT})
     r = client.delete("/documents/a")
