@@ -39,7 +39,7 @@ from neardup.ingest.workers.app import app, broker_url, settings
 from neardup.ingest.workers.batch import DEFAULT_K, decide_batch
 from neardup.ingest.workers.changes import ChangeLog
 from neardup.ingest.workers.forest import RedisGroupForest
-from neardup.ingest.workers.gate import Gate, GateBusy
+from neardup.ingest.workers.gate import Gate, GateBusy, RepairRunning
 from neardup.ingest.workers.live import live_index
 from neardup.ingest.workers.refresher import Refresher
 from neardup.ingest.workers.repair import mark_written, repair, repairs_pending
@@ -307,6 +307,11 @@ def repair_task(self: Task, index: str | None = None, profile: str = "web",
         with open_gate(index).repairing():
             done = repair(open_task_store(index), staging, open_forest(index),
                           ChangeLog(staging.redis, staging.index), _compare_fn(profile), sweep)
+    except RepairRunning:
+        # the repair running looks for work left once it has left the gate (below), and a
+        # killed one's message comes back: this one is not needed
+        log.info("repair of %s not needed: another repair runs", staging.index)
+        return {"skipped": "another repair runs"}
     except (GateBusy, *TRANSIENT) as exc:  # type: ignore[misc]
         log.info("repair of %s put off: %s", staging.index, exc)
         raise self.retry(exc=exc, countdown=backoff(min(self.request.retries, 6),

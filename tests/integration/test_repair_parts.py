@@ -57,6 +57,28 @@ def test_a_repair_waits_for_the_decisions_and_holds_new_ones_back(client: Any, i
             pass
 
 
+def test_a_hold_is_a_lease_renewed_while_its_holder_runs(client: Any, index: str) -> None:
+    gate = Gate(client, index, hold=0.6)
+    with gate.repairing():
+        time.sleep(1.5)  # past its first lease: renewed, still held alone
+        with pytest.raises(GateBusy):
+            with Gate(client, index, hold=0.6).repairing():
+                pass
+    with gate.deciding():
+        time.sleep(1.5)
+        assert client.zcard(gate.k_deciders) == 1
+        assert gate._deciders() == 1  # not expired: renewed
+    # a holder killed while holding (what it leaves behind: its token, with its last lease)
+    client.set(gate.k_repair, "a-killed-worker", px=600)
+    client.zadd(gate.k_deciders, {"a-killed-decision": time.time() + 0.6})
+    t0 = time.monotonic()
+    with gate.deciding(budget=10):  # the dead repair's lease runs out
+        pass
+    with gate.repairing(budget=10):  # so does the dead decision's
+        pass
+    assert time.monotonic() - t0 < 5
+
+
 def test_changes_take_their_order_from_the_batches_sequencer(client: Any, index: str) -> None:
     staging = BatchStaging(client, index)
     log = ChangeLog(client, index)
