@@ -69,6 +69,8 @@ def main() -> None:
     ap.add_argument("--updates", type=float, default=0.1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--corpus", type=Path, default=None, help="pages from this JSONL file")
+    ap.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                    help="keep the files and the workers' logs here (default: a temp dir)")
     args = ap.parse_args()
     from opensearchpy import OpenSearch, helpers
 
@@ -96,7 +98,8 @@ def main() -> None:
         again[i]["text"] = "\n".join(mine[:2] + other[2:-2] + mine[-2:])
     out: dict[str, Any] = {"docs": len(docs), "updates": len(changed)}
     with tempfile.TemporaryDirectory() as tmp:
-        tmpdir = Path(tmp)
+        tmpdir = Path(tmp) if args.keep is None else args.keep
+        tmpdir.mkdir(parents=True, exist_ok=True)
         first, second = tmpdir / "first.jsonl", tmpdir / "second.jsonl"
         write_jsonl(first, docs)
         write_jsonl(second, again)

@@ -87,6 +87,14 @@ class RedisGroupForest:
         return {i: (text(r))
                 for i, r in zip(ids, out, strict=True)}
 
+    @transient
+    def seqs(self, ids: Sequence[str]) -> dict[str, int]:
+        """The ``seq`` the forest holds of each of ``ids`` that ever took part in a union."""
+        if not ids:
+            return {}
+        got = self.redis.hmget(self.k_pseq, list(ids))
+        return {i: int(v) for i, v in zip(ids, got, strict=True) if v is not None}
+
     # -- the groups pages were indexed with --------------------------------------------------
 
     @transient

@@ -233,6 +233,11 @@ def repair(
         return out
 
     roots = forest.roots(sorted(others))
+    # the order of the groups' roots too: a candidate's group joins by its root's (seq, id)
+    unordered = sorted({r for r in roots.values() if r not in order})
+    seqs = forest.seqs(unordered)
+    seqs.update((i, d.seq) for i, d in _mget(store, [r for r in unordered if r not in seqs]).items())
+    order.update((r, (seqs.get(r, 0), r)) for r in unordered)
     compared = 0
 
     def verify(later: str, earlier: str) -> tuple[bool, float, float]:

@@ -284,3 +284,21 @@ def test_serve_in_requests_of_five(live: Live) -> None:
             assert frozenset([BRIDGE[0]]) in got and frozenset([BRIDGE[2]]) in got
     finally:
         stop(proc)
+
+
+def test_a_new_version_joins_a_group_through_a_member(live: Live) -> None:
+    # a ~ b (b holds a's text and more), c's new version is the rest of b: c ~ b, and c shares
+    # no fingerprint with a, the representative of the group it joins (the repair orders the
+    # group by its representative, which is not among c's candidates)
+    rng = random.Random(21)
+    p, q = [prose(rng, 100), prose(rng, 100)], [prose(rng, 100), prose(rng, 100)]
+    a, b = site_page(1, "fam-a", p, 600), site_page(1, "fam-b", [*p, *q], 601)
+    c_old, c_new = (site_page(1, "fam-c", text, 602) for text in ([prose(rng, 90)], q))
+    for x, y, similar in ((p, p + q, True), (q, p + q, True), (p, q, False)):
+        got = neardup.compare({"text": "\n".join(x)}, {"text": "\n".join(y)}).similar
+        assert got is similar
+    live.ingest([*PAGES, a, b, c_old])
+    assert ["fam-a", "fam-b"] in _groups(live.check())
+    summary = live.ingest([c_new])
+    assert summary.get("updated") == 1, summary
+    assert ["fam-a", "fam-b", "fam-c"] in _groups(live.check())
