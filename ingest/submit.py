@@ -125,7 +125,9 @@ class Submitter:
         log = ChangeLog(self.staging.redis, self.staging.index)
         retry_call(lambda: log.stage(changes), budget=600.0, on=TRANSIENT)
         self.changes += len(changes)
-        self.kick_repair()
+        # one repair queued at a time (a flag); it applies every change staged before it runs
+        tasks.publish_with_retry(lambda: tasks.queue_repair(
+            self.staging, self.profile, self.k, self.queue), budget=600.0)
 
     def kick_repair(self) -> None:
         tasks.publish_with_retry(lambda: tasks.queue_repair(

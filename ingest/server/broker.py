@@ -79,7 +79,7 @@ class BrokerBatchQueue:
             return
         # durable first, then the repair's message (a lost message: the next repair applies them)
         ChangeLog(self.staging.redis, self.staging.index).stage(changes)
-        queue_repair(self.staging, self.profile, DEFAULT_K, None, force=True)
+        queue_repair(self.staging, self.profile, DEFAULT_K, None)  # one queued at a time
 
     def wait_repaired(self, budget: float) -> None:
         def kick() -> None:
