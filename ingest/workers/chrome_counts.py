@@ -277,14 +277,15 @@ class SharedChromeCounts(ChromeCounts):
         return sorted(text(i) for i in self._redis.smembers(self._site_prefix + site))
 
     @transient
-    def take_dirty(self) -> list[str]:
-        """The sites whose counts changed since their pages were last masked, forgotten as
-        they are read (:meth:`mark_dirty` puts back a site not done)."""
-        pipe = self._redis.pipeline(transaction=True)
-        pipe.smembers(self._dirty_key)
-        pipe.delete(self._dirty_key)
-        found, _ = pipe.execute()
-        return sorted(text(s) for s in found)
+    def dirty(self) -> list[str]:
+        """The sites whose counts changed since their pages were last masked (a repair
+        :meth:`clear_dirty`-s them once their pages are written)."""
+        return sorted(text(s) for s in self._redis.smembers(self._dirty_key))
+
+    @transient
+    def clear_dirty(self, sites: Collection[str]) -> None:
+        if sites:
+            self._redis.srem(self._dirty_key, *sites)
 
     @transient
     def mark_dirty(self, sites: Collection[str]) -> None:

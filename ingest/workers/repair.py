@@ -164,10 +164,12 @@ def repair(
 
     # 2. chrome: the pages of the sites whose counts changed, masked again
     remasked: dict[str, StoredDocument] = {}
+    swept: list[tuple[SharedChromeCounts, list[str]]] = []  # cleared once written (durable)
     if sweep:
         for counter in counts.values():
             later: list[str] = []
-            for site in counter.take_dirty():
+            sites = counter.dirty()
+            for site in sites:
                 ids = counter.site_pages(site)
                 found = {i: new_docs[i] for i in ids if i in new_docs}
                 rest = [i for i in ids if i not in found and i not in removed]
@@ -180,11 +182,13 @@ def repair(
                     if new is not None:
                         remasked[doc_id] = new
                 counter.forget()
-            counter.mark_dirty(later)
+            swept.append((counter, [s for s in sites if s not in later]))
     new_docs.update(remasked)
     touched.update(remasked)
     if not touched:
         changes.done(snap)
+        for counter, done_sites in swept:
+            counter.clear_dirty(done_sites)
         return {"changes": len(snap), "remasked": 0, "redecided": 0}
 
     # 3. the groups that held them, decided again
@@ -282,6 +286,8 @@ def repair(
     if failed:
         raise RuntimeError(f"repair: {len(failed)} pages not written: {failed[0].error}")
     changes.done(snap)
+    for counter, done_sites in swept:
+        counter.clear_dirty(done_sites)
     return {"changes": len(snap), "deleted": len(removed), "remasked": len(remasked),
             "redecided": len(todo), "compared": compared, "joined": len(edges)}
 
