@@ -65,7 +65,8 @@ _compiled: ModuleType | None = select("neardup.ingest._text", None)
 
 __all__ = [
     "DEFAULT_MAX_AGE", "DEFAULT_MAX_WAIT", "RedisSketch", "SharedChromeCounts", "chrome_keys",
-    "chrome_page_keys", "chrome_text", "counted_rules", "delayed_input", "observe_file",
+    "chrome_page_keys", "chrome_sweep_keys", "chrome_text", "counted_rules", "delayed_input",
+    "observe_file",
     "observe_input",
 ]
 
@@ -98,6 +99,15 @@ def chrome_page_keys(index: str, rule: ChromeRule) -> tuple[str, str, str]:
     of each site's set of counted pages."""
     base = f"{key_prefix(index)}chrome:{rule.identity}:"
     return base + "site-of", base + "dirty", base + "site:"
+
+
+def chrome_sweep_keys(index: str, rule: ChromeRule) -> tuple[str, str, str]:
+    """The Redis hashes that tell a repair whether a marked site's pages need masking again:
+    each site's count version (+1 each page counted or taken out), the version its pages were
+    last all masked at by a repair (its base), and the lowest version a page of it was masked
+    at since (its low mark)."""
+    base = f"{key_prefix(index)}chrome:{rule.identity}:"
+    return base + "version", base + "base", base + "low"
 
 
 def chrome_rules_key(index: str) -> str:
@@ -212,11 +222,15 @@ class SharedChromeCounts(ChromeCounts):
         cells, self._pages_key, self._seen_key = chrome_keys(index, rule)
         self._site_of_key, self._dirty_key, self._site_prefix = chrome_page_keys(index, rule)
         self._rules_key = chrome_rules_key(index)
+        self._ver_key, self._base_key, self._low_key = chrome_sweep_keys(index, rule)
+        self._noted: set[str] = set()  # sites whose masking this object has noted
         self.sketch = RedisSketch(client, cells, width, depth)
         super().__init__(rule, self.sketch, warmup=warmup)
         self._redis = client
         self._observe = script(client, "chrome_observe.lua")
         self._forget_script = script(client, "chrome_forget.lua")
+        self._noted_script = script(client, "chrome_noted.lua")
+        self._swept_script = script(client, "chrome_swept.lua")
         self.budget = self.sketch.budget = budget
         self._site_pages: dict[str, int] = {}  # pages per site read ahead (prefetch)
         # line hashes and key lengths of the pages read ahead, by site and text
@@ -232,7 +246,7 @@ class SharedChromeCounts(ChromeCounts):
         for doc_id, site, url, body in pages:
             s = site_key(site, url)
             args += [doc_id, s, self._cells(s, body)]
-        keys = self._page_keys() + [self._rules_key]
+        keys = self._page_keys() + [self._rules_key, self._ver_key]
         return int(retry_call(transient(lambda: self._observe(keys=keys, args=args)),
                               budget=self.budget, on=TRANSIENT))
 
@@ -259,7 +273,7 @@ class SharedChromeCounts(ChromeCounts):
                 args[0] += 1
         if not args[0]:
             return 0
-        keys = self._page_keys()
+        keys = self._page_keys() + [self._ver_key]
         return int(retry_call(transient(lambda: self._forget_script(keys=keys, args=args)),
                               budget=self.budget, on=TRANSIENT))
 
@@ -276,10 +290,51 @@ class SharedChromeCounts(ChromeCounts):
         """The ids of the pages of ``site`` counted, sorted."""
         return sorted(text(i) for i in self._redis.smembers(self._site_prefix + site))
 
+    def note_masking(self, sites: Collection[str]) -> None:
+        """Note, before their counts are read, that pages of ``sites`` are masked with the
+        counts as they are now (once a site for this object: a later mask uses counts at
+        least as recent), so that a repair can tell a site whose pages all saw its final
+        counts (:meth:`sweep_state`)."""
+        new = sorted(set(sites) - self._noted)
+        if not new:
+            return
+        keys = [self._ver_key, self._low_key]
+        retry_call(transient(lambda: self._noted_script(keys=keys, args=new)),
+                   budget=self.budget, on=TRANSIENT)
+        self._noted.update(new)
+
+    def mask(self, site: str, text: str) -> str:
+        if site not in self._noted:
+            self.note_masking([site])
+        return super().mask(site, text)
+
+    @transient
+    def sweep_state(self, site: str) -> tuple[int, int | None, str | None]:
+        """``(version, base, low mark)`` of ``site`` (None: not set). Its pages need no
+        masking again when the low mark is set and at least the version, and the base is the
+        version or unset: every page masked since the last sweep saw the counts as they are,
+        and the pages before it were masked with them by that sweep."""
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.hget(self._ver_key, site)
+        pipe.hget(self._base_key, site)
+        pipe.hget(self._low_key, site)
+        ver, base, low = pipe.execute()
+        return (int(ver or 0), int(base) if base is not None else None,
+                text(low) if low is not None else None)
+
+    def swept(self, site: str, version: int, low: str | None) -> None:
+        """The pages of ``site`` are masked with the counts of ``version``: unmark it unless
+        its counts moved since (see ``chrome_swept.lua``; ``low``: the low mark
+        :meth:`sweep_state` read)."""
+        keys = [self._base_key, self._low_key, self._dirty_key, self._ver_key]
+        retry_call(transient(lambda: self._swept_script(keys=keys,
+                                                        args=[site, version, low or ""])),
+                   budget=self.budget, on=TRANSIENT)
+
     @transient
     def dirty(self) -> list[str]:
         """The sites whose counts changed since their pages were last masked (a repair
-        :meth:`clear_dirty`-s them once their pages are written)."""
+        unmarks them once their pages are written: :meth:`swept`)."""
         return sorted(text(s) for s in self._redis.smembers(self._dirty_key))
 
     @transient
@@ -330,6 +385,7 @@ class SharedChromeCounts(ChromeCounts):
             hashes.update(hashed[s, body][0])
         hashes.discard(0)
         names = sorted(sites)
+        self.note_masking(names)  # before the counts are read
         counts = retry_call(transient(lambda: self._redis.hmget(self._pages_key, names))
                             if names else list, budget=self.budget, on=TRANSIENT)
         self._site_pages = {s: int(n) if n is not None else 0
@@ -347,6 +403,7 @@ class SharedChromeCounts(ChromeCounts):
         pages = self.pages(site)
         self.sketch.prefetch(hashes)
         self._hashed, self._site_pages = hashed, {site: pages}
+        self._noted.add(site)  # a repair's masking: it sets the site's base (swept)
 
     def forget(self) -> None:
         """Drop what :meth:`prefetch` read."""

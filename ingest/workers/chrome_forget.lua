@@ -1,6 +1,6 @@
 -- Take pages back out of an index's site-chrome counts (a page deleted, or the old version of a
 -- page that changed): the counts become those of the pages present (ingest/workers/chrome_counts.py).
--- KEYS as chrome_observe.lua's first six. ARGV[1] the number of pages, then per page: id and
+-- KEYS as chrome_observe.lua's first six, KEYS[7] its count versions (KEYS[8] there). ARGV[1] the number of pages, then per page: id and
 -- the cells of the text it was counted with (as chrome_observe.lua takes them).
 -- Atomic, each page once: a page not counted is skipped. Returns how many pages were taken out.
 local n = tonumber(ARGV[1])
@@ -18,6 +18,7 @@ for _ = 1, n do
     redis.call('HDEL', KEYS[4], id)
     redis.call('SREM', KEYS[6] .. site, id)
     redis.call('SADD', KEYS[5], site)
+    redis.call('HINCRBY', KEYS[7], site, 1)
     local args = {'OVERFLOW', 'SAT'}
     for c in string.gmatch(cells, '%d+') do
       args[#args + 1] = 'INCRBY'

@@ -3,6 +3,7 @@
 -- hash), KEYS[3] the ids counted (a set), KEYS[4] each counted page's site (a hash), KEYS[5]
 -- the sites whose counts changed since their pages were last masked (a set), KEYS[6] the
 -- prefix of each site's set of counted pages, KEYS[7] the rules counted in this index (a set),
+-- KEYS[8] each site's count version (a hash: +1 each page counted or taken out),
 -- ARGV[1] the number of pages, ARGV[2] this rule's identity, then per page: id, site, and its
 -- cells (u32 offsets, as one string of decimal numbers separated by spaces: one argument a
 -- page, not one a cell).
@@ -20,6 +21,7 @@ for _ = 1, n do
     redis.call('HSET', KEYS[4], id, site)
     redis.call('SADD', KEYS[6] .. site, id)
     redis.call('SADD', KEYS[5], site)
+    redis.call('HINCRBY', KEYS[8], site, 1)
     local args = {'OVERFLOW', 'SAT'}
     for c in string.gmatch(cells, '%d+') do
       args[#args + 1] = 'INCRBY'

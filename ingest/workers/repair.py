@@ -94,6 +94,13 @@ def _mget(store: Store, ids: Sequence[str]) -> dict[str, StoredDocument]:
     return out
 
 
+def _unmark(swept: Sequence[tuple[SharedChromeCounts, str, int, str | None]]) -> None:
+    """The sites swept, their pages written: each site's base is the version swept, and it is
+    unmarked unless its counts moved meanwhile."""
+    for counter, site, version, low in swept:
+        counter.swept(site, version, low)
+
+
 def _remask(counts: SharedChromeCounts, site: str, doc: StoredDocument) -> StoredDocument | None:
     """``doc`` masked with the counts now (as :func:`neardup.ingest.pipeline.mask_chrome`
     masks a plain-text page), or None when its mask is unchanged."""
@@ -164,32 +171,38 @@ def repair(
 
     # 2. chrome: the pages of the sites whose counts changed, masked again
     remasked: dict[str, StoredDocument] = {}
-    swept: list[tuple[SharedChromeCounts, list[str]]] = []  # cleared once written (durable)
+    # (counts, site, version, low mark): unmarked once written (durable)
+    swept: list[tuple[SharedChromeCounts, str, int, str | None]] = []
+    skipped = 0
     if sweep:
         for counter in counts.values():
-            later: list[str] = []
-            sites = counter.dirty()
-            for site in sites:
+            for site in counter.dirty():
+                version, base, low = counter.sweep_state(site)  # before the counts are read
+                if low is not None and int(low) >= version and base in (None, version):
+                    # every page masked since the last sweep saw these counts: nothing to read
+                    swept.append((counter, site, version, low))
+                    skipped += 1
+                    continue
                 ids = counter.site_pages(site)
                 found = {i: new_docs[i] for i in ids if i in new_docs}
                 rest = [i for i in ids if i not in found and i not in removed]
                 found.update(_mget(store, rest))
-                if len(found) < len([i for i in ids if i not in removed]):
-                    later.append(site)  # a page counted and not in the index yet: in flight
                 counter.prefetch_texts(site, [d.body for d in found.values()])
                 for doc_id, doc in found.items():
                     new = _remask(counter, site, doc)
                     if new is not None:
                         remasked[doc_id] = new
                 counter.forget()
-            swept.append((counter, [s for s in sites if s not in later]))
+                if len(found) == len([i for i in ids if i not in removed]):
+                    swept.append((counter, site, version, low))
+                # else a page counted and not in the index yet (in flight): the site stays
+                # marked, for the next repair
     new_docs.update(remasked)
     touched.update(remasked)
     if not touched:
         changes.done(snap)
-        for counter, done_sites in swept:
-            counter.clear_dirty(done_sites)
-        return {"changes": len(snap), "remasked": 0, "redecided": 0}
+        _unmark(swept)
+        return {"changes": len(snap), "remasked": 0, "redecided": 0, "sites_skipped": skipped}
 
     # 3. the groups that held them, decided again
     old_of = {**_mget(store, sorted(touched - set(current))), **current}
@@ -286,9 +299,9 @@ def repair(
     if failed:
         raise RuntimeError(f"repair: {len(failed)} pages not written: {failed[0].error}")
     changes.done(snap)
-    for counter, done_sites in swept:
-        counter.clear_dirty(done_sites)
+    _unmark(swept)
     return {"changes": len(snap), "deleted": len(removed), "remasked": len(remasked),
+            "sites_skipped": skipped,
             "redecided": len(todo), "compared": compared, "joined": len(edges)}
 
 

@@ -79,6 +79,35 @@ def test_a_hold_is_a_lease_renewed_while_its_holder_runs(client: Any, index: str
     assert time.monotonic() - t0 < 5
 
 
+def test_a_site_whose_pages_all_saw_its_counts_needs_no_sweep(client: Any, index: str) -> None:
+    pages, _ = EN_SITE
+    rows = [(p["id"], p.get("site"), p.get("url"), p["text"]) for p in pages]
+    counts = SharedChromeCounts(client, index, ChromeRule(), width=1 << 12)
+    counts.observe_pages(rows[:10])
+    site = counts.site_of([rows[0][0]])[rows[0][0]]
+    assert counts.sweep_state(site) == (10, None, None)  # counted, no page masked yet
+
+    def needs_sweep() -> bool:
+        version, base, low = counts.sweep_state(site)
+        return not (low is not None and int(low) >= version and base in (None, version))
+
+    assert needs_sweep()
+    masker = SharedChromeCounts(client, index, ChromeRule(), width=1 << 12)
+    masker.mask(site, rows[0][3])  # a page masked with the counts of version 10
+    assert counts.sweep_state(site) == (10, None, "10") and not needs_sweep()
+    counts.observe_pages(rows[10:15])  # counted after: the masked page may be stale
+    assert counts.sweep_state(site)[0] == 15 and needs_sweep()
+    SharedChromeCounts(client, index, ChromeRule(), width=1 << 12).mask(site, rows[1][3])
+    assert counts.sweep_state(site)[2] == "10"  # the low mark stays the lowest
+    counts.swept(site, 15, "10")  # a repair masked every page with version 15's counts
+    assert counts.sweep_state(site) == (15, 15, None) and counts.dirty() == []
+    counts.observe_pages(rows[15:16])
+    counts.swept(site, 15, None)  # counts moved during that repair: the site stays marked
+    assert counts.dirty() == [site]
+    SharedChromeCounts(client, index, ChromeRule(), width=1 << 12).mask(site, rows[2][3])
+    assert needs_sweep()  # base 15 is not version 16: the pages before may be stale
+
+
 def test_changes_take_their_order_from_the_batches_sequencer(client: Any, index: str) -> None:
     staging = BatchStaging(client, index)
     log = ChangeLog(client, index)
