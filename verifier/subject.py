@@ -33,17 +33,64 @@ from functools import lru_cache
 
 import regex
 
-__all__ = ["HEAD_WORDS", "MIN_REPEATS", "subject_differs", "subject_words"]
+__all__ = [
+    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_WORDS", "identifier_words",
+    "is_identifier", "name_differs", "page_name", "subject_differs", "subject_words",
+]
 
 # Words that can name a subject: letters only (any script but CJK), two or more.
 _LETTER = r"[^\W\d_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]"
 _WORD = regex.compile(_LETTER + "{2,}")
+# Tokens as written, for identifiers: runs of letters and digits, underscores inside a run
+# joining it ("pg_stat_activity"), not CJK characters.
+_TOKEN = regex.compile(r"[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+"
+                       r"(?:_+[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)*")
+_CAMEL = regex.compile(r"\p{Ll}\p{Lu}")
+_ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
 
 HEAD_WORDS = 8
 """How many words open a page: where its title or heading is."""
 
 MIN_REPEATS = 4
 """How often a head word must occur in its page to be a subject word."""
+
+MIN_IDENTIFIER_USES = 2
+"""How many uses of identifiers the other page lacks each page must have (:func:`identifier_words`)."""
+
+NAME_WORDS = 20
+"""The longest first block (in tokens) taken for a page's name (:func:`page_name`)."""
+
+
+def is_identifier(token: str) -> bool:
+    """Whether ``token`` (as written) is an identifier rather than a word of prose: it joins
+    letters and digits ("lang3", "x86", not "3rd") or words by an underscore
+    ("column_privileges"), has a capital after a small letter ("DefBool", "FailableBiConsumer")
+    or is two or more capitals ("XCOS", "FG"). Identifiers are never spelling variants of each
+    other: "XCOS" and "XCOT" are two functions, "colour" and "color" one word.
+
+    >>> [t for t in ("XCOS", "DefBool", "pg_stat", "log10", "3rd", "Colour", "colour", "12")
+    ...  if is_identifier(t)]
+    ['XCOS', 'DefBool', 'pg_stat', 'log10']
+    """
+    if "_" in token:
+        return True
+    digits = sum(c.isdigit() for c in token)
+    if digits:
+        return digits < len(token) and _ORDINAL.fullmatch(token) is None
+    return _CAMEL.search(token) is not None or (len(token) >= 2 and token.isupper())
+
+
+@lru_cache(maxsize=64)
+def _tokens(text: str) -> tuple[Counter[str], frozenset[str]]:
+    """The case-folded tokens of ``text`` counted, and those written as identifiers
+    (:func:`is_identifier`) wherever they occur. Kept for the last texts seen."""
+    counts: Counter[str] = Counter()
+    shapes: dict[str, bool] = {}
+    for t in _TOKEN.findall(text):
+        f = t.casefold()
+        counts[f] += 1
+        shapes[f] = shapes.get(f, True) and is_identifier(t)
+    return counts, frozenset(f for f, ident in shapes.items() if ident)
 
 
 @lru_cache(maxsize=1024)
@@ -70,35 +117,107 @@ def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
 def subject_words(a: str, b: str) -> list[str]:
     """The subject words of ``a`` (case folded, in order of first use) that ``b`` lacks.
 
+    A head word written as an identifier wherever it occurs in ``a`` (:func:`is_identifier`)
+    counts in ``b`` only as itself; any other word also as its spelling variants.
+
     >>> fg = "Fill with FG Color. The Fill with FG Color command uses the FG color. Use FG."
     >>> bg = "Fill with BG Colour. The Fill with BG Colour command uses the BG colour. Use BG."
     >>> subject_words(fg, bg), subject_words(bg, fg)
     (['fg'], ['bg'])
     >>> subject_words(fg, fg.replace("Color", "Colour"))
     []
+    >>> xcos = "XCOS function. XCOS(x) returns the cosine. =XCOS(2). See XCOS."
+    >>> subject_words(xcos, xcos.replace("XCOS", "XCOT"))
+    ['xcos']
     """
     counts, head = _words(a)
     if not head:
         return []
     other = _words(b)[0]
+    idents = _tokens(a)[1]
     out = []
     for w in head:
         n = other[w]
         # The near matches of a word include its exact ones (a match of the pattern cannot
         # hold two whole words), so when these are enough the costly search is not needed.
-        if len(w) >= 4 and n * MIN_REPEATS <= counts[w]:
+        if len(w) >= 4 and n * MIN_REPEATS <= counts[w] and w not in idents:
             n = len(_near_pattern(w).findall(b))
         if n * MIN_REPEATS <= counts[w]:
             out.append(w)
     return out
 
 
+def identifier_words(a: str, b: str) -> dict[str, int]:
+    """The identifiers of ``a`` (:func:`is_identifier`, case folded) that ``b`` lacks — has at
+    most a quarter as often, in any spelling — with their uses in ``a``.
+
+    >>> identifier_words("See EqualsBuilder and reflectionEquals; EqualsBuilder.",
+    ...                  "See HashCodeBuilder and reflectionHashCode.")
+    {'equalsbuilder': 2, 'reflectionequals': 1}
+    """
+    counts, idents = _tokens(a)
+    other = _tokens(b)[0]
+    return {t: counts[t] for t in idents if other[t] * MIN_REPEATS <= counts[t]}
+
+
+def page_name(text: str) -> tuple[str, ...]:
+    """The tokens, as written, of the page's name: its first block (text up to the first blank
+    line) when it has at most :data:`NAME_WORDS` tokens — a title or a heading; ``()`` when the
+    page opens with a longer block."""
+    first = text.lstrip().split("\n\n", 1)[0]
+    tokens = _TOKEN.findall(first)
+    return tuple(tokens) if len(tokens) <= NAME_WORDS else ()
+
+
+def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
+    """The tokens of name ``a`` that name ``b`` does not have: as an identifier or a number,
+    the same token (case folded); as a word, the same word or a spelling variant of one of
+    ``b``'s words (within one letter for 4 or 5 letters, two for longer, same first letter)."""
+    exact = {t.casefold() for t in b}
+    words = [t.casefold() for t in b if t.isalpha() and not is_identifier(t)]
+    out = []
+    for t in a:
+        f = t.casefold()
+        if f in exact:
+            continue
+        if t.isalpha() and not is_identifier(t) and len(f) >= 4:
+            pattern = _near_pattern(f)
+            if any(w[0] == f[0] and pattern.fullmatch(w) for w in words):
+                continue
+        out.append(f)
+    return out
+
+
+def name_differs(a: str, b: str) -> bool:
+    """Whether the names of two pages (:func:`page_name`) differ by a substitution: each has a
+    token the other lacks (an identifier, a number or a word that is no spelling variant). A
+    name that only adds words to the other ("Customize" / "Customize Dialog") does not differ.
+
+    >>> name_differs("DefBool Statement\\n\\nSets ...", "DefCur Statement\\n\\nSets ...")
+    True
+    >>> name_differs("Customize\\n\\nOpens ...", "Customise\\n\\nOpens ..."), name_differs(
+    ...     "Colour Dialog\\n\\n...", "Colour Dialogue Box\\n\\n...")
+    (False, False)
+    """
+    na, nb = page_name(a), page_name(b)
+    if not na or not nb:
+        return False
+    return bool(_unmatched(na, nb) and _unmatched(nb, na))
+
+
 def subject_differs(a: str, b: str) -> bool:
-    """Whether ``a`` or ``b`` has a subject word the other lacks (:func:`subject_words`).
+    """Whether pages ``a`` and ``b`` are about different subjects: either has a subject word
+    the other lacks (:func:`subject_words`), their names differ by a substitution
+    (:func:`name_differs`), or each uses identifiers the other lacks, at least
+    :data:`MIN_IDENTIFIER_USES` times (:func:`identifier_words`: two source files of one
+    template, two classes of one family).
 
     >>> subject_differs("Flip Horizontally: flip horizontally; it flips horizontally, "
     ...                 "horizontally only.", "Flip Vertically: flip vertically; it flips "
     ...                 "vertically, vertically only.")
     True
     """
-    return bool(subject_words(a, b) or subject_words(b, a))
+    if subject_words(a, b) or subject_words(b, a) or name_differs(a, b):
+        return True
+    return (sum(identifier_words(a, b).values()) >= MIN_IDENTIFIER_USES
+            and sum(identifier_words(b, a).values()) >= MIN_IDENTIFIER_USES)

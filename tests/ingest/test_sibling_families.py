@@ -83,8 +83,6 @@ def _functions(kind: str) -> list[dict[str, Any]]:
             for name, what in FUNCTIONS]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: a one-letter name difference is taken for a "
-                   "spelling variant, so siblings of a function family are similar")
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_function_family_with_one_letter_names_is_not_similar(kind: str) -> None:
     pages = {p["id"]: p for p in _functions(kind)}
@@ -93,8 +91,6 @@ def test_a_function_family_with_one_letter_names_is_not_similar(kind: str) -> No
         assert not verdict.similar, (a, b, verdict.reason)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: a function family with one-letter names "
-                   "chains into groups")
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_function_family_with_one_letter_names_forms_no_group(kind: str) -> None:
     assert _groups(_functions(kind)) == []
@@ -134,8 +130,6 @@ def _statements(kind: str) -> list[dict[str, Any]]:
             for name, what, var, value in STATEMENTS]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: statement pages sharing a syntax block and "
-                   "naming every sibling are similar")
 @pytest.mark.parametrize("kind", KINDS)
 def test_statement_pages_sharing_a_syntax_block_are_not_similar(kind: str) -> None:
     pages = {p["id"]: p for p in _statements(kind)}
@@ -144,8 +138,6 @@ def test_statement_pages_sharing_a_syntax_block_are_not_similar(kind: str) -> No
         assert not verdict.similar, (a, b, verdict.reason)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: statement pages sharing a syntax block form "
-                   "one group")
 @pytest.mark.parametrize("kind", KINDS)
 def test_statement_pages_sharing_a_syntax_block_form_no_group(kind: str) -> None:
     assert _groups(_statements(kind)) == []
