@@ -54,7 +54,10 @@ leaves both out (pages of unknown site).
 one at a time. Per site and input kind: pages, pairwise group precision / recall over the
 partition (P is ``-`` when no pair is predicted, R when there is no true pair), twins found,
 the largest predicted group, the pages in a group of 2+ (% of the site's pages: for a
-one-version site each of them is wrongly grouped), false pairs and wall time. ``--details``
+one-version site each of them is wrongly grouped), the pages in a group holding two or more
+distinct rendered texts (``grouped, not same text``: Javadoc lists a nested class's source file
+again under the nested class's name, a copy that the truth counts as another page), false pairs
+and wall time. ``--details``
 prints ``bench/docsite.py``'s report of each run too (largest groups, every group merging two
 true clusters, its members and their ``dup_of``); ``--json OUT`` writes all of it.
 """
@@ -126,20 +129,31 @@ def fetch(cache: Path, site: Site) -> dict[str, dict[str, Any]]:
     return out
 
 
-def grouped_pages(rows: dict[str, dict[str, Any]], ids: list[str]) -> tuple[int, int]:
-    """Pages in a predicted group of 2+, and the largest group's size."""
-    sizes: dict[str, int] = {}
-    for i in ids:
+def grouped_pages(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any]]
+                  ) -> tuple[int, int, int]:
+    """Pages in a predicted group of 2+, the largest group's size, and the pages in a group
+    holding two or more distinct rendered texts (a page grouped only with copies of its own
+    text — Javadoc lists a nested class's source file again under the class's name — is a
+    duplicate a reader would call one, whatever the truth's cluster says)."""
+    members: dict[str, list[str]] = {}
+    for i in info:
         g = rows.get(i, {}).get("dup_group")
         if g is not None:
-            sizes[str(g)] = sizes.get(str(g), 0) + 1
-    return sum(n for n in sizes.values() if n > 1), max(sizes.values(), default=1)
+            members.setdefault(str(g), []).append(i)
+
+    def text_of(i: str) -> str:
+        shas = info[i].get("text_sha") or {}
+        return str(shas.get("rendered") or next(iter(shas.values()), info[i]["sha"]))
+
+    sizes = [len(m) for m in members.values()]
+    mixed = sum(len(m) for m in members.values() if len({text_of(i) for i in m}) > 1)
+    return sum(n for n in sizes if n > 1), max(sizes, default=1), mixed
 
 
 # --- table --------------------------------------------------------------------------------------
 
 COLUMNS = ("site", "generator", "input", "pages", "P", "R", "twins found", "largest group",
-           "pages grouped", "false pairs", "wall s")
+           "pages grouped", "grouped, not same text", "false pairs", "wall s")
 
 
 def table_row(site: Site, kind: str, m: dict[str, Any]) -> list[str]:
@@ -152,6 +166,7 @@ def table_row(site: Site, kind: str, m: dict[str, Any]) -> list[str]:
         f"{m['twins_found']:,} / {m['twin_pairs']:,}" if two else "-",
         str(m["largest_group"]),
         f"{m['pages_grouped']:,} ({100 * m['pages_grouped'] / m['pages']:.1f} %)",
+        f"{m['pages_mixed']:,} ({100 * m['pages_mixed'] / m['pages']:.1f} %)",
         f"{m['false_pairs']:,}", f"{m['wall_s']:.1f}",
     ]
 
@@ -247,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
                 out = work / f"{site.name}-out-{name}.jsonl"
                 run = docsite.run_dedup(corpus, out, args.processes, args.profile)
                 m = docsite.evaluate(run["rows"], info, args.show)
-                m["pages_grouped"], m["largest_group"] = grouped_pages(run["rows"], list(info))
+                m["pages_grouped"], m["largest_group"], m["pages_mixed"] = grouped_pages(
+                    run["rows"], info)
                 m["wall_s"] = run["wall_s"]
                 m["summary"] = run["summary"]
                 if args.details:

@@ -54,8 +54,9 @@ HEAD_WORDS = 8
 MIN_REPEATS = 4
 """How often a head word must occur in its page to be a subject word."""
 
-MIN_IDENTIFIER_USES = 2
-"""How many uses of identifiers the other page lacks each page must have (:func:`identifier_words`)."""
+MIN_IDENTIFIER_USES = 3
+"""How many uses of identifiers the other page lacks two pages must have together, each at
+least one (:func:`identifier_words`)."""
 
 NAME_WORDS = 20
 """The longest first block (in tokens) taken for a page's name (:func:`page_name`)."""
@@ -208,7 +209,7 @@ def name_differs(a: str, b: str) -> bool:
 def subject_differs(a: str, b: str) -> bool:
     """Whether pages ``a`` and ``b`` are about different subjects: either has a subject word
     the other lacks (:func:`subject_words`), their names differ by a substitution
-    (:func:`name_differs`), or each uses identifiers the other lacks, at least
+    (:func:`name_differs`), or each uses identifiers the other lacks, together at least
     :data:`MIN_IDENTIFIER_USES` times (:func:`identifier_words`: two source files of one
     template, two classes of one family).
 
@@ -219,5 +220,6 @@ def subject_differs(a: str, b: str) -> bool:
     """
     if subject_words(a, b) or subject_words(b, a) or name_differs(a, b):
         return True
-    return (sum(identifier_words(a, b).values()) >= MIN_IDENTIFIER_USES
-            and sum(identifier_words(b, a).values()) >= MIN_IDENTIFIER_USES)
+    ours, theirs = identifier_words(a, b), identifier_words(b, a)
+    return bool(ours and theirs
+                and sum(ours.values()) + sum(theirs.values()) >= MIN_IDENTIFIER_USES)
