@@ -35,7 +35,8 @@ import regex
 
 __all__ = [
     "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_WORDS", "identifier_words",
-    "is_identifier", "name_differs", "page_name", "subject_differs", "subject_words",
+    "is_identifier", "name_differs", "page_name", "spelling_variants", "subject_differs",
+    "subject_words",
 ]
 
 # Words that can name a subject: letters only (any script but CJK), two or more.
@@ -223,3 +224,59 @@ def subject_differs(a: str, b: str) -> bool:
     ours, theirs = identifier_words(a, b), identifier_words(b, a)
     return bool(ours and theirs
                 and sum(ours.values()) + sum(theirs.values()) >= MIN_IDENTIFIER_USES)
+
+
+# British spellings and the American form they are written in for :func:`spelling_variants`
+# (word endings; a stem of two or three letters at least, so "four", "your", "vogue" stay).
+_VARIANTS = regex.compile(
+    r"(?<![\w])(?:(?P<our>\p{L}\p{Ll}+)our(?P<our_end>s|ed|ing|ite|ites|able|ful|less)?"
+    r"|(?P<ise>\p{L}\p{Ll}{2,})(?P<is_y>[iy])s(?P<ise_end>e|es|ed|ing|ation|ations|er|ers)"
+    r"|(?P<ogue>\p{L}\p{Ll}{2,})ogue(?P<ogue_end>s)?"
+    r"|(?P<tre>\p{L}\p{Ll}{2,})tre(?P<tre_end>s)?"
+    r"|(?P<ll>\p{L}\p{Ll}*[aeiou])ll(?P<ll_end>ed|ing|er|ers)"
+    r"|(?P<ence>[Ll]icen|[Dd]efen|[Oo]ffen)ce(?P<ence_end>s)?)(?![\w])"
+)
+
+
+def _american(m: regex.Match[str]) -> str:
+    g = m.group
+    if g("our") is not None:
+        return g("our") + "or" + (g("our_end") or "")
+    if g("ise") is not None:
+        return g("ise") + g("is_y") + "z" + g("ise_end")
+    if g("ogue") is not None:
+        return g("ogue") + "og" + (g("ogue_end") or "")
+    if g("tre") is not None:
+        return g("tre") + "ter" + (g("tre_end") or "")
+    if g("ll") is not None:
+        return g("ll") + "l" + g("ll_end")
+    return g("ence") + "se" + (g("ence_end") or "")
+
+
+def _americanised(text: str) -> tuple[str, frozenset[str]]:
+    """``text`` with British word endings written the American way, and the words changed."""
+    changed: set[str] = set()
+
+    def sub(m: regex.Match[str]) -> str:
+        changed.add(m.group())
+        return _american(m)
+
+    return _VARIANTS.sub(sub, text), frozenset(changed)
+
+
+def spelling_variants(a: str, b: str) -> tuple[str, str] | None:
+    """``a`` and ``b`` in one spelling — British endings written the American way ("colour",
+    "organise", "dialogue", "centre", "travelled", "licence") in small-letter words — when
+    that makes them differ less; None when it changes nothing between them (neither has such
+    a word, or both the same ones). Words written in capitals are left as they are.
+
+    >>> spelling_variants("Organise the colours.", "Organize the colors.")
+    ('Organize the colors.', 'Organize the colors.')
+    >>> spelling_variants("Colour it.", "Colour it.") is None
+    True
+    """
+    ca, wa = _americanised(a)
+    cb, wb = _americanised(b)
+    if wa == wb:
+        return None
+    return ca, cb

@@ -1,5 +1,5 @@
-"""Template siblings that the sibling rule does not part yet, and a spelling-variant twin that
-is not grouped (issue 37: "One template, different pages").
+"""Template siblings that the sibling rule parts, and a spelling-variant twin that is grouped
+(issue 37: "One template, different pages").
 
 Each page is one of a documentation site's, with its URL and ``site``; as plain text and as
 HTML. A reader calls every page of a function family or of a statement family a page of its
@@ -171,16 +171,12 @@ def test_the_twin_is_a_short_page_in_two_spellings() -> None:
     assert "dialogue box" in gb and "organise" in gb and "customise" in gb
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: a short twin with UK spellings in every "
-                   "sentence is judged different")
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_short_spelling_variant_twin_is_similar(kind: str) -> None:
     verdict = compare_documents(*_twin(kind))
     assert verdict.similar, verdict.reason
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: a short twin with UK spellings in every "
-                   "sentence shares no fingerprint and is not grouped")
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_short_spelling_variant_twin_is_grouped(kind: str) -> None:
     pages = _twin(kind)
