@@ -28,6 +28,7 @@ British-English twin (docs/quality.md, "Template siblings").
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from functools import lru_cache
 
@@ -82,15 +83,15 @@ def is_identifier(token: str) -> bool:
     return _CAMEL.search(token) is not None or (len(token) >= 2 and token.isupper())
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=512)
 def _tokens(text: str) -> tuple[Counter[str], frozenset[str]]:
     """The case-folded tokens of ``text`` counted, and those written as identifiers
     (:func:`is_identifier`) wherever they occur. Kept for the last texts seen."""
     counts: Counter[str] = Counter()
     shapes: dict[str, bool] = {}
-    for t in _TOKEN.findall(text):
+    for t, n in Counter(_TOKEN.findall(text)).items():  # each form as written, once
         f = t.casefold()
-        counts[f] += 1
+        counts[f] += n
         shapes[f] = shapes.get(f, True) and is_identifier(t)
     return counts, frozenset(f for f, ident in shapes.items() if ident)
 
@@ -159,7 +160,7 @@ def identifier_words(a: str, b: str) -> dict[str, int]:
     """
     counts, idents = _tokens(a)
     other = _tokens(b)[0]
-    return {t: counts[t] for t in idents if other[t] * MIN_REPEATS <= counts[t]}
+    return {t: n for t, n in counts.items() if t in idents and other[t] * MIN_REPEATS <= n}
 
 
 def page_name(text: str) -> tuple[str, ...]:
@@ -227,18 +228,21 @@ def subject_differs(a: str, b: str) -> bool:
 
 
 # British spellings and the American form they are written in for :func:`spelling_variants`
-# (word endings; a stem of two or three letters at least, so "four", "your", "vogue" stay).
-_VARIANTS = regex.compile(
-    r"(?<![\w])(?:(?P<our>\p{L}\p{Ll}+)our(?P<our_end>s|ed|ing|ite|ites|able|ful|less)?"
-    r"|(?P<ise>\p{L}\p{Ll}{2,})(?P<is_y>[iy])s(?P<ise_end>e|es|ed|ing|ation|ations|er|ers)"
-    r"|(?P<ogue>\p{L}\p{Ll}{2,})ogue(?P<ogue_end>s)?"
-    r"|(?P<tre>\p{L}\p{Ll}{2,})tre(?P<tre_end>s)?"
-    r"|(?P<ll>\p{L}\p{Ll}*[aeiou])ll(?P<ll_end>ed|ing|er|ers)"
-    r"|(?P<ence>[Ll]icen|[Dd]efen|[Oo]ffen)ce(?P<ence_end>s)?)(?![\w])"
+# (word endings; a stem of two or three letters at least, so "four", "your", "vogue" stay; the
+# stem's letters after the first are small: words in capitals are left alone). ``re``, not
+# ``regex``: twice as fast on this pattern.
+_L = r"[^\W\d_]"
+_VARIANTS = re.compile(
+    r"\b(?:(?P<our>" + _L + r"[a-z]+)our(?P<our_end>s|ed|ing|ite|ites|able|ful|less)?"
+    r"|(?P<ise>" + _L + r"[a-z]{2,})(?P<is_y>[iy])s(?P<ise_end>e|es|ed|ing|ation|ations|er|ers)"
+    r"|(?P<ogue>" + _L + r"[a-z]{2,})ogue(?P<ogue_end>s)?"
+    r"|(?P<tre>" + _L + r"[a-z]{2,})tre(?P<tre_end>s)?"
+    r"|(?P<ll>" + _L + r"[a-z]*[aeiou])ll(?P<ll_end>ed|ing|er|ers)"
+    r"|(?P<ence>[Ll]icen|[Dd]efen|[Oo]ffen)ce(?P<ence_end>s)?)\b"
 )
 
 
-def _american(m: regex.Match[str]) -> str:
+def _american(m: re.Match[str]) -> str:
     g = m.group
     if g("our") is not None:
         return g("our") + "or" + (g("our_end") or "")
@@ -253,30 +257,28 @@ def _american(m: regex.Match[str]) -> str:
     return g("ence") + "se" + (g("ence_end") or "")
 
 
-def _americanised(text: str) -> tuple[str, frozenset[str]]:
-    """``text`` with British word endings written the American way, and the words changed."""
-    changed: set[str] = set()
-
-    def sub(m: regex.Match[str]) -> str:
-        changed.add(m.group())
-        return _american(m)
-
-    return _VARIANTS.sub(sub, text), frozenset(changed)
+@lru_cache(maxsize=512)
+def _british(text: str) -> frozenset[str]:
+    """The case-folded American forms of the words of ``text`` written with a British ending
+    (or with an ending that has another form: "otherwise"). Kept for the last texts seen."""
+    return frozenset(_american(m).casefold() for m in _VARIANTS.finditer(text))
 
 
 def spelling_variants(a: str, b: str) -> tuple[str, str] | None:
     """``a`` and ``b`` in one spelling — British endings written the American way ("colour",
-    "organise", "dialogue", "centre", "travelled", "licence") in small-letter words — when
-    that makes them differ less; None when it changes nothing between them (neither has such
-    a word, or both the same ones). Words written in capitals are left as they are.
+    "organise", "dialogue", "centre", "travelled", "licence") — when one page writes a word
+    the other way ("colour" in ``a``, "color" in ``b``); None otherwise. Words written in
+    capitals are left as they are.
 
     >>> spelling_variants("Organise the colours.", "Organize the colors.")
     ('Organize the colors.', 'Organize the colors.')
     >>> spelling_variants("Colour it.", "Colour it.") is None
     True
     """
-    ca, wa = _americanised(a)
-    cb, wb = _americanised(b)
-    if wa == wb:
+    wa, wb = _british(a), _british(b)
+    if not (wa or wb):
         return None
-    return ca, cb
+    ta, tb = _tokens(a)[0], _tokens(b)[0]
+    if not (any(w in tb for w in wa - wb) or any(w in ta for w in wb - wa)):
+        return None
+    return _VARIANTS.sub(_american, a), _VARIANTS.sub(_american, b)

@@ -228,27 +228,23 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
 
 
 def page_name(root: Any) -> str:
-    """A parsed page's name: its ``title``, else its first ``h1``, white space made single
-    spaces; ``""`` when it has neither."""
-    for path in (".//title", ".//h1"):
-        el = root.find(path)
-        if el is not None:
-            name = " ".join(el.text_content().split())
-            if name:
-                return name
-    return ""
+    """A parsed page's heading: the text of its first ``h1``, white space made single spaces;
+    ``""`` when it has none."""
+    el = root.find(".//h1")
+    return "" if el is None else " ".join(el.text_content().split())
 
 
 def named(name: str, content: str) -> str:
-    """``content`` opened by the page's ``name`` as a block of its own, unless it opens with
-    it already. Main-content detection often drops the heading with the page's header (a
+    """``content`` opened by the page's heading ``name`` as a block of its own, when the main
+    content lost it: main-content detection drops the heading with the page's header (a
     Javadoc class page's ``h1`` sits in ``div.header``), and a page's name is what tells two
-    pages of one template apart (:mod:`neardup.verifier.subject`: names compared).
+    pages of one template apart (:mod:`neardup.verifier.subject`: names compared). A content
+    that holds the heading near its start is left as it is.
 
     >>> named("XCOS function", "XCOS function\\n\\nReturns the cosine."), named("XCOS", "Text.")
     ('XCOS function\\n\\nReturns the cosine.', 'XCOS\\n\\nText.')
     """
-    if not name or " ".join(content[: len(name) + 64].split()).startswith(name):
+    if not name or name in " ".join(content[: len(name) + 200].split()):
         return content
     return name + BLOCK_BREAK + content if content else name
 
