@@ -15,6 +15,7 @@ own, and a page and its British-English variant the same page:
 from __future__ import annotations
 
 import html
+import random
 from typing import Any
 
 import pytest
@@ -181,3 +182,32 @@ def test_a_short_spelling_variant_twin_is_similar(kind: str) -> None:
 def test_a_short_spelling_variant_twin_is_grouped(kind: str) -> None:
     pages = _twin(kind)
     assert _groups(pages) == [{p["id"] for p in pages}]
+
+
+# --- every mode, any order ----------------------------------------------------------------------
+
+def _partition(groups: dict[str, str]) -> set[frozenset[str]]:
+    members: dict[str, set[str]] = {}
+    for doc_id, group in groups.items():
+        members.setdefault(group, set()).add(doc_id)
+    return {frozenset(m) for m in members.values()}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_incremental_rule_gives_dedups_partition_in_any_order(kind: str) -> None:
+    """The pipeline's rule in memory (:class:`neardup.ingest.incremental.IncrementalDedup`),
+    pages arriving in shuffled orders: the partition of ``neardup.dedup``."""
+    from neardup.ingest.incremental import IncrementalDedup
+
+    pages = _functions(kind) + _statements(kind) + _twin(kind)
+    expected = {g.id: g.dup_group for g in neardup.dedup(pages)}
+    assert _partition(expected) == (
+        {frozenset([p["id"]]) for p in pages[:-2]} | {frozenset(p["id"] for p in pages[-2:])})
+    rng = random.Random(37)
+    for _ in range(3):
+        order = pages[:]
+        rng.shuffle(order)
+        live = IncrementalDedup()
+        for page in order:
+            live.put(page)
+        assert _partition(live.groups()) == _partition(expected)
