@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 
 import regex
 
 __all__ = [
-    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_WORDS", "identifier_words",
+    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_CHARS", "NAME_WORDS", "TYPO_EDITS",
+    "identifier_words",
     "is_identifier", "name_differs", "page_name", "spelling_variants", "subject_differs",
     "subject_words",
 ]
@@ -62,6 +64,14 @@ least one (:func:`identifier_words`)."""
 
 NAME_WORDS = 20
 """The longest first block (in tokens) taken for a page's name (:func:`page_name`)."""
+
+NAME_CHARS = 160
+"""The longest first block (in characters) taken for a page's name: a paragraph of Chinese
+text holds few tokens (:func:`page_name` counts no CJK characters) and is no name."""
+
+TYPO_EDITS = 2
+"""The most edits (letters inserted, deleted or replaced) between a short token and its typo
+(more in a longer token: :func:`_edits`)."""
 
 
 def is_identifier(token: str) -> bool:
@@ -163,11 +173,48 @@ def identifier_words(a: str, b: str) -> dict[str, int]:
     return {t: n for t, n in counts.items() if t in idents and other[t] * MIN_REPEATS <= n}
 
 
+def _edits(token: str) -> int:
+    """The most edits between a token and its typo: :data:`TYPO_EDITS` in a token of up to five
+    characters, one more in a longer one, a quarter of a token of sixteen and more (edits of a
+    long token come several to it)."""
+    return TYPO_EDITS if len(token) < 6 else max(TYPO_EDITS + 1, len(token) // 4)
+
+
+@lru_cache(maxsize=4096)
+def _typo_pattern(token: str, k: int) -> regex.Pattern[str]:
+    return regex.compile(rf"(?:{regex.escape(token)}){{e<={k}}}")
+
+
+def _typo(token: str, others: Iterable[str], long: bool = True) -> bool:
+    """Whether ``token`` is within :func:`_edits` edits of one of ``others`` (tokens of three
+    characters or more): what an edit of one occurrence makes of a word; within
+    :data:`TYPO_EDITS` only, when not ``long``."""
+    if len(token) < 3:
+        return False
+    k = _edits(token) if long else TYPO_EDITS
+    pattern = _typo_pattern(token, k)
+    return any(len(o) >= 3 and abs(len(o) - len(token)) <= k and o != token
+               and pattern.fullmatch(o) is not None for o in others)
+
+
+def _telling(
+    mine: dict[str, int], theirs: Iterable[str], uses: Counter[str], long: bool = True
+) -> dict[str, int]:
+    """The tokens of ``mine`` that tell a page's subject rather than an edit: those used twice
+    or more in the page (``uses``: a subject recurs, "XCOS ... =XCOS(2)"), and those of three
+    characters or more that are no typo of a token of the other page (``theirs``;
+    :func:`_typo`, with ``long``)."""
+    return {t: n for t, n in mine.items()
+            if uses[t] >= 2 or (len(t) >= 3 and not _typo(t, theirs, long))}
+
+
 def page_name(text: str) -> tuple[str, ...]:
     """The tokens, as written, of the page's name: its first block (text up to the first blank
-    line) when it has at most :data:`NAME_WORDS` tokens — a title or a heading; ``()`` when the
-    page opens with a longer block."""
+    line) when it has at most :data:`NAME_WORDS` tokens and :data:`NAME_CHARS` characters — a
+    title or a heading; ``()`` when the page opens with a longer block."""
     first = text.lstrip().split("\n\n", 1)[0]
+    if len(first) > NAME_CHARS:
+        return ()
     tokens = _TOKEN.findall(first)
     return tuple(tokens) if len(tokens) <= NAME_WORDS else ()
 
@@ -193,19 +240,30 @@ def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
 
 def name_differs(a: str, b: str) -> bool:
     """Whether the names of two pages (:func:`page_name`) differ by a substitution: each has a
-    token the other lacks (an identifier, a number or a word that is no spelling variant). A
-    name that only adds words to the other ("Customize" / "Customize Dialog") does not differ.
+    token the other lacks (an identifier, a number or a word that is no spelling variant),
+    that tells the page's subject — used again in the page, or unlike any of the other name's
+    tokens (:func:`_telling`: an edit of one letter or two in one name is a typo). A name that
+    only adds words to the other ("Customize" / "Customize Dialog") does not differ.
 
     >>> name_differs("DefBool Statement\\n\\nSets ...", "DefCur Statement\\n\\nSets ...")
     True
     >>> name_differs("Customize\\n\\nOpens ...", "Customise\\n\\nOpens ..."), name_differs(
     ...     "Colour Dialog\\n\\n...", "Colour Dialogue Box\\n\\n...")
     (False, False)
+    >>> name_differs("XCOS\\n\\nXCOS(x)", "XCOT\\n\\nXCOT(x)"), name_differs(
+    ...     "Table 1222\\n\\nRows.", "Table 12u2\\n\\nRows.")
+    (True, False)
     """
     na, nb = page_name(a), page_name(b)
     if not na or not nb:
         return False
-    return bool(_unmatched(na, nb) and _unmatched(nb, na))
+    ua, ub = _unmatched(na, nb), _unmatched(nb, na)
+    if not (ua and ub):
+        return False
+    # Names are short: two edits make a typo there, whatever the token's length (a long
+    # identifier in a name, "FailableBooleanSupplier", differs from its sibling's by a word).
+    return bool(_telling(dict.fromkeys(ua, 1), ub, _tokens(a)[0], long=False)
+                and _telling(dict.fromkeys(ub, 1), ua, _tokens(b)[0], long=False))
 
 
 def subject_differs(a: str, b: str) -> bool:
@@ -223,8 +281,12 @@ def subject_differs(a: str, b: str) -> bool:
     if subject_words(a, b) or subject_words(b, a) or name_differs(a, b):
         return True
     ours, theirs = identifier_words(a, b), identifier_words(b, a)
-    return bool(ours and theirs
-                and sum(ours.values()) + sum(theirs.values()) >= MIN_IDENTIFIER_USES)
+    if not (ours and theirs) or sum(ours.values()) + sum(theirs.values()) < MIN_IDENTIFIER_USES:
+        return False
+    # An identifier used once, a typo of a token of the other page, is an edit.
+    ta, tb = _tokens(a)[0], _tokens(b)[0]
+    ours, theirs = _telling(ours, tb, ta), _telling(theirs, ta, tb)
+    return bool(ours and theirs) and sum(ours.values()) + sum(theirs.values()) >= MIN_IDENTIFIER_USES
 
 
 # British spellings and the American form they are written in for :func:`spelling_variants`
