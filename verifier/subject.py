@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 import regex
@@ -94,16 +94,28 @@ def is_identifier(token: str) -> bool:
 
 
 @lru_cache(maxsize=512)
-def _tokens(text: str) -> tuple[Counter[str], frozenset[str]]:
-    """The case-folded tokens of ``text`` counted, and those written as identifiers
-    (:func:`is_identifier`) wherever they occur. Kept for the last texts seen."""
+def _tokens(text: str) -> tuple[Counter[str], frozenset[str], dict[str, int]]:
+    """The case-folded tokens of ``text`` counted, those written as identifiers
+    (:func:`is_identifier`) wherever they occur, and the most parts each token is written in
+    (:func:`_parts`). Kept for the last texts seen."""
     counts: Counter[str] = Counter()
     shapes: dict[str, bool] = {}
+    parts: dict[str, int] = {}
     for t, n in Counter(_TOKEN.findall(text)).items():  # each form as written, once
         f = t.casefold()
         counts[f] += n
         shapes[f] = shapes.get(f, True) and is_identifier(t)
-    return counts, frozenset(f for f, ident in shapes.items() if ident)
+        parts[f] = max(parts.get(f, 1), _parts(t))
+    return counts, frozenset(f for f, ident in shapes.items() if ident), parts
+
+
+_PART_BREAK = regex.compile(r"(?<=\p{Ll})(?=\p{Lu})|(?<=\p{L})(?=\d)|(?<=\d)(?=\p{L})|_+")
+
+
+def _parts(token: str) -> int:
+    """How many parts ``token`` is written in: "FailableIntSupplier" 3, "pg_stat" 2, "log10" 2,
+    "colour" 1."""
+    return len(_PART_BREAK.split(token))
 
 
 @lru_cache(maxsize=1024)
@@ -168,7 +180,7 @@ def identifier_words(a: str, b: str) -> dict[str, int]:
     ...                  "See HashCodeBuilder and reflectionHashCode.")
     {'equalsbuilder': 2, 'reflectionequals': 1}
     """
-    counts, idents = _tokens(a)
+    counts, idents, _ = _tokens(a)
     other = _tokens(b)[0]
     return {t: n for t, n in counts.items() if t in idents and other[t] * MIN_REPEATS <= n}
 
@@ -185,27 +197,33 @@ def _typo_pattern(token: str, k: int) -> regex.Pattern[str]:
     return regex.compile(rf"(?:{regex.escape(token)}){{e<={k}}}")
 
 
-def _typo(token: str, others: Iterable[str], long: bool = True) -> bool:
+def _typo(token: str, others: Iterable[str], long: bool = True,
+          parts: Callable[[str], int] | None = None) -> bool:
     """Whether ``token`` is within :func:`_edits` edits of one of ``others`` (tokens of three
     characters or more): what an edit of one occurrence makes of a word; within
-    :data:`TYPO_EDITS` only, when not ``long``."""
+    :data:`TYPO_EDITS` only, when not ``long``. With ``parts`` (a token's parts,
+    :func:`_parts`), two tokens written in different numbers of parts are no typo of each
+    other ("FailableSupplier", "FailableIntSupplier": a part added), unless one is one part."""
     if len(token) < 3:
         return False
     k = _edits(token) if long else TYPO_EDITS
     pattern = _typo_pattern(token, k)
+    mine = parts(token) if parts else 1
     return any(len(o) >= 3 and abs(len(o) - len(token)) <= k and o != token
+               and (mine == 1 or parts is None or parts(o) in (1, mine))
                and pattern.fullmatch(o) is not None for o in others)
 
 
 def _telling(
-    mine: dict[str, int], theirs: Iterable[str], uses: Counter[str], long: bool = True
+    mine: dict[str, int], theirs: Iterable[str], uses: Counter[str], long: bool = True,
+    parts: Callable[[str], int] | None = None,
 ) -> dict[str, int]:
     """The tokens of ``mine`` that tell a page's subject rather than an edit: those used twice
     or more in the page (``uses``: a subject recurs, "XCOS ... =XCOS(2)"), and those of three
     characters or more that are no typo of a token of the other page (``theirs``;
     :func:`_typo`, with ``long``)."""
     return {t: n for t, n in mine.items()
-            if uses[t] >= 2 or (len(t) >= 3 and not _typo(t, theirs, long))}
+            if uses[t] >= 2 or (len(t) >= 3 and not _typo(t, theirs, long, parts))}
 
 
 def page_name(text: str) -> tuple[str, ...]:
@@ -284,8 +302,12 @@ def subject_differs(a: str, b: str) -> bool:
     if not (ours and theirs) or sum(ours.values()) + sum(theirs.values()) < MIN_IDENTIFIER_USES:
         return False
     # An identifier used once, a typo of a token of the other page, is an edit.
-    ta, tb = _tokens(a)[0], _tokens(b)[0]
-    ours, theirs = _telling(ours, tb, ta), _telling(theirs, ta, tb)
+    (ta, _, pa), (tb, _, pb) = _tokens(a), _tokens(b)
+
+    def parts(token: str) -> int:
+        return max(pa.get(token, 1), pb.get(token, 1))
+
+    ours, theirs = _telling(ours, tb, ta, parts=parts), _telling(theirs, ta, tb, parts=parts)
     return bool(ours and theirs) and sum(ours.values()) + sum(theirs.values()) >= MIN_IDENTIFIER_USES
 
 
