@@ -1,29 +1,33 @@
-"""Template siblings: two pages of one site filled from one template for different subjects.
+"""Template siblings: two pages of one site filled from one template for different subjects;
+and spelling variants: one page in British and American spelling.
 
 A documentation set, a shop or a directory generates many pages from one template: "Fill with
-FG Color" and "Fill with BG Color", "Flip Horizontally" and "Flip Vertically", the "Edit" and
-the "File" menu. Their texts share nearly every sentence and the content rule calls them
-similar; a reader calls them different pages, because they are about different things. What a
-page is about shows at its head and all through it: its name opens the page and recurs in the
-body ("The Fill with BG Color command fills ... the Background part ... Edit → Fill with BG
-Color").
+FG Color" and "Fill with BG Color", a function family ``XCOS`` / ``XCOT``, statement pages
+sharing one syntax block, source listings under one license header. Their texts share nearly
+every sentence and the content rule calls them similar; a reader calls them different pages,
+because they are about different things. What a page is about shows in its name, at its head,
+and in the identifiers it uses. :func:`subject_differs` is true when
 
-:func:`subject_words` finds a page's **subject words** that the other page lacks: a word among
-the first :data:`HEAD_WORDS` words of the page that occurs at least :data:`MIN_REPEATS` times
-in it and at most a quarter as often in the other page (a generated manual links the previous
-and the next page by title, so a sibling names the other's subject once), counting the words
-within one letter (4 or 5 letters) or two (longer) as the same word: a spelling variant,
-"colour" and "color", or a typo. :func:`subject_differs` is true when either page has one.
+* either page has a **subject word** the other lacks (:func:`subject_words`): a word among the
+  first :data:`HEAD_WORDS` words that occurs at least :data:`MIN_REPEATS` times in it and at
+  most a quarter as often in the other page (a generated manual links the previous and the
+  next page by title, so a sibling names the other's subject once), a spelling variant or
+  typo counted as the word — unless the word is an **identifier** (:func:`is_identifier`:
+  ``XCOS``, ``DefBool``, ``pg_stat``), which counts only as itself;
+* their **names** (:func:`page_name`: a first block that is a title or heading) differ by a
+  substitution (:func:`name_differs`);
+* each uses **identifiers the other lacks** (:func:`identifier_words`), together at least
+  :data:`MIN_IDENTIFIER_USES` times.
 
-The rule looks at Latin-script words of two letters or more (not numbers, not CJK characters:
-a name in a Chinese page is several characters, each a common word of its own), and applies to
-pages of **one site** only (``neardup.ingest.pairs``): the same article under two sites' names
-(a syndicated story, a mirror) differs in the site's name at the head and is a duplicate. On the
-human-judged Webis pages, which carry no site, the rule would have split 5 judged-positive pairs
-of 98 (template pages the judges called similar, and one story under two newspapers' names)
-and 3 judged-negative pairs of 7 (measured with "lacks" as "has none"); on the GIMP manual it
-takes group precision from 0.84 to 0.98-0.99 and parts none of the 685 pairs of a page and its
-British-English twin (docs/quality.md, "Template siblings").
+A token used once that is a typo of one of the other page's tokens tells no subject: copies
+with edits stay copies. :func:`spelling_variants` writes two pages in one spelling when one
+writes a word the British way and the other the American way.
+
+The rules look at Latin-script tokens (not CJK characters: a name in a Chinese page is several
+characters, each a common word of its own), and apply to pages of **one site** only
+(``neardup.ingest.pairs``): on the human-judged Webis pages, which carry no site, they would
+part a quarter of the judged duplicates (one story under two newspapers' headlines). Measured
+on five documentation sites: docs/quality.md, "Template siblings".
 """
 
 from __future__ import annotations
