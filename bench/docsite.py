@@ -13,7 +13,8 @@ holds the same 685 DocBook-generated pages under ``usr/share/gimp/2.0/help/<vari
 and its twin differ by some spellings ("colour") and by the source's line wrapping, and 157 of
 the 685 pairs are byte-identical. The manual is rich in sibling pages generated from one template
 for different entities (each "... Menu" page, each filter of a family, each tool, the layer
-modes), which are *not* duplicates.
+modes), which are *not* duplicates. ``bench/docsites.py`` runs this site, built the same way,
+beside four others of other generators.
 
 **Truth.** A page's cluster is its relative path: the two variants of one page are the only
 true pairs (a page present in one variant only is a singleton).
@@ -187,15 +188,19 @@ def source_text(root: Any) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
 
 
-def build_corpora(variants: dict[str, dict[str, Any]], work: Path, text_styles: list[str]
+def build_corpora(variants: dict[str, dict[str, Any]], work: Path, text_styles: list[str],
+                  site: str | None = SITE, url: str | None = URL, stem: str = "docsite"
                   ) -> tuple[dict[str, dict[str, Any]], dict[str, Path]]:
     """Write the HTML corpus and a text corpus per style; ``{id: {cluster, variant, title,
-    sha, text_sha}}`` and the corpus files by name (``html``, ``text-<style>``)."""
+    sha, text_sha, words}}`` (``words``: of the first style's text) and the corpus files by name
+    (``html``, ``text-<style>``). ``site`` / ``url`` (a template of ``variant`` and ``path``) are
+    the fields each page carries, left out when None; ``stem`` names the files
+    (``bench/docsites.py`` builds every site with this)."""
     import hashlib
 
     info: dict[str, dict[str, Any]] = {}
-    paths = {"html": work / "docsite-html.jsonl"}
-    paths.update({f"text-{st}": work / f"docsite-text-{st}.jsonl" for st in text_styles})
+    paths = {"html": work / f"{stem}-html.jsonl"}
+    paths.update({f"text-{st}": work / f"{stem}-text-{st}.jsonl" for st in text_styles})
     files = {name: open(path, "w", encoding="utf-8") for name, path in paths.items()}
     try:
         for variant, v in variants.items():
@@ -203,7 +208,11 @@ def build_corpora(variants: dict[str, dict[str, Any]], work: Path, text_styles: 
                 raw = path.read_bytes()
                 html = raw.decode("utf-8")
                 doc_id = f"{variant}/{rel}"
-                base = {"id": doc_id, "url": URL.format(variant=variant, path=rel), "site": SITE}
+                base: dict[str, str] = {"id": doc_id}
+                if url is not None:
+                    base["url"] = url.format(variant=variant, path=rel)
+                if site is not None:
+                    base["site"] = site
                 files["html"].write(json.dumps({**base, "html": html}, ensure_ascii=False) + "\n")
                 title = page_title(_parse(html))
                 info[doc_id] = {"cluster": rel, "variant": variant, "title": title,
@@ -212,6 +221,7 @@ def build_corpora(variants: dict[str, dict[str, Any]], work: Path, text_styles: 
                     root = _parse(html)  # source_text edits the tree
                     text = rendered_text(root) if st == "rendered" else source_text(root)
                     info[doc_id]["text_sha"][st] = hashlib.sha1(text.encode()).hexdigest()
+                    info[doc_id].setdefault("words", len(text.split()))
                     files[f"text-{st}"].write(json.dumps({**base, "text": text},
                                                          ensure_ascii=False) + "\n")
     finally:

@@ -191,9 +191,14 @@ def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, fl
     out = []
     for r in rep_ids:
         other = _TEXTS.get(r)
-        v = site_verdict(compare(text, other, _VCONFIG), text, other, site == _TEXTS.site(r) != "")
+        v = site_verdict(compare(text, other, _VCONFIG), text, other, site == _TEXTS.site(r) != "",
+                         _recompare)
         out.append((joins(v), float(v.resemble), float(v.contain)))
     return out
+
+
+def _recompare(a: str, b: str) -> Any:
+    return compare(a, b, _VCONFIG)
 
 
 def _compare_chunk(

@@ -50,6 +50,7 @@ _compiled: ModuleType | None = select("neardup.ingest._fingerprint", None)
 
 __all__ = [
     "BODY_HASH_PREFIX",
+    "NAME_PREFIX",
     "PAPER",
     "PROFILES",
     "FingerprintConfig",
@@ -60,10 +61,14 @@ __all__ = [
     "fingerprint_impl",
     "fingerprints_of_keys",
     "index_terms",
+    "name_term",
 ]
 
-SCHEME = 5  # bump when the fingerprint computation (or the index terms) changes in any way
+SCHEME = 6  # bump when the fingerprint computation (or the index terms) changes in any way
 BODY_HASH_PREFIX = "b:"  # ':' is not in the base64url alphabet: never equals a fingerprint
+NAME_PREFIX = "n:"  # the name term of a short page (:func:`name_term`)
+NAME_WORDS = 12  # the longest first block taken for a page's name (words)
+SHORT_PAGE_WORDS = 150  # a page of at most this many words gets a name term
 _DIGEST = 16  # MD5 digest size in bytes: also the number of possible rotations
 
 
@@ -282,10 +287,39 @@ def body_hash(text: str, *, normalized: bool = False, min_sentence: int = 10) ->
     return BODY_HASH_PREFIX + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
+def name_term(text: str) -> str | None:
+    """``"n:"`` + base64url MD5 of the spelling form of a short page's name, or None.
+
+    A page of at most :data:`SHORT_PAGE_WORDS` words that opens with a block of at most
+    :data:`NAME_WORDS` words followed by more text (a title or heading: HTML content opens
+    with the page's title, :func:`neardup.ingest.extract.content.named`) is named by that
+    block. A short page has few sentences, and one word changed in each (a British variant's
+    "dialogue box" for "dialog") leaves it no fingerprint in common with its twin; the name,
+    hashed in its spelling form ("Customise", "Customize"), still makes them candidates.
+
+    >>> name_term("Customize\\n\\nOpens the dialog.") == name_term("Customise\\n\\nOpens it.")
+    True
+    >>> name_term("One block only."), name_term("Name\\n\\n" + "word " * 200)
+    (None, None)
+    """
+    head, sep, rest = text.lstrip().partition("\n\n")
+    if not sep or not rest.strip() or len(head.split()) > NAME_WORDS:
+        return None
+    if len(head.split()) + len(rest.split()) > SHORT_PAGE_WORDS:
+        return None
+    keys = sentence_keys(head)
+    if not keys:
+        return None
+    data = spelling_form("".join(keys))
+    digest = hashlib.md5(data.encode("utf-8")).digest()
+    return NAME_PREFIX + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
 def index_terms(
     text: str, config: FingerprintConfig = PROFILES["web"], *, content: str | None = None
 ) -> list[str]:
-    """The keyword terms to index for a document: its fingerprints, or ``[body_hash]`` if none.
+    """The keyword terms to index for a document: its fingerprints, or ``[body_hash]`` if none;
+    and the name term of a short page (:func:`name_term`).
 
     ``content`` is the text to fingerprint when it differs from the stored ``text``: the main
     content of an HTML page without its navigation, header, footer and sidebars
@@ -297,7 +331,11 @@ def index_terms(
     so no whole-text normalisation is done here.
     """
     source = text if content is None else content
-    return fingerprints(source, config) or [body_hash(source, min_sentence=config.min_sentence)]
+    terms = fingerprints(source, config) or [body_hash(source, min_sentence=config.min_sentence)]
+    name = name_term(source)
+    if name is not None:
+        terms.append(name)
+    return terms
 
 
 # --- selection: reference implementation ----------------------------------------------------

@@ -34,7 +34,7 @@ from neardup.ingest.chrome import (
     site_key,
 )
 from neardup.ingest.extract import document_texts
-from neardup.ingest.pairs import page_site, siblings
+from neardup.ingest.pairs import page_site, site_verdict
 from neardup.ingest.pipeline import fingerprint_config, mask_chrome, prepare_document
 from neardup.ingest.records import DEFAULT_LIMITS, Page, clean_text, validate_page
 from neardup.ingest.regroup import affected, redecide
@@ -224,9 +224,11 @@ class IncrementalDedup:
         def verify(later: str, earlier: str) -> tuple[bool, float, float]:
             a, b = docs[later], docs[earlier]
             ta, tb = a.verified_text, b.verified_text
-            v = compare(ta, tb, self.verify_config)
-            sibling = siblings(v, ta, tb, page_site(a) == page_site(b) != "")
-            return joins(v) and not sibling, float(v.resemble), float(v.contain)
+            config = self.verify_config
+            v = site_verdict(compare(ta, tb, config), ta, tb,
+                             page_site(a) == page_site(b) != "",
+                             lambda x, y: compare(x, y, config))
+            return joins(v), float(v.resemble), float(v.contain)
 
         edges = redecide(todo, order, candidates, lambda i: self._group.get(i, i), verify)
         self.redecided += len(todo)

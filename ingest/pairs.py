@@ -16,7 +16,7 @@ apply the same rule to every pair they verify.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from neardup.ingest.chrome import site_key
@@ -24,16 +24,20 @@ from neardup.ingest.extract import document_texts
 from neardup.ingest.records import Page, clean_text, validate_page
 from neardup.verifier.compare import DEFAULT_CONFIG, compare
 from neardup.verifier.config import VerifyConfig
-from neardup.verifier.subject import subject_differs
+from neardup.verifier.subject import spelling_variants, subject_differs
 from neardup.verifier.verdict import Verdict
 
 __all__ = [
-    "SUBJECT_DIFFERS", "compare_documents", "page_site", "siblings", "site_verdict",
-    "verified_text",
+    "SPELLING_VARIANTS", "SUBJECT_DIFFERS", "compare_documents", "page_site", "siblings",
+    "site_verdict", "verified_text",
 ]
 
 SUBJECT_DIFFERS = "subject-differs"
 """The reason of a pair of one site that the content rule joined and the subject rule parts."""
+
+SPELLING_VARIANTS = "spelling-variants"
+"""The reason of a pair of one site that the content rule joins once both pages are written in
+one spelling (:func:`neardup.verifier.subject.spelling_variants`)."""
 
 
 def compare_documents(
@@ -58,7 +62,8 @@ def compare_documents(
     pa = a if isinstance(a, Page) else validate_page(a, require_id=False)
     pb = b if isinstance(b, Page) else validate_page(b, require_id=False)
     ta, tb = verified_text(pa), verified_text(pb)
-    return site_verdict(compare(ta, tb, config), ta, tb, page_site(pa) == page_site(pb) != "")
+    return site_verdict(compare(ta, tb, config), ta, tb, page_site(pa) == page_site(pb) != "",
+                        lambda x, y: compare(x, y, config))
 
 
 class _Located(Protocol):
@@ -75,13 +80,23 @@ def page_site(page: _Located) -> str:
     return site_key(page.site, page.url)
 
 
-def site_verdict(verdict: Verdict, a: str, b: str, same_site: bool) -> Verdict:
-    """``verdict`` on texts ``a`` and ``b``, with the template-sibling rule for pages of one site.
+def site_verdict(
+    verdict: Verdict, a: str, b: str, same_site: bool,
+    recompare: Callable[[str, str], Any] | None = None,
+) -> Verdict:
+    """``verdict`` on texts ``a`` and ``b``, with the rules for two pages of one site.
 
-    A similar pair other than an exact one, of one site, whose subjects differ
-    (:func:`neardup.verifier.subject.subject_differs`) is not similar: reason
-    ``subject-differs``, its rates unchanged. Pages of two sites, or of unknown sites, keep the
-    verifier's verdict.
+    * **Template siblings.** A similar pair other than an exact one whose subjects differ
+      (:func:`neardup.verifier.subject.subject_differs`) is not similar: reason
+      ``subject-differs``, its rates unchanged.
+    * **Spelling variants.** A pair the verifier parts that differs in British and American
+      spellings ("colour", "organise", "dialogue") is verified again with both texts in one
+      spelling (:func:`neardup.verifier.subject.spelling_variants`; ``recompare``, the
+      verifier with the caller's config, default :func:`~neardup.verifier.compare.compare`):
+      similar then, and of one subject, it is similar with reason ``spelling-variants`` and
+      the rates of that comparison.
+
+    Pages of two sites, or of unknown sites, keep the verifier's verdict.
 
     >>> fg = ("Fill with FG Color. The Fill with FG Color command fills the active layer "
     ...       "selection with the solid color shown in the FG part of the Color Area of the "
@@ -95,9 +110,24 @@ def site_verdict(verdict: Verdict, a: str, b: str, same_site: bool) -> Verdict:
     >>> site_verdict(v, fg, bg, same_site=True).reason
     'subject-differs'
     """
-    if not siblings(verdict, a, b, same_site):
+    if not same_site:
         return verdict
-    return dataclasses.replace(verdict, similar=False, reason=SUBJECT_DIFFERS)
+    if verdict.similar:
+        if siblings(verdict, a, b, same_site):
+            return dataclasses.replace(verdict, similar=False, reason=SUBJECT_DIFFERS)
+        return verdict
+    if verdict.reason == "empty":
+        return verdict
+    one = spelling_variants(a, b)
+    if one is None:
+        return verdict
+    again = (recompare or compare)(*one)
+    if not again.similar or subject_differs(a, b):
+        return verdict
+    return dataclasses.replace(
+        verdict, similar=True, reason=SPELLING_VARIANTS, resemble=again.resemble,
+        contain=again.contain, word_resemble=again.word_resemble,
+        core_resemble=again.core_resemble, word_contain=again.word_contain)
 
 
 def siblings(verdict: Any, a: str, b: str, same_site: bool) -> bool:

@@ -35,6 +35,8 @@ __all__ = [
     "MIN_CONTENT_SHARE",
     "ExtractedText",
     "extract_texts",
+    "named",
+    "page_name",
     "texts_of",
 ]
 
@@ -93,6 +95,7 @@ def extract_texts(
         if root is None:
             return ExtractedText("", "")
         text, content = texts_of(root, deadline, doc_id)
+        content = named(page_name(root), content)
     if to_simplified and text:
         convert = t2s_converter().convert
         simplified = convert(text)
@@ -222,6 +225,28 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
     if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * _visible_len(full):
         content = full
     return full, content
+
+
+def page_name(root: Any) -> str:
+    """A parsed page's heading: the text of its first ``h1``, white space made single spaces;
+    ``""`` when it has none."""
+    el = root.find(".//h1")
+    return "" if el is None else " ".join(el.text_content().split())
+
+
+def named(name: str, content: str) -> str:
+    """``content`` opened by the page's heading ``name`` as a block of its own, when the main
+    content lost it: main-content detection drops the heading with the page's header (a
+    Javadoc class page's ``h1`` sits in ``div.header``), and a page's name is what tells two
+    pages of one template apart (:mod:`neardup.verifier.subject`: names compared). A content
+    that holds the heading near its start is left as it is.
+
+    >>> named("XCOS function", "XCOS function\\n\\nReturns the cosine."), named("XCOS", "Text.")
+    ('XCOS function\\n\\nReturns the cosine.', 'XCOS\\n\\nText.')
+    """
+    if not name or name in " ".join(content[: len(name) + 200].split()):
+        return content
+    return name + BLOCK_BREAK + content if content else name
 
 
 def _visible_len(text: str) -> int:

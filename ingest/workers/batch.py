@@ -40,7 +40,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from neardup.ingest.pairs import page_site, siblings
+from neardup.ingest.pairs import page_site, site_verdict
 from neardup.ingest.store.base import Store, StoredDocument, now_iso
 from neardup.ingest.store.ranking import rank_candidates
 from neardup.ingest.workers import timings
@@ -210,13 +210,13 @@ def decide_batch(
                 continue
             other_text = cand.verified_text
             try:
-                verdict = compare_fn(text, other_text)
-                sibling = siblings(verdict, text, other_text, site == page_site(cand) != "")
+                verdict = site_verdict(compare_fn(text, other_text), text, other_text,
+                                       site == page_site(cand) != "", compare_fn)
             except Exception as exc:  # a poison pair: this page alone
                 failed[d.id] = f"{type(exc).__name__}: {exc}"
                 break
             compared += 1
-            if joins(verdict) and not sibling:
+            if joins(verdict):
                 edges.append((d.id, c, float(verdict.resemble), float(verdict.contain)))
                 parent[find(c)] = find(d.id)
 

@@ -36,7 +36,7 @@ from typing import Any
 
 from neardup.ingest.chrome import ChromeRule
 from neardup.ingest.fingerprint import FingerprintConfig, index_terms
-from neardup.ingest.pairs import page_site, siblings
+from neardup.ingest.pairs import page_site, site_verdict
 from neardup.ingest.pipeline import _WORD
 from neardup.ingest.regroup import affected, redecide
 from neardup.ingest.store.base import GroupUpdate, Store, StoredDocument, fingerprint_terms, now_iso
@@ -261,10 +261,10 @@ def repair(
         nonlocal compared
         a, b = everyone[later], everyone[earlier]
         ta, tb = a.verified_text, b.verified_text
-        v = compare_fn(ta, tb)
+        v = site_verdict(compare_fn(ta, tb), ta, tb, page_site(a) == page_site(b) != "",
+                         compare_fn)
         compared += 1
-        sibling = siblings(v, ta, tb, page_site(a) == page_site(b) != "")
-        return joins(v) and not sibling, float(v.resemble), float(v.contain)
+        return joins(v), float(v.resemble), float(v.contain)
 
     forest.forget(sorted(todo | removed), sorted(groups))
     edges = redecide(todo, order, candidates, lambda i: roots.get(i, i), verify)

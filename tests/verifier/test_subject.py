@@ -11,6 +11,10 @@ from neardup.verifier.subject import (
     HEAD_WORDS,
     MIN_REPEATS,
     _near_pattern,
+    identifier_words,
+    is_identifier,
+    name_differs,
+    spelling_variants,
     subject_differs,
     subject_words,
 )
@@ -66,13 +70,17 @@ def _reference_subject_words(a: str, b: str) -> list[str]:
     counts = Counter(words)
     head = [w for w in dict.fromkeys(words[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS]
     other = Counter(w.casefold() for w in _WORD.findall(b))
+    # a word written as an identifier wherever it occurs counts only as itself
+    idents = {w.casefold() for w in _WORD.findall(a)} - {
+        w.casefold() for w in _WORD.findall(a) if not is_identifier(w)}
     return [w for w in head
-            if (other[w] if len(w) < 4 else len(_near_pattern(w).findall(b))) * MIN_REPEATS
-            <= counts[w]]
+            if (other[w] if len(w) < 4 or w in idents else len(_near_pattern(w).findall(b)))
+            * MIN_REPEATS <= counts[w]]
 
 
 _VOCABULARY = ["color", "colour", "colr", "fill", "fg", "bg", "layer", "layers", "selection",
-               "selektion", "the", "of", "harbour", "harbor", "pier", "Ünit", "unit", "12"]
+               "selektion", "the", "of", "harbour", "harbor", "pier", "Ünit", "unit", "12",
+               "XCOS", "XCOT", "xcos", "DefBool", "DefCool"]
 
 
 @given(st.lists(st.sampled_from(_VOCABULARY), min_size=4, max_size=60),
@@ -86,3 +94,37 @@ def test_the_shortcut_on_exact_counts_decides_as_the_fuzzy_search(
     # the same as when it runs for every word.
     ta, tb = sep.join(a), sep.join(b)
     assert subject_words(ta, tb) == _reference_subject_words(ta, tb)
+
+
+def test_identifiers_are_never_spelling_variants() -> None:
+    xcos = "XCOS function. XCOS(x) returns the cosine of x. =XCOS(2). See XCOS."
+    assert subject_words(xcos, xcos.replace("XCOS", "XCOT")) == ["xcos"]
+    colour = "Colour dialog. The colour is set in the colour dialog; colour it."
+    assert not subject_differs(colour, colour.replace("olour", "olor"))
+
+
+def test_names_differ_by_a_substitution_that_tells_the_subject() -> None:
+    assert name_differs("DefBool Statement\n\nThe DefBool statement.",
+                        "DefCur Statement\n\nThe DefCur statement.")
+    assert not name_differs("Customize\n\nOpens it.", "Customise\n\nOpens it.")
+    assert not name_differs("Macro\n\nOpens it.", "Macro Dialog\n\nOpens it.")  # an addition
+    # a typo in a name, used nowhere else in the page, is an edit, not another subject
+    assert not name_differs("Table 1937 rows\n\nText.", "Table 1O37 rows\n\nText.")
+
+
+def test_identifiers_each_page_lacks() -> None:
+    a = "package builder; @interface EqualsExclude {} see reflectionEquals, EqualsBuilder."
+    b = "package builder; @interface HashCodeExclude {} see reflectionHashCode, HashCodeBuilder."
+    assert identifier_words(a, b) == {"equalsexclude": 1, "reflectionequals": 1,
+                                      "equalsbuilder": 1}
+    assert subject_differs(a, b)
+    # edits of one letter or two in a copy are typos, not other identifiers
+    assert not subject_differs(a, a.replace("EqualsBuilder", "EqualsBuidler")
+                               .replace("reflectionEquals", "reflectionEqals"))
+
+
+def test_spelling_variants_are_written_in_one_spelling() -> None:
+    us, gb = "Organize the colors in the dialog.", "Organise the colours in the dialogue."
+    assert spelling_variants(us, gb) == (us, us)
+    assert spelling_variants(us, us) is None
+    assert spelling_variants("The COLOUR key.", "The COLOR key.") is None  # capitals: kept
