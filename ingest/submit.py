@@ -399,9 +399,7 @@ def wait_for_groups(
     # the changes staged and the chrome masks the pages' counts changed: the repairs
     left = max(0.0, timeout - (time.monotonic() - start))
     repaired = not isinstance(staging, BatchStaging) or wait_quiet(
-        staging.redis, staging.index,
-        timeout=min(left, idle_timeout) if idle_timeout is not None else left,
-        kick=_kicker(submitter))
+        staging.redis, staging.index, timeout=left, kick=_kicker(submitter), idle=idle_timeout)
     waited = time.monotonic() - start
     if report is not None:
         report.progress(total, waited, final=True)

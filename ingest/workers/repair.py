@@ -44,6 +44,7 @@ from neardup.ingest.store.ranking import candidate_terms
 from neardup.ingest.workers.changes import ChangeLog
 from neardup.ingest.workers.chrome_counts import SharedChromeCounts, counted_rules
 from neardup.ingest.workers.forest import RedisGroupForest
+from neardup.ingest.workers.gate import Gate
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.writeback import rewrite_merged
 from neardup.verifier.grouping import GROUPED, joins
@@ -54,6 +55,11 @@ log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())
 
 _READ = 1000  # pages a read asks for at once
+
+
+# Changes one repair applies at most (the rest: the next repair, queued when it ends): a repair
+# holds every decision back while it runs, so it stays short (~10 ms a change on two cores).
+REPAIR_CHANGES = 1000
 
 
 def _counts(client: Any, index: str) -> dict[str, SharedChromeCounts]:
@@ -128,7 +134,7 @@ def repair(
     whose message was lost stays undecided for a while; when it is written its sites are
     marked again, so sweeping before is only work done twice)."""
     client = staging.redis
-    snap = changes.snapshot()
+    snap = changes.snapshot(REPAIR_CHANGES)
     latest = max((c.seq for c in snap), default=0)
     if snap and staging.undecided_before(latest + 1):
         return {"waiting": 1}
@@ -306,20 +312,28 @@ def repair(
 
 
 def wait_quiet(client: Any, index: str, timeout: float, poll: float = 0.1,
-               kick: Callable[[], None] | None = None, kick_every: float = 5.0) -> bool:
+               kick: Callable[[], None] | None = None, kick_every: float = 5.0,
+               idle: float | None = None) -> bool:
     """Wait until no change or site waits for a repair (``kick()``: queue one again, every
-    ``kick_every`` seconds without progress); False after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    last, since = None, time.monotonic()
+    ``kick_every`` seconds without progress); False after ``timeout`` seconds, or after
+    ``idle`` seconds without progress (the work pending moved, or a repair holds the gate:
+    its lease says it is alive)."""
+    gate = Gate(client, index)
+    now = time.monotonic()
+    deadline = now + timeout
+    last, since, moved = None, now, now
     while True:
         pending = repairs_pending(client, index)
         if not any(pending.values()):
             return True
+        now = time.monotonic()
         if pending != last:
-            last, since = pending, time.monotonic()
-        elif kick is not None and time.monotonic() - since > kick_every:
+            last, since, moved = pending, now, now
+        elif gate.repair_running():
+            moved = now
+        elif kick is not None and now - since > kick_every:
             kick()
-            since = time.monotonic()
-        if time.monotonic() > deadline:
+            since = now
+        if now > deadline or (idle is not None and now - moved > idle):
             return False
         time.sleep(poll)
