@@ -138,7 +138,9 @@ def repair(
     latest = max((c.seq for c in snap), default=0)
     if snap and staging.undecided_before(latest + 1):
         return {"waiting": 1}
-    sweep = sweep or staging.undecided_count() == 0
+    # the sites are swept once the changes are all applied: a sweep reads every page of a site
+    # whose counts moved, and each chunk of changes moves them again
+    sweep = (sweep or staging.undecided_count() == 0) and changes.count() <= len(snap)
     counts = _counts(client, staging.index)
     store.refresh()
 
