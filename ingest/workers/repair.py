@@ -130,7 +130,8 @@ def repair(
     """One repair of the index (see the module doc); the caller holds the gate. Returns what it
     did: ``changes``, ``deleted``, ``remasked``, ``redecided``, ``compared``, ``joined``, or
     ``waiting`` when batches accepted before a change are not written yet. The sites are
-    masked again when no batch is undecided, or with ``sweep`` (``--wait`` asking: a batch
+    masked again once no change is left for the next repair, and when no batch is undecided
+    or with ``sweep`` (``--wait`` asking: a batch
     whose message was lost stays undecided for a while; when it is written its sites are
     marked again, so sweeping before is only work done twice)."""
     client = staging.redis
