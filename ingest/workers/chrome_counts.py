@@ -338,11 +338,6 @@ class SharedChromeCounts(ChromeCounts):
         return sorted(text(s) for s in self._redis.smembers(self._dirty_key))
 
     @transient
-    def clear_dirty(self, sites: Collection[str]) -> None:
-        if sites:
-            self._redis.srem(self._dirty_key, *sites)
-
-    @transient
     def mark_dirty(self, sites: Collection[str]) -> None:
         if sites:
             self._redis.sadd(self._dirty_key, *sites)
