@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Hashable, Iterator, Mapping
 from pathlib import Path
@@ -20,6 +21,16 @@ def neardup_command() -> list[str]:
         return [str(exe)]
     found = shutil.which("neardup")
     return [found] if found else [sys.executable, "-m", "neardup.ingest.cli"]
+
+
+def work_dir(path: Path | None, prefix: str) -> tuple[Path, tempfile.TemporaryDirectory[str] | None]:
+    """The bench's working directory: ``path`` (made if missing), else a temporary one (the
+    second item, for the caller to clean up)."""
+    if path is None:
+        tmp = tempfile.TemporaryDirectory(prefix=prefix)
+        return Path(tmp.name), tmp
+    path.mkdir(parents=True, exist_ok=True)
+    return path, None
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:

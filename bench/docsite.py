@@ -57,13 +57,12 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from _partition import neardup_command, pairwise, read_jsonl  # bench/ helper
+from _partition import neardup_command, pairwise, read_jsonl, work_dir  # bench/ helper
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = {"en": "gimp-help-en", "en_GB": "gimp-help-en-gb"}  # variant -> Debian package
@@ -413,13 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     cache = cache_dir(args.cache)
-    tmp = None
-    if args.workdir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="neardup-docsite-")
-        work = Path(tmp.name)
-    else:
-        work = args.workdir
-        work.mkdir(parents=True, exist_ok=True)
+    work, tmp = work_dir(args.workdir, "neardup-docsite-")
     lines: list[str] = []
 
     def say(s: str) -> None:

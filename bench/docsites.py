@@ -68,13 +68,13 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import docsite  # bench/ helper: text rendering, the dedup run and its figures
+from _partition import work_dir  # bench/ helper
 
 HELD_OUT = "libreoffice"
 
@@ -209,13 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     sites = [s for s in SITES if s.name in names]  # the held-out site stays last
     styles = args.text_style or ["rendered"]
     cache = docsite.cache_dir(args.cache)
-    tmp = None
-    if args.workdir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="neardup-docsites-")
-        work = Path(tmp.name)
-    else:
-        work = args.workdir
-        work.mkdir(parents=True, exist_ok=True)
+    work, tmp = work_dir(args.workdir, "neardup-docsites-")
 
     lines: list[str] = []
 

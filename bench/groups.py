@@ -44,7 +44,6 @@ import re
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from collections import Counter
@@ -52,7 +51,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from _partition import neardup_command, pairs_within, pairwise, read_jsonl  # bench/ helper
+from _partition import (  # bench/ helper
+    neardup_command,
+    pairs_within,
+    pairwise,
+    read_jsonl,
+    work_dir,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -337,13 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     launcher = Launcher()  # before anything is loaded (see _LAUNCHER)
 
-    tmp = None
-    if args.workdir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="neardup-groups-")
-        work = Path(tmp.name)
-    else:
-        work = args.workdir
-        work.mkdir(parents=True, exist_ok=True)
+    work, tmp = work_dir(args.workdir, "neardup-groups-")
     results: dict[str, Any] = {"args": {k: str(v) for k, v in vars(args).items()}}
     lines: list[str] = []
 
