@@ -100,8 +100,9 @@ class PageReads:
     def lookup(
         self, text: str | None, state: str | None, offset: int = 0, size: int = 20
     ) -> dict[str, Any]:
-        """The inspector's lookup: pages by id, URL or text (:meth:`~neardup.ingest.store.roles.EngineReads.find`), or every page
-        in ``state``, a page of ``size`` from ``offset``, each with its state explained."""
+        """The inspector's lookup: pages by id, URL or text
+        (:meth:`~neardup.ingest.store.roles.EngineReads.find`), or every page in ``state``, a
+        page of ``size`` from ``offset``, each with its state explained."""
         if state == "pending":  # accepted, not decided: not in the index yet
             total, waiting = self.queue.undecided(offset, size)
             return {"total": total, "offset": offset, "size": size,
@@ -117,7 +118,8 @@ class PageReads:
 
     def overview(self) -> dict[str, Any]:
         """Pages per status, the group-size histogram, duplicates per site
-        (:meth:`~neardup.ingest.store.roles.EngineReads.overview`); ``exists`` False when there is no index yet."""
+        (:meth:`~neardup.ingest.store.roles.EngineReads.overview`); ``exists`` False when there
+        is no index yet."""
         found = self.search("the overview").overview()
         if found is None:
             return {"index": self.index, "exists": False, "documents": 0, "status": {},

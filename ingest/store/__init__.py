@@ -143,7 +143,8 @@ def client_from_env(
     )
 
 
-EngineBackends = Literal["engine", "opensearch", "elasticsearch"]
+# The backends that are a search engine: open_store gives their roles, an EngineStore.
+_EngineName = Literal["engine", "opensearch", "elasticsearch"]
 
 
 @overload
@@ -154,7 +155,7 @@ def open_store(
 
 @overload
 def open_store(
-    backend: EngineBackends, settings: Settings | None = ..., **options: Any
+    backend: _EngineName, settings: Settings | None = ..., **options: Any
 ) -> EngineStore: ...
 
 
