@@ -30,7 +30,7 @@ kind once, kinds interleaved, so that drift touches them alike:
   counting (``track_total_hits: false``);
 * ``collapse_keyword`` / ``collapse_long`` — the engine's collapse of that query on
   ``dup_group`` / ``dup_key``;
-* ``collapse_window`` — :meth:`~neardup.ingest.store.base.Store.top_groups`: the best 5 × 10
+* ``collapse_window`` — :meth:`~neardup.ingest.store.roles.EngineReads.top_groups`: the best 5 × 10
   hits, doc values only, the first of each group kept (the engine's collapse when they hold
   fewer than 10 groups);
 * ``search_before`` — ``neardup search`` as shipped before: collapse on ``dup_group`` with

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from neardup.ingest.errors import ConfigError
-from neardup.ingest.store.base import StoplistEntry, Store
+from neardup.ingest.store.base import StoplistEntry
+from neardup.ingest.store.roles import Stoplist
 
 __all__ = [
     "CONCENTRATED",
@@ -139,7 +140,7 @@ def stoplist_entries(
 
 
 def refresh_stoplist(
-    store: Store,
+    store: Stoplist,
     config: StoplistConfig = StoplistConfig(),
     dry_run: bool = False,
     documents: int | None = None,

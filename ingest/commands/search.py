@@ -24,7 +24,7 @@ from typing import Any
 
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
-from neardup.ingest.store.base import Store
+from neardup.ingest.store.roles import EngineReads
 from neardup.ingest.workers.staging import BatchStaging
 
 __all__ = ["add_parser", "explain_empty", "format_hits", "search"]
@@ -48,7 +48,7 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def search(store: Store, query: str, size: int = 10, members: int = 5) -> list[dict[str, Any]]:
+def search(store: EngineReads, query: str, size: int = 10, members: int = 5) -> list[dict[str, Any]]:
     """Collapsed hits: ``[{"id", "dup_group", "score", "title", "url", "group_size",
     "matching", "members": [...]}]``. ``group_size`` counts every page of the group,
     ``matching`` those that match the query."""
@@ -109,7 +109,7 @@ def format_hits(hits: list[dict[str, Any]]) -> str:
 def explain_empty(
     query: str, index: str, url: str, overview: Mapping[str, Any] | None, undecided: int = 0
 ) -> str:
-    """Why a search found nothing, from the index's :meth:`~Store.overview` (None: no index)
+    """Why a search found nothing, from the index's :meth:`~neardup.ingest.store.roles.EngineReads.overview` (None: no index)
     and the number of pages accepted for it and not yet decided (``undecided``: they are
     indexed, with their groups, once a worker decides them).
 

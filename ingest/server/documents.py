@@ -7,6 +7,7 @@ a ``noop``), ``DELETE /documents/{id}`` (a delete staged for the workers' repair
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from neardup.ingest.server.bulk import DocumentsSyntaxError, ItemError, parse_documents
@@ -52,11 +53,7 @@ async def post_documents(
 
 
 async def get_document(request: Request, *, service: IngestService) -> Response:
-    doc_id = path_id(request, "doc_id", "GET /documents/{id}")
-    doc = await run_in_threadpool(service.reads.document, doc_id)
-    if doc is None:
-        raise HTTPError(404, "document_missing_exception", f"document [{doc_id}] not found")
-    return JSONResponse(doc)
+    return await _read(request, "doc_id", "document", service.reads.document)
 
 
 async def delete_document(request: Request, *, service: IngestService) -> Response:
@@ -73,11 +70,17 @@ async def delete_document(request: Request, *, service: IngestService) -> Respon
 
 
 async def get_group(request: Request, *, service: IngestService) -> Response:
-    group_id = path_id(request, "group_id", "GET /groups/{id}")
-    group = await run_in_threadpool(service.reads.group, group_id)
-    if group is None:
-        raise HTTPError(404, "group_missing_exception", f"group [{group_id}] not found")
-    return JSONResponse(group)
+    return await _read(request, "group_id", "group", service.reads.group)
+
+
+async def _read(request: Request, param: str, what: str,
+                read: Callable[[str], dict[str, Any] | None]) -> Response:
+    """``GET /<what>s/{id}``: ``read(id)``, or 404 ``<what>_missing_exception``."""
+    found_id = path_id(request, param, f"GET /{what}s/{{id}}")
+    found = await run_in_threadpool(read, found_id)
+    if found is None:
+        raise HTTPError(404, f"{what}_missing_exception", f"{what} [{found_id}] not found")
+    return JSONResponse(found)
 
 
 def _document_result(item: IngestItem | ItemError, line: int | None = None) -> dict[str, Any]:

@@ -3,7 +3,7 @@ duplicates of their representative, and what became of a page.
 
 Pure functions (unit tested on plain dicts and strings): the terms aggregation on
 ``dup_group`` behind the list of largest groups (:mod:`neardup.ingest.store.query`, asked by
-:meth:`neardup.ingest.store.base.Store.largest_groups`); the split of a text into plain and
+:meth:`neardup.ingest.store.roles.EngineReads.largest_groups`); the split of a text into plain and
 highlighted segments around the verifier's trustable LCS region, cut to whole words;
 a page's state in words (:func:`page_status`); the snippet of a page's main content; a
 stored page, a verdict and a profile's thresholds as JSON (:func:`document_summary`,

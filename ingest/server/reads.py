@@ -24,9 +24,10 @@ from neardup.ingest.server.inspector import (
     thresholds,
     verdict_json,
 )
-from neardup.ingest.store.base import Store, StoredDocument
+from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.store.errors import Unsupported
 from neardup.ingest.store.query import MAX_GROUPS
+from neardup.ingest.store.roles import EngineConnection, EngineReads, Store
 from neardup.verifier.compare import compare
 from neardup.verifier.config import VerifyConfig
 
@@ -42,7 +43,10 @@ class PageReads:
     ``store`` holds the decided pages; ``queue()`` gives the queue of accepted batches (asked
     when needed: the service opens it on first use), which holds the pages not decided yet;
     ``compare(a_text, b_text) -> Verdict`` (with ``a_span``/``b_span``) explains a group
-    (default: :func:`default_compare` of ``profile``).
+    (default: :func:`default_compare` of ``profile``). The lookup, the overview, the list of
+    largest groups and the size of a page's group need a search engine's reads
+    (:class:`~neardup.ingest.store.roles.EngineReads`); without them, a page's group size is
+    unknown and the others raise :class:`~neardup.ingest.store.errors.Unsupported`.
     """
 
     def __init__(
@@ -54,6 +58,7 @@ class PageReads:
         compare: Callable[[str, str], Any] | None = None,
     ) -> None:
         self.store = store
+        self._search = store if isinstance(store, EngineReads) else None
         self._queue = queue
         self.profile = profile
         self._compare = compare
@@ -88,22 +93,21 @@ class PageReads:
 
     def _group_sizes(self, docs: Sequence[StoredDocument]) -> dict[str, int | None]:
         groups = sorted({d.dup_group for d in docs if d.dup_group and d.status != "pending"})
-        try:
-            sizes = self.store.group_sizes(groups) if groups else {}
-        except Unsupported:  # a store without aggregations: sizes unknown
-            sizes = {}
+        # a store without aggregations: sizes unknown
+        sizes = self._search.group_sizes(groups) if groups and self._search else {}
         return {d.id: sizes.get(d.dup_group) if d.dup_group else None for d in docs}
 
     def lookup(
         self, text: str | None, state: str | None, offset: int = 0, size: int = 20
     ) -> dict[str, Any]:
-        """The inspector's lookup: pages by id, URL or text (:meth:`Store.find`), or every page
-        in ``state``, a page of ``size`` from ``offset``, each with its state explained."""
+        """The inspector's lookup: pages by id, URL or text
+        (:meth:`~neardup.ingest.store.roles.EngineReads.find`), or every page in ``state``, a
+        page of ``size`` from ``offset``, each with its state explained."""
         if state == "pending":  # accepted, not decided: not in the index yet
             total, waiting = self.queue.undecided(offset, size)
             return {"total": total, "offset": offset, "size": size,
                     "pages": [document_with_status(d, None) for d in waiting]}
-        total, docs = self.store.find(text or None, state or None, offset, size)
+        total, docs = self.search("the lookup").find(text or None, state or None, offset, size)
         sizes = self._group_sizes(docs)
         return {
             "total": total,
@@ -114,8 +118,9 @@ class PageReads:
 
     def overview(self) -> dict[str, Any]:
         """Pages per status, the group-size histogram, duplicates per site
-        (:meth:`Store.overview`); ``exists`` False when there is no index yet."""
-        found = self.store.overview()
+        (:meth:`~neardup.ingest.store.roles.EngineReads.overview`); ``exists`` False when there
+        is no index yet."""
+        found = self.search("the overview").overview()
         if found is None:
             return {"index": self.index, "exists": False, "documents": 0, "status": {},
                     "group_count": 0, "size_histogram": [], "duplicates_by_site": []}  # fmt: skip
@@ -130,6 +135,13 @@ class PageReads:
             found = {**found, "status": status,
                      "documents": int(found.get("documents") or 0) + undecided}
         return {"index": self.index, "exists": True, **found}
+
+    def search(self, what: str) -> EngineReads:
+        """The store's search-engine reads, which ``what`` needs."""
+        if self._search is None:
+            raise Unsupported(f"{what} needs a search engine; {self.store!r} has no full-text "
+                              "search or aggregations")
+        return self._search
 
     def _group(self, group_id: str) -> tuple[StoredDocument, list[StoredDocument]] | None:
         members = self.store.group_members(group_id)
@@ -157,7 +169,8 @@ class PageReads:
         """A page of the largest groups (``size`` from ``offset``; at most ``MAX_GROUPS``
         deep: a terms aggregation ordered by size cannot be paged further), each with its
         representative's title, URL, site and the beginning of its main content."""
-        out = self.store.largest_groups(min(offset + size, MAX_GROUPS), min_size)
+        out = self.search("the largest groups").largest_groups(min(offset + size, MAX_GROUPS),
+                                                               min_size)
         out["groups"] = out["groups"][offset : offset + size]
         out["settled"] = self.settled()
         reps = self.store.mget([g["id"] for g in out["groups"]], with_fingerprints=False)
@@ -215,7 +228,7 @@ class PageReads:
 
 def index_name(store: Store) -> str:
     """The pages index of ``store`` (``pages`` for a store that names none)."""
-    return str(getattr(store, "index", "pages"))
+    return store.index if isinstance(store, EngineConnection) else "pages"
 
 
 def default_compare(profile: str = "web") -> Callable[[str, str], Any]:

@@ -47,17 +47,14 @@ from neardup.ingest.chrome import ChromeRule, site_key
 from neardup.ingest.errors import DocumentError
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
 from neardup.ingest.records import CONTENT_FIELDS, DEFAULT_LIMITS, Limits, Page, validate_page
-from neardup.ingest.server.broker import (
-    Backlogged,
-    BatchQueue,
-    BrokerBatchQueue,
-    broker_reachable,
-)
+from neardup.ingest.server.broker import Backlogged, BatchQueue, BrokerBatchQueue, broker_reachable
 from neardup.ingest.server.bulk import ItemError
 from neardup.ingest.server.reads import PageReads, index_name
 from neardup.ingest.settings import Settings
 from neardup.ingest.sites import site_of
-from neardup.ingest.store.base import Store, StoredDocument
+from neardup.ingest.store.base import StoredDocument
+from neardup.ingest.store.errors import Unsupported
+from neardup.ingest.store.roles import EngineConnection, Store
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.chrome_counts import SharedChromeCounts, chrome_text
 
@@ -104,8 +101,9 @@ class IngestService:
     ----------
     store
         An opened store (``open_store("engine", ...)``); the inspector's list of groups
-        and ``GET /`` need a search engine behind it (:meth:`Store.largest_groups`,
-        :meth:`Store.engine_info`).
+        and ``GET /`` need a search engine behind it
+        (:class:`~neardup.ingest.store.roles.EngineReads`,
+        :class:`~neardup.ingest.store.roles.EngineConnection`).
     queue
         Accepts batches of prepared pages for the workers and tells which are still undecided
         (default: :class:`~neardup.ingest.server.broker.BrokerBatchQueue` on ``broker_url``).
@@ -137,6 +135,7 @@ class IngestService:
     ) -> None:
 
         self.store = store
+        self._engine = store if isinstance(store, EngineConnection) else None
         self.limits = limits
         self.fp_config = fingerprint_config(profile)
         self.profile = profile
@@ -422,7 +421,8 @@ class IngestService:
         """``{"opensearch": "ok" | reason, "broker": "ok" | reason}``, each checked quickly."""
         checks: dict[str, str] = {}
         try:
-            self.store.check_health(timeout=2.0)
+            if self._engine is not None:  # a store in this process is always ready
+                self._engine.check_health(timeout=2.0)
             checks["opensearch"] = "ok"
         except Exception as exc:
             checks["opensearch"] = f"{type(exc).__name__}: {exc}"[:300]
@@ -431,7 +431,7 @@ class IngestService:
 
     def cluster_info(self) -> dict[str, Any]:
         """The engine's ``GET /`` answer (clients check the version), marked as neardup's."""
-        info = self.store.engine_info()
+        info = self.engine("GET /").engine_info()
         engine = info.pop("engine", "OpenSearch")
         info["tagline"] = f"neardup in front of {engine} (pages index: {self.index})"
         return info
@@ -449,19 +449,27 @@ class IngestService:
 
     def engine_health(self) -> dict[str, Any]:
         """The engine's ``_cluster/health`` answer."""
-        return self.store.engine_health()
+        return self.engine("_cluster/health").engine_health()
 
     def index_mapping(self) -> dict[str, Any]:
         """The engine's ``GET /<index>/_mapping`` answer for the pages index."""
-        return self.store.index_mapping()
+        return self.engine("_mapping").index_mapping()
 
     def create_index(self) -> None:
         """The pages index from its templates, when missing."""
         self.store.install()
 
     def product_headers(self) -> dict[str, str]:
-        """The engine's product headers (:meth:`Store.product_headers`), for every answer."""
-        return self.store.product_headers()
+        """The engine's product headers
+        (:meth:`~neardup.ingest.store.roles.EngineConnection.product_headers`; none without
+        one), for every answer."""
+        return {} if self._engine is None else self._engine.product_headers()
+
+    def engine(self, what: str) -> EngineConnection:
+        """The search engine behind the service, which ``what`` needs."""
+        if self._engine is None:
+            raise Unsupported(f"{what} needs a search engine; {self.store!r} is not one")
+        return self._engine
 
 
 def _unreachable(exc: BaseException) -> ItemError:

@@ -1,7 +1,7 @@
-"""Store backends behind one interface (:class:`neardup.ingest.store.base.Store`)::
+"""The store, by role (:mod:`neardup.ingest.store.roles`), behind one door::
 
-    store = open_store("embedded")            # in-process, no server
-    store = open_store("engine", settings)    # the engine at the settings' URL, asked at connect
+    store = open_store("embedded")            # in-process, no server: a Store
+    store = open_store("engine", settings)    # the engine at the settings' URL: an EngineStore
 
 ``engine`` opens the backend of the search engine behind ``OPENSEARCH_URL`` — ``opensearch``
 or ``elasticsearch``, detected at connect (:mod:`neardup.ingest.store.detect`) unless
@@ -16,39 +16,33 @@ import dataclasses
 import functools
 import importlib
 import logging
-from typing import Any
+from typing import Any, Literal, overload
 
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
-from neardup.ingest.store.base import (
-    Candidate,
-    GroupUpdate,
-    PutResult,
-    StoplistEntry,
-    Store,
-    StoredDocument,
-)
+from neardup.ingest.store.base import StoplistEntry, StoredDocument
 from neardup.ingest.store.errors import (
     AccessDenied,
     DocumentNotFound,
     PermissionDenied,
     StoreError,
     StoreUnavailable,
+    Unsupported,
 )
 from neardup.ingest.store.lazy import LazyStore
+from neardup.ingest.store.roles import EngineStore, Store
 
 __all__ = [
     "BACKENDS",
     "AccessDenied",
-    "Candidate",
     "DocumentNotFound",
-    "GroupUpdate",
-    "PutResult",
+    "EngineStore",
     "StoplistEntry",
     "Store",
     "StoreError",
     "StoreUnavailable",
     "StoredDocument",
+    "Unsupported",
     "check_access",
     "client_from_env",
     "default_index",
@@ -149,18 +143,40 @@ def client_from_env(
     )
 
 
+# The backends that are a search engine: open_store gives their roles, an EngineStore.
+_EngineName = Literal["engine", "opensearch", "elasticsearch"]
+
+
+@overload
+def open_store(
+    backend: Literal["embedded"] = ..., settings: Settings | None = ..., **options: Any
+) -> Store: ...
+
+
+@overload
+def open_store(
+    backend: _EngineName, settings: Settings | None = ..., **options: Any
+) -> EngineStore: ...
+
+
+@overload
+def open_store(backend: str, settings: Settings | None = ..., **options: Any) -> Store: ...
+
+
 def open_store(
     backend: str = "embedded", settings: Settings | None = None, **options: Any
 ) -> Store:
-    """A store by backend name (:data:`BACKENDS`).
+    """A store by backend name (:data:`BACKENDS`), with the roles that backend offers: a
+    search engine's are an :class:`EngineStore`, the embedded store's a :class:`Store`, and so
+    is a backend named by a setting (a caller that needs more asks ``isinstance``).
 
     ``embedded``: options of :class:`~neardup.ingest.store.embedded.EmbeddedStore` (``path``: an
     SQLite file, default in memory). ``engine``: the search engine at the URL, ``opensearch``
     or ``elasticsearch`` as ``settings.engine`` says or the node answers at connect.
     ``opensearch``, ``elasticsearch``: ``client`` (default: the official client from the
     settings), ``url``, ``index`` (default ``settings.index``) and the options of
-    :class:`~neardup.ingest.store.engine.EngineStore`. ``settings`` default to the environment's
-    (:meth:`Settings.from_env`).
+    :class:`~neardup.ingest.store.engine.cluster.Cluster`. ``settings`` default to the
+    environment's (:meth:`Settings.from_env`).
     """
     # Backends are loaded by name when opened (a lazy door, like the CLI's): the embedded
     # store never loads an engine client.
@@ -178,16 +194,19 @@ def open_store(
             return _open_engine(settings, options)
         except StoreUnavailable:  # nothing answers yet: ask again at first use
             opener = functools.partial(_open_engine, settings, options)
-            return LazyStore(opener)  # type: ignore[abstract]  # methods set on the class
-    store = importlib.import_module(_MODULES[backend]).open_backend(settings, **options)
-    return store
+            index = options.get("index") or settings.index
+            return LazyStore(opener, index)  # type: ignore[abstract]  # methods set on the class
+    engine: EngineStore = importlib.import_module(_MODULES[backend]).open_backend(
+        settings, **options
+    )
+    return engine
 
 
-def _open_engine(settings: Settings, options: dict[str, Any]) -> Store:
+def _open_engine(settings: Settings, options: dict[str, Any]) -> EngineStore:
     """The backend of the engine at the URL (raises :class:`StoreUnavailable` when nothing
     answers there)."""
     settings = engine_settings(settings, options.get("url"))
-    store: Store = importlib.import_module(_MODULES[settings.engine]).open_backend(
+    store: EngineStore = importlib.import_module(_MODULES[settings.engine]).open_backend(
         settings, **dict(options)
     )
     return store

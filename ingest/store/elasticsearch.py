@@ -1,4 +1,4 @@
-"""The Elasticsearch backend: :class:`~neardup.ingest.store.engine.EngineStore` spoken through the
+"""The Elasticsearch backend: :class:`~neardup.ingest.store.engine.EngineBackend` spoken through the
 official clients, ``elasticsearch8`` for 8.x nodes and ``elasticsearch`` (9.0.x) for 9.x.
 
 An Elasticsearch client sends ``compatible-with=<its major>`` and a node refuses a newer major
@@ -14,8 +14,9 @@ from functools import cache
 from typing import Any
 
 from neardup.ingest.settings import Settings
+from neardup.ingest.store import engine
 from neardup.ingest.store.detect import detect
-from neardup.ingest.store.engine import Dialect, EngineStore
+from neardup.ingest.store.engine import Dialect, EngineBackend, client_options
 from neardup.ingest.store.errors import StoreError
 
 __all__ = ["ElasticsearchStore", "client_module", "connect", "dialect", "open_backend"]
@@ -55,7 +56,7 @@ def dialect(package: str) -> Dialect:
     )
 
 
-class ElasticsearchStore(EngineStore):
+class ElasticsearchStore(EngineBackend):
     """Pages on an Elasticsearch cluster (``client``: an ``elasticsearch8.Elasticsearch`` or
     an ``elasticsearch.Elasticsearch``; the dialect follows the client's package)."""
 
@@ -78,35 +79,16 @@ def connect(
     if version is None:
         version = detect(url, settings).version
     es = importlib.import_module(client_module(int(version.split(".")[0])))
-    options: dict[str, Any] = {
-        "hosts": [url],
-        "request_timeout": 30,
-        "max_retries": 3,
-        "retry_on_timeout": True,
-        "verify_certs": settings.opensearch_verify_certs,
-    }
+    options = client_options(url, settings, "request_timeout")
     if settings.opensearch_user:
         options["basic_auth"] = (settings.opensearch_user, settings.opensearch_password or "")
     if settings.opensearch_api_key:
         options["api_key"] = settings.opensearch_api_key
-    if not options["verify_certs"]:
-        options["ssl_show_warn"] = False
-    if settings.opensearch_ca_certs:
-        options["ca_certs"] = settings.opensearch_ca_certs
     options.update(kwargs)
     return es.Elasticsearch(**options)
 
 
-def open_backend(
-    settings: Settings,
-    url: str | None = None,
-    client: Any = None,
-    version: str | None = None,
-    **options: Any,
-) -> ElasticsearchStore:
-    """The store :func:`neardup.ingest.store.open_store` opens for ``elasticsearch``; the node's
-    ``version`` (default: asked at connect) picks the client."""
-    if client is None:
-        client = connect(url, settings, version)
-    index = options.pop("index", None) or settings.index
-    return ElasticsearchStore(client, index, mappings_dir=settings.mappings_dir, **options)
+def open_backend(settings: Settings, **options: Any) -> ElasticsearchStore:
+    """The store :func:`neardup.ingest.store.open_store` opens for ``elasticsearch``
+    (:func:`neardup.ingest.store.engine.open_backend`)."""
+    return engine.open_backend(ElasticsearchStore, connect, settings, **options)

@@ -1,8 +1,8 @@
 """The embedded store: the OpenSearch store's semantics in one process, on SQLite.
 
-Backs batch ``neardup dedup`` without servers. One implementation for memory (the default,
-``path=None``) and disk (``path="pages.db"``) keeps a single code path to hold equal to the
-OpenSearch backend: postings ``(fp_config, fingerprint, id)`` play the inverted index, and the
+Backs ``neardup stoplist --backend embedded`` and the tests that hold the engine store to its
+semantics, without servers. One implementation for memory (the default, ``path=None``) and
+disk (``path="pages.db"``) keeps a single code path to hold equal to the engine backend: postings ``(fp_config, fingerprint, id)`` play the inverted index, and the
 candidate query counts shared distinct non-stoplisted fingerprints and orders them by the rule
 of :mod:`neardup.ingest.store.ranking` (:data:`~neardup.ingest.store.ranking.CANDIDATE_ORDER_SQL`). Versions are per-document counters (``(n, 1)``), bumped by every
 write, so ``update_group`` has the same compare-and-set behaviour as ``if_seq_no``.
@@ -26,12 +26,12 @@ from neardup.ingest.store.base import (
     GroupUpdate,
     PutResult,
     StoplistEntry,
-    Store,
     StoredDocument,
     now_iso,
 )
 from neardup.ingest.store.errors import DocumentNotFound
 from neardup.ingest.store.ranking import CANDIDATE_ORDER_SQL, candidate_terms
+from neardup.ingest.store.roles import Store
 
 __all__ = ["EmbeddedStore", "open_backend"]
 
@@ -71,7 +71,9 @@ _MAX_VARS = 900  # below SQLite's default SQLITE_MAX_VARIABLE_NUMBER on old buil
 
 
 class EmbeddedStore(Store):
-    """In-process store; ``path`` is an SQLite file (None: in memory, gone on close)."""
+    """In-process store; ``path`` is an SQLite file (None: in memory, gone on close). It offers
+    the roles every backend does (:class:`~neardup.ingest.store.roles.Store`): no full-text
+    search, group aggregations or index templates, which only a search engine has."""
 
     def __init__(self, path: str | PathLike[str] | None = None) -> None:
         self.path = ":memory:" if path is None else str(path)
@@ -108,6 +110,9 @@ class EmbeddedStore(Store):
                 status = "unchanged"
             self._installed = True
             return {"schema": status}
+
+    def refresh(self) -> None:
+        """Nothing to do: a write is visible to the next read."""
 
     def close(self) -> None:
         with self._lock:
@@ -234,15 +239,7 @@ class EmbeddedStore(Store):
                 log.debug("version conflict writing the group of %s", update.id)
                 return False
             source = json.loads(row[0])
-            source.update(
-                dup_group=update.dup_group,
-                dup_of=update.dup_of,
-                resemble=update.resemble,
-                contain=update.contain,
-                status=update.status,
-                error=update.error,
-                grouped_at=now_iso(),
-            )
+            source.update(update.fields(now_iso()))
             self._db.execute(
                 "UPDATE docs SET dup_group = ?, version = ?, source = ? WHERE id = ?",
                 (update.dup_group, row[1] + 1, json.dumps(source, ensure_ascii=False), update.id),

@@ -7,8 +7,8 @@
         ├── StoreUnavailable          transient: node down, timeout, 429/502/503/504 — retry later
         ├── DocumentNotFound(KeyError) the document to update does not exist
         ├── IndexNotFound             the index asked for does not exist (nothing ingested yet?)
-        ├── Unsupported               this backend cannot do that (full-text search on the
-        │                             embedded store, say): a configuration matter, not a blip
+        ├── Unsupported               the store lacks a role the call needs (full-text search
+        │                             on the embedded store, say): a configuration matter
         └── AccessDenied              the node will not serve this client as configured: fix
             │                         the settings (never retried, never a traceback)
             ├── AuthenticationFailed  401: a wrong user, password or API key, or none given
@@ -57,30 +57,42 @@ class StoreUnavailable(StoreError):
     """The backend is unreachable or overloaded right now; the same call may succeed later."""
 
 
-class DocumentNotFound(StoreError, KeyError):
-    """No document with this id."""
+class _Missing(StoreError):
+    """Something named is not there: its ``name``, said in :attr:`sentence`."""
 
-    def __init__(self, doc_id: str) -> None:
-        super().__init__(doc_id)
-        self.doc_id = doc_id
+    sentence = "{} does not exist"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
 
     def __str__(self) -> str:
-        return f"document not found: {self.doc_id}"
+        return self.sentence.format(self.name)
 
 
-class IndexNotFound(StoreError):
+class DocumentNotFound(_Missing, KeyError):
+    """No document with this id (:attr:`doc_id`)."""
+
+    sentence = "document not found: {}"
+
+    @property
+    def doc_id(self) -> str:
+        return self.name
+
+
+class IndexNotFound(_Missing):
     """The index does not exist (a search before anything was ingested into it)."""
 
-    def __init__(self, index: str) -> None:
-        super().__init__(index)
-        self.index = index
+    sentence = "index [{}] does not exist"
 
-    def __str__(self) -> str:
-        return f"index [{self.index}] does not exist"
+    @property
+    def index(self) -> str:
+        return self.name
 
 
 class Unsupported(StoreError):
-    """The backend cannot do this at all (the operation needs a search engine)."""
+    """The store lacks the role the call needs (:mod:`neardup.ingest.store.roles`): a search
+    engine's, on the embedded store."""
 
 
 class AccessDenied(StoreError):

@@ -8,22 +8,24 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from neardup.ingest.store.base import Store
+from neardup.ingest.store.roles import EngineStore
 
 __all__ = ["LazyStore"]
 
 
-class LazyStore(Store):
+class LazyStore(EngineStore):
     """Every method opens the real store first (``opener()``: detection, then the backend),
-    once it can; until then it raises :class:`StoreUnavailable` as the engine would."""
+    once it can; until then it raises :class:`StoreUnavailable` as the engine would. ``index``
+    is the pages index it will open."""
 
-    def __init__(self, opener: Callable[[], Store]) -> None:
+    def __init__(self, opener: Callable[[], EngineStore], index: str) -> None:
         self._opener = opener
-        self._store: Store | None = None
+        self.index = index
+        self._store: EngineStore | None = None
         self._lock = threading.Lock()
         self._observers: list[Callable[[str, float], None]] = []
 
-    def _resolve(self) -> Store:
+    def _resolve(self) -> EngineStore:
         with self._lock:
             if self._store is None:
                 store = self._opener()  # StoreUnavailable while nothing answers
@@ -52,12 +54,13 @@ def _delegate(name: str) -> Callable[..., Any]:
         return getattr(self._resolve(), name)(*args, **kwargs)
 
     method.__name__ = name
-    method.__doc__ = getattr(Store, name).__doc__
+    method.__doc__ = getattr(EngineStore, name).__doc__
     return method
 
 
-# Everything else of the interface goes to the real store.
-for _name in [n for n in vars(Store) if not n.startswith("_") and callable(getattr(Store, n))]:
-    if _name not in vars(LazyStore):
-        setattr(LazyStore, _name, _delegate(_name))
+# Everything else of every role goes to the real store.
+for _role in EngineStore.__mro__:
+    for _name in [n for n in vars(_role) if not n.startswith("_") and callable(vars(_role)[n])]:
+        if _name not in vars(LazyStore):
+            setattr(LazyStore, _name, _delegate(_name))
 LazyStore.__abstractmethods__ = frozenset()

@@ -1,4 +1,4 @@
-"""The OpenSearch backend: :class:`~neardup.ingest.store.engine.EngineStore` spoken through
+"""The OpenSearch backend: :class:`~neardup.ingest.store.engine.EngineBackend` spoken through
 opensearch-py (2.x and 3.x nodes alike)."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from typing import Any
 import opensearchpy
 import orjson
 from neardup.ingest.settings import Settings
-from neardup.ingest.store.engine import Dialect, EngineStore
+from neardup.ingest.store import engine
+from neardup.ingest.store.engine import Dialect, EngineBackend, client_options
 from opensearchpy import helpers
 from opensearchpy.serializer import JSONSerializer
 
@@ -36,7 +37,7 @@ DIALECT = Dialect(
 )
 
 
-class OpenSearchStore(EngineStore):
+class OpenSearchStore(EngineBackend):
     """Pages on an OpenSearch cluster (``client``: an ``opensearchpy.OpenSearch``)."""
 
     dialect = DIALECT
@@ -72,34 +73,17 @@ def connect(
     environment's), for a node of any ``version`` (2.x, 3.x); keyword arguments override
     (``timeout``, ``max_retries``, ...)."""
     settings = settings or Settings.from_env()
-    options: dict[str, Any] = {
-        "hosts": [url or settings.opensearch_url],
-        "timeout": 30,
-        "max_retries": 3,
-        "retry_on_timeout": True,
-        "serializer": FastJSONSerializer(),
-    }
+    options = client_options(url, settings, "timeout")
+    options["serializer"] = FastJSONSerializer()
     if settings.opensearch_user:
         options["http_auth"] = (settings.opensearch_user, settings.opensearch_password or "")
     if settings.opensearch_api_key:  # opensearch-py has no api_key option: the header itself
         options["headers"] = {"Authorization": f"ApiKey {settings.opensearch_api_key}"}
-    options["verify_certs"] = settings.opensearch_verify_certs
-    if not options["verify_certs"]:
-        options["ssl_show_warn"] = False
-    if settings.opensearch_ca_certs:
-        options["ca_certs"] = settings.opensearch_ca_certs
     options.update(kwargs)
     return opensearchpy.OpenSearch(**options)
 
 
-def open_backend(
-    settings: Settings,
-    url: str | None = None,
-    client: Any = None,
-    version: str | None = None,
-    **options: Any,
-) -> OpenSearchStore:
-    """The store :func:`neardup.ingest.store.open_store` opens for ``opensearch``."""
-    client = client if client is not None else connect(url, settings)
-    index = options.pop("index", None) or settings.index
-    return OpenSearchStore(client, index, mappings_dir=settings.mappings_dir, **options)
+def open_backend(settings: Settings, **options: Any) -> OpenSearchStore:
+    """The store :func:`neardup.ingest.store.open_store` opens for ``opensearch``
+    (:func:`neardup.ingest.store.engine.open_backend`)."""
+    return engine.open_backend(OpenSearchStore, connect, settings, **options)

@@ -41,8 +41,9 @@ from operator import attrgetter
 from typing import Any
 
 from neardup.ingest.pairs import page_site, site_verdict
-from neardup.ingest.store.base import Store, StoredDocument, now_iso
+from neardup.ingest.store.base import StoredDocument, now_iso
 from neardup.ingest.store.ranking import rank_candidates
+from neardup.ingest.store.roles import EngineStore
 from neardup.ingest.workers import timings
 from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.live import LiveIndex, Owners, live_index
@@ -60,7 +61,7 @@ DEFAULT_K = 100
 MAX_WHOLE_READS = 1000
 
 # poison(store, doc_id, error): record a page that cannot be handled (the dead-letter list).
-Poison = Callable[[Store | None, str, str], None]
+Poison = Callable[[EngineStore | None, str, str], None]
 
 _FIELDS = attrgetter(*(f.name for f in fields(StoredDocument)))
 
@@ -71,7 +72,7 @@ def _own_docs(pages: Sequence[StoredDocument]) -> list[StoredDocument]:
     return [StoredDocument(*_FIELDS(p)) for p in pages]
 
 
-def _read(store: Store, ids: Sequence[str]) -> dict[str, StoredDocument]:
+def _read(store: EngineStore, ids: Sequence[str]) -> dict[str, StoredDocument]:
     """The pages ``ids`` (found by the candidate search) as searches see them
     (``realtime=False``: no refresh of the pages index for them). Their batches left the live
     set once the pages index's refresh had shown them; one that has not (a copy of the pages
@@ -85,7 +86,7 @@ def _read(store: Store, ids: Sequence[str]) -> dict[str, StoredDocument]:
 
 
 def decide_batch(
-    store: Store,
+    store: EngineStore,
     staging: BatchStaging,
     forest: RedisGroupForest,
     key: str,

@@ -3,7 +3,7 @@
 A written batch stays live (:mod:`neardup.ingest.workers.staging`) until a refresh that started
 after its write has finished; a worker hands its written batches to its refresher and goes on
 deciding (docs/workers.md, "Deciding before indexing", step 7). The refresh is the store's
-:meth:`~neardup.ingest.store.base.Store.refresh_written`: on a search engine, the fingerprints
+:meth:`~neardup.ingest.store.roles.EngineConnection.refresh_written`: on a search engine, the fingerprints
 index is refreshed, and the pages index's own refresh is waited for (up to
 :data:`OWN_REFRESH_WAIT` seconds) while more batches are on their way, which keep it coming.
 """

@@ -39,8 +39,9 @@ from neardup.ingest.fingerprint import FingerprintConfig, index_terms
 from neardup.ingest.pairs import page_site, site_verdict
 from neardup.ingest.pipeline import _WORD
 from neardup.ingest.regroup import affected, redecide
-from neardup.ingest.store.base import GroupUpdate, Store, StoredDocument, fingerprint_terms, now_iso
+from neardup.ingest.store.base import GroupUpdate, StoredDocument, fingerprint_terms, now_iso
 from neardup.ingest.store.ranking import candidate_terms
+from neardup.ingest.store.roles import EngineStore
 from neardup.ingest.workers.changes import ChangeLog
 from neardup.ingest.workers.chrome_counts import SharedChromeCounts, counted_rules
 from neardup.ingest.workers.forest import RedisGroupForest
@@ -93,7 +94,7 @@ def _rule_of(doc: StoredDocument) -> str | None:
     return rule if plus and rule.startswith("chrome") else None
 
 
-def _mget(store: Store, ids: Sequence[str]) -> dict[str, StoredDocument]:
+def _mget(store: EngineStore, ids: Sequence[str]) -> dict[str, StoredDocument]:
     out: dict[str, StoredDocument] = {}
     for i in range(0, len(ids), _READ):
         out.update(store.mget(ids[i:i + _READ]))
@@ -120,7 +121,7 @@ def _remask(counts: SharedChromeCounts, site: str, doc: StoredDocument) -> Store
 
 
 def repair(
-    store: Store,
+    store: EngineStore,
     staging: BatchStaging,
     forest: RedisGroupForest,
     changes: ChangeLog,

@@ -32,7 +32,8 @@ from celery import Task
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.retry import TRANSIENT, backoff, retry_call
 from neardup.ingest.store import open_store
-from neardup.ingest.store.base import GroupUpdate, Store, StoredDocument
+from neardup.ingest.store.base import GroupUpdate, StoredDocument
+from neardup.ingest.store.roles import EngineStore
 from neardup.ingest.workers import timings
 from neardup.ingest.workers._redis import key_prefix
 from neardup.ingest.workers.app import app, broker_url, settings
@@ -97,15 +98,15 @@ def _per_process(kind: str, index: str | None, make: Callable[[str], Any]) -> An
         return client
 
 
-def _task_store(index: str) -> Store:
+def _task_store(index: str) -> EngineStore:
     store = open_store("engine", settings, index=index)
     store.observe_requests(lambda kind, seconds: timings.add("os" + kind, seconds))
     return store
 
 
-def open_task_store(index: str | None) -> Store:
+def open_task_store(index: str | None) -> EngineStore:
     """This process's store for ``index`` (one client per process, created after fork)."""
-    store: Store = _per_process("store", index, _task_store)
+    store: EngineStore = _per_process("store", index, _task_store)
     return store
 
 
@@ -127,7 +128,7 @@ def open_forest(index: str | None) -> RedisGroupForest:
     return forest
 
 
-def _refresher(index: str | None, staging: BatchStaging, store: Store) -> Refresher:
+def _refresher(index: str | None, staging: BatchStaging, store: EngineStore) -> Refresher:
     """This process's :class:`~neardup.ingest.workers.refresher.Refresher` for ``index``."""
     refresher: Refresher = _per_process(
         "refresher", index,
@@ -136,7 +137,7 @@ def _refresher(index: str | None, staging: BatchStaging, store: Store) -> Refres
     return refresher
 
 
-def mark_error(store: Store | None, doc_id: str, error: str) -> None:
+def mark_error(store: EngineStore | None, doc_id: str, error: str) -> None:
     """Dead-letter a poison page: ``status=error`` on the page when it is indexed (best
     effort) and a JSON record on the dead-letter list."""
     error = error[:2000]

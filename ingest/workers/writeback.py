@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from neardup.ingest.store.base import Store
+from neardup.ingest.store.roles import EngineWrites
 from neardup.ingest.workers.forest import RedisGroupForest
 
 __all__ = ["rewrite_merged", "settle"]
@@ -28,7 +28,7 @@ log.addHandler(logging.NullHandler())
 
 
 def rewrite_merged(
-    store: Store, forest: RedisGroupForest, merged: Sequence[tuple[str, str]]
+    store: EngineWrites, forest: RedisGroupForest, merged: Sequence[tuple[str, str]]
 ) -> dict[str, str]:
     """Point the indexed members of groups merged away at their root now. Only group ids that
     pages were indexed with can have members (a page of this batch that joined an older group
@@ -46,7 +46,7 @@ def rewrite_merged(
 
 
 def settle(
-    store: Store, forest: RedisGroupForest, written: Mapping[str, str], rounds: int = 20
+    store: EngineWrites, forest: RedisGroupForest, written: Mapping[str, str], rounds: int = 20
 ) -> None:
     """Re-read the roots of the pages just written and rewrite those whose group moved meanwhile,
     until none did (a merge after this read is rewritten by whoever made it)."""
@@ -63,7 +63,7 @@ def settle(
     log.warning("groups of %d pages still moving after %d rounds", len(pending), rounds)
 
 
-def _write_groups(store: Store, forest: RedisGroupForest, groups: Mapping[str, str]) -> None:
+def _write_groups(store: EngineWrites, forest: RedisGroupForest, groups: Mapping[str, str]) -> None:
     if groups:
         forest.note_members(groups)
         store.set_groups(groups)

@@ -23,7 +23,7 @@ from neardup.ingest.server.config import ServerConfig
 from neardup.ingest.server.service import IngestService
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
-from neardup.ingest.store.base import Store
+from neardup.ingest.store.roles import Store
 from support.fakes import FakeBatchQueue, fake_cli_pipeline
 
 with warnings.catch_warnings():

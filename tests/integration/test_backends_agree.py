@@ -8,7 +8,7 @@ import pytest
 from neardup.ingest.stoplist import StoplistConfig, refresh_stoplist
 from neardup.ingest.store.base import GroupUpdate, StoredDocument
 from neardup.ingest.store.embedded import EmbeddedStore
-from neardup.ingest.store.engine import EngineStore
+from neardup.ingest.store.roles import EngineStore
 
 
 @pytest.fixture

@@ -78,15 +78,13 @@ def test_fingerprint_holders_are_every_page_sharing_a_term(
     """The workers' one search per batch for candidates in the fingerprints index
     (``fingerprint_holders``, paged with ``search_after``) returns exactly the pages holding
     one of the terms, with their seq, in seq order, but not the batch's own."""
-    from neardup.ingest.store import engine
-
     docs = stored_corpus
     batch, config, terms = stored_in_threes(os_store, docs)
-    engine._PAGE, page = 7, engine._PAGE  # several pages of hits
+    os_store.page, page = 7, os_store.page  # several pages of hits
     try:
         got = os_store.fingerprint_holders({config: terms}, [d.id for d in batch[:20]])
     finally:
-        engine._PAGE = page
+        os_store.page = page
     want = {d.id for d in docs if d.id not in {b.id for b in batch[:20]}
             and d.fp_config == config and set(d.fingerprints) & set(terms)}
     assert len(want) > 20 and {h[0] for h in got} == want and len(got) == len(want)

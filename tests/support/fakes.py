@@ -8,6 +8,7 @@ from typing import Any
 
 from neardup.ingest import submit
 from neardup.ingest.store.base import StoredDocument
+from neardup.ingest.store.roles import EngineWrites
 
 
 class FakeBatchQueue(list[str]):
@@ -99,11 +100,9 @@ class FakeBatchQueue(list[str]):
 
 def _delete(store: Any, doc_id: str) -> None:
     """Remove a page from ``store`` (the embedded store has no delete of its own)."""
-    from neardup.ingest.store.errors import Unsupported
-
-    try:
+    if isinstance(store, EngineWrites):
         store.delete([doc_id])
-    except Unsupported:
+    else:
         with store._lock:
             store._db.execute("DELETE FROM postings WHERE id = ?", (doc_id,))
             store._db.execute("DELETE FROM docs WHERE id = ?", (doc_id,))

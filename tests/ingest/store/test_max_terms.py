@@ -16,9 +16,9 @@ import elastic_transport
 import elasticsearch8
 import opensearchpy
 import pytest
-from neardup.ingest.store import engine
 from neardup.ingest.store.elasticsearch import dialect
-from neardup.ingest.store.engine import DEFAULT_MAX_TERMS, EngineStore
+from neardup.ingest.store.engine import EngineBackend
+from neardup.ingest.store.engine.candidates import DEFAULT_MAX_TERMS
 from neardup.ingest.store.opensearch import OpenSearchStore
 
 CONFIG = "cfg"
@@ -60,14 +60,14 @@ def _elasticsearch_error(body: dict[str, Any]) -> Exception:
     return elasticsearch8.BadRequestError(body["error"]["type"], meta, body)
 
 
-class ElasticsearchStore(EngineStore):
+class ElasticsearchStore(EngineBackend):
     """The store as it speaks to Elasticsearch 8 (its dialect, without a client of that
     package)."""
 
     dialect = dialect("elasticsearch8")
 
 
-ENGINES: dict[str, tuple[type[EngineStore], Callable[[dict[str, Any]], Exception]]] = {
+ENGINES: dict[str, tuple[type[EngineBackend], Callable[[dict[str, Any]], Exception]]] = {
     "opensearch": (OpenSearchStore, _opensearch_error),
     "elasticsearch": (ElasticsearchStore, _elasticsearch_error),
 }
@@ -158,21 +158,21 @@ def engine_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _store(kind: str, node: Node) -> EngineStore:
+def _store(kind: str, node: Node) -> EngineBackend:
     store_class, error = ENGINES[kind]
     node.error = error
     return store_class(node, "pages")
 
 
 def test_a_batch_over_the_limit_is_searched_in_parts_with_the_hits_of_one_search(
-    engine_kind: str, monkeypatch: pytest.MonkeyPatch
+    engine_kind: str,
 ) -> None:
     docs = _docs()
     want = _one_search(docs)
     assert len(want) > 20
-    monkeypatch.setattr(engine, "_PAGE", 7)  # several pages of hits a part too
     node = Node(docs, limit=30)
     store = _store(engine_kind, node)
+    store.page = 7  # several pages of hits a part too
     got = store.fingerprint_holders({CONFIG: TERMS}, LEFT_OUT)
     assert got == want  # each page once, in seq/id order, with its fields
     assert store.max_terms() == 30 and node.settings_reads == 1
@@ -217,20 +217,21 @@ def test_a_limit_lowered_during_a_run_is_read_again_and_the_part_split_smaller(
     assert node.sent == [25, 25, 25, 25] and node.settings_reads == 2
 
 
-def test_a_limit_lowered_between_two_pages_of_hits(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_limit_lowered_between_two_pages_of_hits() -> None:
     """Refused on the second page of a part's hits: the hits of the first are not counted
     twice."""
     docs = _docs()
     want = _one_search(docs)
-    monkeypatch.setattr(engine, "_PAGE", 5)
     node = Node(docs)
+    store = OpenSearchStore(node, "pages")
+    store.page = 5
 
     def lower(node: Node) -> None:
         if len(node.sent) == 1:
             node.limit = 50
 
     node.before_search = lower
-    assert OpenSearchStore(node, "pages").fingerprint_holders({CONFIG: TERMS}, LEFT_OUT) == want
+    assert store.fingerprint_holders({CONFIG: TERMS}, LEFT_OUT) == want
     assert node.refused == [100] and node.sent[0] == 100 and max(node.sent[1:]) == 50
 
 

@@ -1,8 +1,9 @@
 """The store backends are sealed: outside ``ingest/store/`` no module imports a backend
-(``neardup.ingest.store.opensearch``, ``neardup.ingest.store.elasticsearch``, ``neardup.ingest.store.engine``,
-``neardup.ingest.store.embedded``), asks ``isinstance(x, <backend>)`` or
-touches a store's ``client``. Callers use :func:`neardup.ingest.store.open_store` and the
-:class:`~neardup.ingest.store.base.Store` interface; what a backend cannot do is a method that says so.
+(``neardup.ingest.store.opensearch``, ``neardup.ingest.store.elasticsearch``,
+``neardup.ingest.store.engine`` and its modules, ``neardup.ingest.store.embedded``), asks
+``isinstance(x, <backend>)`` or touches a store's ``client``. Callers use
+:func:`neardup.ingest.store.open_store` and the roles of :mod:`neardup.ingest.store.roles`; a
+role a backend lacks is absent, and a caller that needs it asks ``isinstance(store, <role>)``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,12 @@ BACKEND_MODULES = frozenset(
     }
 )
 BACKEND_NAMES = frozenset(
-    {"OpenSearchStore", "ElasticsearchStore", "EngineStore", "EmbeddedStore", "translate_errors"}
+    {"OpenSearchStore", "ElasticsearchStore", "EngineBackend", "EmbeddedStore", "translate_errors"}
 )
+
+
+def _backend(module: str) -> bool:
+    return any(module == m or module.startswith(f"{m}.") for m in BACKEND_MODULES)
 
 
 def _sources() -> list[Path]:
@@ -44,15 +49,15 @@ def violations(source: str, filename: str = "<string>") -> list[str]:
         where = f"{filename}:{getattr(node, 'lineno', 0)}"
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name in BACKEND_MODULES:
+                if _backend(alias.name):
                     found.append(f"{where}: imports {alias.name}")
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
-            if module in BACKEND_MODULES:
+            if _backend(module):
                 found.append(f"{where}: imports from {module}")
             elif module == "neardup.ingest.store":
                 for alias in node.names:
-                    if f"neardup.ingest.store.{alias.name}" in BACKEND_MODULES:
+                    if _backend(f"neardup.ingest.store.{alias.name}"):
                         found.append(f"{where}: imports neardup.ingest.store.{alias.name}")
             for alias in node.names:
                 if alias.name in BACKEND_NAMES:
@@ -90,6 +95,9 @@ def test_the_scan_covers_the_packages() -> None:
     "source",
     [
         "from neardup.ingest.store.opensearch import OpenSearchStore",
+        "from neardup.ingest.store.engine.reads import IndexReads",
+        "from neardup.ingest.store.engine import cluster",
+        "import neardup.ingest.store.engine.writes",
         "import neardup.ingest.store.embedded",
         "from neardup.ingest.store import opensearch",
         "from neardup.ingest.store.embedded import EmbeddedStore as E",
@@ -108,10 +116,10 @@ def test_each_kind_of_breach_is_caught(source: str) -> None:
 def test_the_interface_is_allowed() -> None:
     assert not violations(
         "from neardup.ingest.store import open_store\n"
-        "from neardup.ingest.store.base import Store\n"
+        "from neardup.ingest.store.roles import EngineReads, EngineStore, Store\n"
         "store = open_store('opensearch')\n"
         "store.fingerprint_holders({}, [])\n"
-        "isinstance(store, Store)\n"
+        "isinstance(store, EngineReads)\n"
     )
 
 
