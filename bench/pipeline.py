@@ -334,7 +334,7 @@ IDLE_S = 3.0  # seconds the node's own CPU is measured over first (background me
 
 def _replay_searches(store: Any, client: Any, ids: list[str], batch: int) -> dict[str, Any]:
     """The candidate searches of the first pages' batches, sent again to the quiet node once
-    the pipeline is done, as a worker sends them (``Store.fingerprint_holders``: every usable
+    the pipeline is done, as a worker sends them (``EngineCandidates.fingerprint_holders``: every usable
     fingerprint of the batch — as the pipeline indexed the page, its site chrome masked —,
     the batch's own ids left out), against the whole index: the node's CPU a page for the
     search alone (less its CPU when idle, measured first), at the end size, and its wall time
