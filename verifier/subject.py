@@ -42,7 +42,8 @@ import regex
 __all__ = [
     "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_CHARS", "NAME_WORDS", "TYPO_EDITS",
     "identifier_words",
-    "is_identifier", "name_differs", "page_name", "spelling_variants", "subject_differs",
+    "is_identifier", "name_differs", "named_things", "one_spelling", "page_name",
+    "spelling_variants", "subject_differs",
     "subject_words",
 ]
 
@@ -53,8 +54,12 @@ _WORD = regex.compile(_LETTER + "{2,}")
 # joining it ("pg_stat_activity"), not CJK characters.
 _TOKEN = regex.compile(r"[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+"
                        r"(?:_+[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)*")
-_CAMEL = regex.compile(r"\p{Ll}\p{Lu}")
 _ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
+# Operators in a name, each a token of it: the pages of "+" and "/" of one template are two.
+_OPERATOR = regex.compile(r"[-+*/\\^&|<>=%~!]+")
+# A capitalised word inside a sentence (after a small letter, a digit or a comma): the name of
+# a thing, a command or a label ("select the Illustration Index").
+_NAME_WORD = regex.compile(r"(?<=[\p{Ll}\d,;:][ \t]{1,8}|\()\b\p{Lu}\p{Ll}{2,}\b")
 
 HEAD_WORDS = 8
 """How many words open a page: where its title or heading is."""
@@ -81,20 +86,20 @@ TYPO_EDITS = 2
 def is_identifier(token: str) -> bool:
     """Whether ``token`` (as written) is an identifier rather than a word of prose: it joins
     letters and digits ("lang3", "x86", not "3rd") or words by an underscore
-    ("column_privileges"), has a capital after a small letter ("DefBool", "FailableBiConsumer")
-    or is two or more capitals ("XCOS", "FG"). Identifiers are never spelling variants of each
-    other: "XCOS" and "XCOT" are two functions, "colour" and "color" one word.
+    ("column_privileges"), or has a capital after its first letter ("DefBool", "CLng", "XCOS",
+    "FG"). Identifiers are never spelling variants of each other: "XCOS" and "XCOT", "CLng" and
+    "CSng" are two functions, "colour" and "color" one word.
 
-    >>> [t for t in ("XCOS", "DefBool", "pg_stat", "log10", "3rd", "Colour", "colour", "12")
-    ...  if is_identifier(t)]
-    ['XCOS', 'DefBool', 'pg_stat', 'log10']
+    >>> [t for t in ("XCOS", "DefBool", "CLng", "pg_stat", "log10", "3rd", "Colour", "colour",
+    ...              "12") if is_identifier(t)]
+    ['XCOS', 'DefBool', 'CLng', 'pg_stat', 'log10']
     """
     if "_" in token:
         return True
     digits = sum(c.isdigit() for c in token)
     if digits:
         return digits < len(token) and _ORDINAL.fullmatch(token) is None
-    return _CAMEL.search(token) is not None or (len(token) >= 2 and token.isupper())
+    return any(c.isupper() for c in token[1:])
 
 
 @lru_cache(maxsize=512)
@@ -171,7 +176,7 @@ def subject_words(a: str, b: str) -> list[str]:
         # hold two whole words), so when these are enough the costly search is not needed.
         if len(w) >= 4 and n * MIN_REPEATS <= counts[w] and w not in idents:
             n = len(_near_pattern(w).findall(b))
-        if n * MIN_REPEATS <= counts[w]:
+        if n * MIN_REPEATS <= counts[w] and not _compound(w, _tokens(b)[0], _tokens(a)[0]):
             out.append(w)
     return out
 
@@ -238,7 +243,7 @@ def page_name(text: str) -> tuple[str, ...]:
     if len(first) > NAME_CHARS:
         return ()
     tokens = _TOKEN.findall(first)
-    return tuple(tokens) if len(tokens) <= NAME_WORDS else ()
+    return (*tokens, *_OPERATOR.findall(first)) if len(tokens) <= NAME_WORDS else ()
 
 
 def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
@@ -250,7 +255,7 @@ def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
     out = []
     for t in a:
         f = t.casefold()
-        if f in exact:
+        if f in exact or _compound(f, Counter(exact), Counter({t.casefold(): 1 for t in a})):
             continue
         if t.isalpha() and not is_identifier(t) and len(f) >= 4:
             pattern = _near_pattern(f)
@@ -282,25 +287,71 @@ def name_differs(a: str, b: str) -> bool:
     ua, ub = _unmatched(na, nb), _unmatched(nb, na)
     if not (ua and ub):
         return False
+    if any(map(_OPERATOR.fullmatch, ua)) and any(map(_OPERATOR.fullmatch, ub)):
+        return True
     # Names are short: two edits make a typo there, whatever the token's length (a long
     # identifier in a name, "FailableBooleanSupplier", differs from its sibling's by a word).
     return bool(_telling(dict.fromkeys(ua, 1), ub, _tokens(a)[0], long=False)
                 and _telling(dict.fromkeys(ub, 1), ua, _tokens(b)[0], long=False))
 
 
+def named_things(a: str, b: str) -> list[str]:
+    """The names of things ``a`` uses twice or more inside its sentences — capitalised words
+    after a small letter, a digit or a punctuation mark ("select the Illustration Index") —
+    that ``b`` never names and uses less often, nor writes as two words or in a compound
+    (:func:`_compound`), leaving out those within :data:`TYPO_EDITS` letters replaced of such
+    a word of ``b`` ("Gray" / "Grey").
+
+    >>> a = "Select the Illustration Index. Use the Illustration Index for images."
+    >>> b = "Select the Index of Tables. Use the Index of Tables for tables."
+    >>> named_things(a, b), named_things(b, a)
+    (['illustration'], ['tables'])
+    """
+    mine, theirs = _named(a), _named(b)
+    ta, tb = _tokens(a)[0], _tokens(b)[0]
+    lacking = [w for w, n in mine.items()
+               if n >= 2 and not theirs[w] and tb[w] < n and not _compound(w, tb, ta)]
+    others = [w for w in theirs if not mine[w] and ta[w] < theirs[w]]
+    return [w for w in lacking
+            if not _typo(w, [o for o in others if len(o) == len(w)], long=False)]
+
+
+def _compound(word: str, other: Counter[str], mine: Counter[str]) -> bool:
+    """Whether ``word`` stands in the other page's tokens (``other``) as two words ("Gluepoints"
+    / "Glue Points", "ImageMap" / "Image Map") or as part of a compound whose other part is a
+    token of ``word``'s page (``mine``: "Glue" / "Gluepoints" where "points" is used too)."""
+    if any(word[:i] in other and word[i:] in other for i in range(2, len(word) - 1)):
+        return True
+    n = len(word)
+    return any(len(t) > n + 1 and ((t.startswith(word) and t[n:] in mine)
+                                  or (t.endswith(word) and t[:-n] in mine)) for t in other)
+
+
+@lru_cache(maxsize=512)
+def _named(text: str) -> Counter[str]:
+    return Counter(w.casefold() for w in _NAME_WORD.findall(text))
+
+
 def subject_differs(a: str, b: str) -> bool:
-    """Whether pages ``a`` and ``b`` are about different subjects: either has a subject word
-    the other lacks (:func:`subject_words`), their names differ by a substitution
-    (:func:`name_differs`), or each uses identifiers the other lacks, together at least
-    :data:`MIN_IDENTIFIER_USES` times (:func:`identifier_words`: two source files of one
-    template, two classes of one family).
+    """Whether pages ``a`` and ``b`` are about different subjects, once written in one spelling
+    (:func:`one_spelling`): either has a subject word the other lacks (:func:`subject_words`),
+    their names differ by a substitution (:func:`name_differs`), each names things the other
+    never does (:func:`named_things`: "Illustration Index" / "Index of Tables"), or each uses
+    identifiers the other lacks, together at least :data:`MIN_IDENTIFIER_USES` times
+    (:func:`identifier_words`: two source files of one template, two classes of one family).
 
     >>> subject_differs("Flip Horizontally: flip horizontally; it flips horizontally, "
     ...                 "horizontally only.", "Flip Vertically: flip vertically; it flips "
     ...                 "vertically, vertically only.")
     True
+    >>> subject_differs("COLOUR\\n\\nReturns a colour: =COLOUR(1;2;3). See COLOUR.",
+    ...                 "COLOR\\n\\nReturns a color: =COLOR(1;2;3). See COLOR.")
+    False
     """
+    a, b = one_spelling(a), one_spelling(b)
     if subject_words(a, b) or subject_words(b, a) or name_differs(a, b):
+        return True
+    if named_things(a, b) and named_things(b, a):
         return True
     ours, theirs = identifier_words(a, b), identifier_words(b, a)
     if not (ours and theirs) or sum(ours.values()) + sum(theirs.values()) < MIN_IDENTIFIER_USES:
@@ -352,6 +403,47 @@ def _british(text: str) -> frozenset[str]:
     return frozenset(_american(m).casefold() for m in _VARIANTS.finditer(text))
 
 
+# "dialogue box" is how British software English says "dialog".
+_DIALOGUE_BOX = re.compile(r"\b([Dd])ialogue (?:[Bb]ox(es)?|BOX(ES)?)\b")
+# A hyphen inside a word: "Sub-menu" / "Submenu", "3-D" / "3D", "X-Y" / "XY" are one word.
+_HYPHENATED = re.compile(r"(?<=[^\W_])-(?=[^\W_])")
+_BRITISH_PART = re.compile(r"our|is|ys|ogue|tre|ll|ence", re.IGNORECASE)
+
+
+def _one_token(m: re.Match[str]) -> str:
+    """A token written the American way: a British ending of a word in capitals or of a part of
+    an identifier ("COLOUR", "colourNumber", "STANDARDISE") too."""
+    token = m.group()
+    if token.islower() or not _BRITISH_PART.search(token):
+        return token
+    out = []
+    for part in _PART_BREAK.split(token):
+        if part.isupper() and len(part) > 1:
+            out.append(_VARIANTS.sub(_american, part.lower()).upper())
+        else:
+            out.append(_VARIANTS.sub(_american, part))
+    seps = _PART_BREAK.findall(token)
+    return "".join(p + (seps[i] if i < len(seps) else "") for i, p in enumerate(out))
+
+
+@lru_cache(maxsize=512)
+def one_spelling(text: str) -> str:
+    """``text`` with British spellings written the American way (:func:`spelling_variants`),
+    in words, in words written in capitals and in the parts of identifiers, "dialogue box"
+    written "dialog", and words joined by a hyphen written as one ("sub-menu", "3-D"). Kept
+    for the last texts seen.
+
+    >>> one_spelling("Organise the colourNumber in the Colours dialogue box: =COLOUR(1).")
+    'Organize the colorNumber in the Colors dialog: =COLOR(1).'
+    >>> one_spelling("Opens a sub-menu of 3-D shapes - see X-Y charts.")
+    'Opens a submenu of 3D shapes - see XY charts.'
+    """
+    text = _HYPHENATED.sub("", text)
+    text = _DIALOGUE_BOX.sub(lambda m: m.group(1) + "ialog" + ("s" if m.group(2) or m.group(3)
+                                                                else ""), text)
+    return _TOKEN.sub(_one_token, _VARIANTS.sub(_american, text))
+
+
 def spelling_variants(a: str, b: str) -> tuple[str, str] | None:
     """``a`` and ``b`` in one spelling — British endings written the American way ("colour",
     "organise", "dialogue", "centre", "travelled", "licence") — when one page writes a word
@@ -369,4 +461,4 @@ def spelling_variants(a: str, b: str) -> tuple[str, str] | None:
     ta, tb = _tokens(a)[0], _tokens(b)[0]
     if not (any(w in tb for w in wa - wb) or any(w in ta for w in wb - wa)):
         return None
-    return _VARIANTS.sub(_american, a), _VARIANTS.sub(_american, b)
+    return one_spelling(a), one_spelling(b)

@@ -184,6 +184,189 @@ def test_a_short_spelling_variant_twin_is_grouped(kind: str) -> None:
     assert _groups(pages) == [{p["id"] for p in pages}]
 
 
+# --- conversion functions: mixed-case names one letter apart ----------------------------------
+
+CONVERSIONS = [("CLng", "a long integer", "Long"), ("CSng", "data type Single", "Single"),
+               ("CInt", "an integer", "Integer"), ("CDbl", "data type Double", "Double")]
+
+CONVERSION_PAGE = """{name} Function
+
+Converts any string or numeric expression to {what}.
+
+Syntax:
+
+{name} (Expression As Variant) As {kind}
+
+Return value:
+
+{kind}
+
+Parameters:
+
+Expression: Any string or numeric expression that you want to convert. To convert a string
+expression, the number must be entered using a dot as the decimal point and a comma as the
+thousands separator (for instance 123,456.78), which may differ from your language settings.
+
+Error codes:
+
+5 Invalid procedure call
+
+Example:
+
+Sub ExampleConvert
+    MsgBox {name}(1234.5678)
+    MsgBox {name}("1234.5678")
+End Sub
+"""
+
+
+def _conversions(kind: str) -> list[dict[str, Any]]:
+    return [_page(name, f"basic/{name.lower()}.html",
+                  CONVERSION_PAGE.format(name=name, what=what, kind=k), kind)
+            for name, what, k in CONVERSIONS]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_functions_whose_mixed_case_names_differ_by_a_letter_form_no_group(kind: str) -> None:
+    pages = {p["id"]: p for p in _conversions(kind)}
+    verdict = compare_documents(pages["CLng"], pages["CSng"])
+    assert not verdict.similar, verdict.reason
+    assert _groups(list(pages.values())) == []
+
+
+# --- operator pages: names that differ in a symbol ------------------------------------------
+
+OPERATORS = [("+", "Adds or combines two expressions", "Sum"), ("/", "Divides two values",
+                                                                  "Quotient"),
+             ("-", "Subtracts two values", "Difference"), ("*", "Multiplies two values",
+                                                          "Product")]
+
+OPERATOR_PAGE = """"{op}" Operator
+
+{what}.
+
+Syntax:
+
+Result = Expression1 {op} Expression2
+
+Parameters:
+
+Result: Any numerical expression that contains the result of the operation.
+
+Expression1, Expression2: Any numerical expressions that you want to combine with the operator.
+The expressions are evaluated from left to right, and a string that holds a number is converted
+before the operation.
+
+Example:
+
+Sub Example{name}
+    Print 8 {op} 4
+    Print 8 {op} 2
+End Sub
+"""
+
+
+def _operators(kind: str) -> list[dict[str, Any]]:
+    return [_page(name, f"basic/op_{name.lower()}.html",
+                  OPERATOR_PAGE.format(op=op, what=what, name=name), kind)
+            for op, what, name in OPERATORS]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_operator_pages_whose_names_differ_in_a_symbol_form_no_group(kind: str) -> None:
+    assert _groups(_operators(kind)) == []
+
+
+# --- pages naming another thing of one kind -----------------------------------------------
+
+INDEXES = ["Illustration Index", "Index of Tables", "Alphabetical Index", "Table of Objects"]
+
+INDEX_PAGE = """Index
+
+The following options are available when you select the {name} as the index type.
+
+Choose Insert - Table of Contents and Index - Type tab (when {name} is the selected type).
+
+Type and Title
+
+Specify the type and title of the index. Select the type of index that you want to insert or
+edit. The options available on this tab depend on the index type that you select. If the cursor
+is in an index when you open the dialog, you can then edit that index.
+
+Title
+
+Enter a title for the selected index.
+
+Protected against manual changes
+
+Prevents the contents of the index from being changed. Manual changes that you make to an
+index are lost when the index is refreshed. If you want the cursor to scroll through a
+protected area, choose Tools - Options - Writer - Formatting Aids, and then select the Enable
+cursor check box in the Protected Areas section.
+"""
+
+
+def _indexes(kind: str) -> list[dict[str, Any]]:
+    return [_page(name, f"writer/index_{i}.html", INDEX_PAGE.format(name=name), kind)
+            for i, name in enumerate(INDEXES)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pages_of_one_name_about_different_things_form_no_group(kind: str) -> None:
+    """Four pages named "Index" that each name another kind of index, twice."""
+    assert _groups(_indexes(kind)) == []
+
+
+# --- pages without content: told by their title ---------------------------------------------
+
+def _gallery(title: str) -> dict[str, Any]:
+    nav = "".join(f'<li><a href="/{i}.html">Chapter {i}</a></li>' for i in range(12))
+    return {"id": title, "url": f"https://{SITE}/media/{title.lower().replace(' ', '_')}.html",
+            "site": SITE,
+            "html": f"<html><head><title>{title}</title></head><body><header><p>Office Help"
+                    f"</p></header><nav><ul>{nav}</ul></nav><div id='display'>"
+                    f"<p><img src='a.png'></p></div><footer><p>Help content, version 7.4. "
+                    f"Licensed under the Mozilla Public License.</p></footer></body></html>"}
+
+
+def test_pages_without_content_are_told_apart_by_their_title() -> None:
+    pages = [_gallery(t) for t in ("Calc Screenshots", "Filter Screenshots", "Sample Files",
+                                   "Video Tutorials")]
+    assert _groups(pages) == []
+    same = _gallery("Calc Screenshots") | {"id": "again"}
+    assert _groups([pages[0], same]) == [{"Calc Screenshots", "again"}]
+
+
+# --- a twin whose translation renames identifiers -------------------------------------------
+
+COLOR_US = """COLOR
+
+Returns a numeric value calculated by a combination of three colors (red, green and blue) and
+the alpha channel, in the RGBA color system. The result depends on the color system used by
+your computer.
+
+Syntax
+
+COLOR(Red; Green; Blue [; Alpha])
+
+Example
+
+=COLOR(255;255;255;1) returns 4294967295.
+
+=COLOR(0;0;255;0) returns 255, and the colorNumber of a cell is read the same way.
+"""
+
+
+def test_a_twin_whose_translation_renames_identifiers_is_grouped() -> None:
+    gb = COLOR_US.replace("COLOR", "COLOUR").replace("colors", "colours").replace(
+        "color", "colour").replace("colourNumber", "colourNumber")
+    assert "COLOUR(" in gb and "colourNumber" in gb
+    pages = [_page("en-US/color", "en-US/calc/color.html", COLOR_US, "text"),
+             _page("en-GB/color", "en-GB/calc/color.html", gb, "text")]
+    assert compare_documents(*pages).similar
+    assert _groups(pages) == [{"en-US/color", "en-GB/color"}]
+
+
 # --- every mode, any order ----------------------------------------------------------------------
 
 def _partition(groups: dict[str, str]) -> set[frozenset[str]]:
