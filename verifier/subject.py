@@ -54,6 +54,7 @@ _WORD = regex.compile(_LETTER + "{2,}")
 # joining it ("pg_stat_activity"), not CJK characters.
 _TOKEN = regex.compile(r"[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+"
                        r"(?:_+[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)*")
+_CAMEL = regex.compile(r"\p{Ll}\p{Lu}")
 _ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
 # Operators in a name, each a token of it: the pages of "+" and "/" of one template are two.
 _OPERATOR = regex.compile(r"[-+*/\\^&|<>=%~!]+")
@@ -86,20 +87,21 @@ TYPO_EDITS = 2
 def is_identifier(token: str) -> bool:
     """Whether ``token`` (as written) is an identifier rather than a word of prose: it joins
     letters and digits ("lang3", "x86", not "3rd") or words by an underscore
-    ("column_privileges"), or has a capital after its first letter ("DefBool", "CLng", "XCOS",
-    "FG"). Identifiers are never spelling variants of each other: "XCOS" and "XCOT", "CLng" and
-    "CSng" are two functions, "colour" and "color" one word.
+    ("column_privileges"), has a capital after a small letter ("DefBool", "FailableBiConsumer")
+    or is two or more capitals ("XCOS", "FG"). Identifiers are never spelling variants of each
+    other: "XCOS" and "XCOT" are two functions, "colour" and "color" one word. (In a page's
+    name, a token with any capital after its first letter is one too: :func:`_unmatched`.)
 
-    >>> [t for t in ("XCOS", "DefBool", "CLng", "pg_stat", "log10", "3rd", "Colour", "colour",
-    ...              "12") if is_identifier(t)]
-    ['XCOS', 'DefBool', 'CLng', 'pg_stat', 'log10']
+    >>> [t for t in ("XCOS", "DefBool", "pg_stat", "log10", "3rd", "Colour", "colour", "12")
+    ...  if is_identifier(t)]
+    ['XCOS', 'DefBool', 'pg_stat', 'log10']
     """
     if "_" in token:
         return True
     digits = sum(c.isdigit() for c in token)
     if digits:
         return digits < len(token) and _ORDINAL.fullmatch(token) is None
-    return any(c.isupper() for c in token[1:])
+    return _CAMEL.search(token) is not None or (len(token) >= 2 and token.isupper())
 
 
 @lru_cache(maxsize=512)
@@ -246,18 +248,24 @@ def page_name(text: str) -> tuple[str, ...]:
     return (*tokens, *_OPERATOR.findall(first)) if len(tokens) <= NAME_WORDS else ()
 
 
+def _name_identifier(token: str) -> bool:
+    return is_identifier(token) or any(c.isupper() for c in token[1:])
+
+
 def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
     """The tokens of name ``a`` that name ``b`` does not have: as an identifier or a number,
     the same token (case folded); as a word, the same word or a spelling variant of one of
-    ``b``'s words (within one letter for 4 or 5 letters, two for longer, same first letter)."""
+    ``b``'s words (within one letter for 4 or 5 letters, two for longer, same first letter).
+    A name's token with a capital after its first letter is an identifier ("CLng" / "CSng":
+    two functions)."""
     exact = {t.casefold() for t in b}
-    words = [t.casefold() for t in b if t.isalpha() and not is_identifier(t)]
+    words = [t.casefold() for t in b if t.isalpha() and not _name_identifier(t)]
     out = []
     for t in a:
         f = t.casefold()
         if f in exact or _compound(f, Counter(exact), Counter({t.casefold(): 1 for t in a})):
             continue
-        if t.isalpha() and not is_identifier(t) and len(f) >= 4:
+        if t.isalpha() and not _name_identifier(t) and len(f) >= 4:
             pattern = _near_pattern(f)
             if any(w[0] == f[0] and pattern.fullmatch(w) for w in words):
                 continue
