@@ -40,7 +40,8 @@ from functools import lru_cache
 import regex
 
 __all__ = [
-    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_CHARS", "NAME_WORDS", "TYPO_EDITS",
+    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_WORDS",
+    "TYPO_EDITS",
     "identifier_words",
     "is_identifier", "name_differs", "named_things", "one_spelling", "page_name",
     "spelling_variants", "subject_differs",
@@ -78,6 +79,10 @@ NAME_WORDS = 20
 NAME_CHARS = 160
 """The longest first block (in characters) taken for a page's name: a paragraph of Chinese
 text holds few tokens (:func:`page_name` counts no CJK characters) and is no name."""
+
+NAME_ADDED = 2
+"""How many words one page's name must add to the other's, which has two or more, for the names
+to differ (:func:`name_differs`)."""
 
 TYPO_EDITS = 2
 """The most edits (letters inserted, deleted or replaced) between a short token and its typo
@@ -277,8 +282,10 @@ def name_differs(a: str, b: str) -> bool:
     """Whether the names of two pages (:func:`page_name`) differ by a substitution: each has a
     token the other lacks (an identifier, a number or a word that is no spelling variant),
     that tells the page's subject — used again in the page, or unlike any of the other name's
-    tokens (:func:`_telling`: an edit of one letter or two in one name is a typo). A name that
-    only adds words to the other ("Customize" / "Customize Dialog") does not differ.
+    tokens (:func:`_telling`: an edit of one letter or two in one name is a typo), or an
+    operator each lacks ('"+" Operator' / '"/" Operator'). A name that adds one word to the
+    other ("Customize" / "Customize Dialog") does not differ; one that adds :data:`NAME_ADDED`
+    or more to a name of two tokens or more does ("Package lang3" / "Uses of Package lang3").
 
     >>> name_differs("DefBool Statement\\n\\nSets ...", "DefCur Statement\\n\\nSets ...")
     True
@@ -288,13 +295,18 @@ def name_differs(a: str, b: str) -> bool:
     >>> name_differs("XCOS\\n\\nXCOS(x)", "XCOT\\n\\nXCOT(x)"), name_differs(
     ...     "Table 1222\\n\\nRows.", "Table 12u2\\n\\nRows.")
     (True, False)
+    >>> name_differs('"+" Operator\\n\\nAdds.', '"/" Operator\\n\\nDivides.'), name_differs(
+    ...     "Package lang3\\n\\nClasses.", "Uses of Package lang3\\n\\nClasses.")
+    (True, True)
     """
     na, nb = page_name(a), page_name(b)
     if not na or not nb:
         return False
     ua, ub = _unmatched(na, nb), _unmatched(nb, na)
     if not (ua and ub):
-        return False
+        # One name adds two words or more to the other ("Uses of Package X" / "Package X"):
+        # another page about the same thing.
+        return len(ua or ub) >= NAME_ADDED and len(na) >= 2 and len(nb) >= 2
     if any(map(_OPERATOR.fullmatch, ua)) and any(map(_OPERATOR.fullmatch, ub)):
         return True
     # Names are short: two edits make a typo there, whatever the token's length (a long
@@ -418,7 +430,7 @@ _HYPHENATED = re.compile(r"(?<=[^\W_])-(?=[^\W_])")
 _BRITISH_PART = re.compile(r"our|is|ys|ogue|tre|ll|ence", re.IGNORECASE)
 
 
-def _one_token(m: re.Match[str]) -> str:
+def _one_token(m: regex.Match[str]) -> str:
     """A token written the American way: a British ending of a word in capitals or of a part of
     an identifier ("COLOUR", "colourNumber", "STANDARDISE") too."""
     token = m.group()
