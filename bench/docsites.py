@@ -65,8 +65,10 @@ true clusters, its members and their ``dup_of``); ``--json OUT`` writes all of i
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -76,7 +78,7 @@ from typing import Any
 import docsite  # bench/ helper: text rendering, the dedup run and its figures
 from _partition import work_dir  # bench/ helper
 
-HELD_OUT = "xerces"
+HELD_OUT = "curl"
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class Site:
     license: str
     site: str = ""  # the ``site`` field (default: ``name``)
     notes: tuple[str, ...] = field(default=())
+    render: str = ""  # "mandoc": the folder holds man pages, rendered to HTML by mandoc
 
     @property
     def site_field(self) -> str:
@@ -114,6 +117,9 @@ SITES = [
     Site("xerces", "Doxygen 1.9.4 (API reference) with the project's site pages",
          {"3.2.4": "libxerces-c-doc"}, "usr/share/doc/libxerces-c-doc/html",
          "https://xerces.apache.org/xerces-c/{path}", "Apache-2.0", site="xerces-c"),
+    Site("curl", "man pages (libcurl's API, one page an option) rendered by mandoc -Thtml",
+         {"7.88.1": "libcurl4-doc"}, "usr/share/man/man3",
+         "https://curl.se/libcurl/c/{path}", "curl", site="curl-libcurl", render="mandoc"),
 ]
 assert SITES[-1].name == HELD_OUT  # reported last
 
@@ -128,7 +134,34 @@ def fetch(cache: Path, site: Site) -> dict[str, dict[str, Any]]:
         if not folder.is_dir():
             raise SystemExit(f"docsites: {folder} missing in {package}")
         deb = (root / ".complete").read_text().strip()
+        if site.render == "mandoc":
+            folder = render_man(cache, package, folder)
         out[variant] = {"package": package, "deb": deb, "folder": folder}
+    return out
+
+
+def render_man(cache: Path, package: str, folder: Path) -> Path:
+    """Every man page of ``folder`` (``*.gz``) as the HTML page of ``mandoc -Thtml`` (Debian's
+    ``mandoc``, unpacked beside the sites' packages), in ``<cache>/docsite/rendered/<package>/``
+    (once). A page that is only a ``.so`` link to another, or that mandoc cannot read, is left
+    out: it is the other page."""
+    out = cache.resolve() / "docsite" / "rendered" / package
+    if (out / ".complete").exists():
+        return out
+    mandoc = docsite._fetch_data_module().fetch_debian(cache.resolve() / "docsite", "mandoc")
+    binary = mandoc / "usr" / "bin" / "mandoc"
+    out.mkdir(parents=True, exist_ok=True)
+    for page in sorted(folder.glob("*.gz")):
+        source = gzip.decompress(page.read_bytes())
+        if source.lstrip().startswith(b".so "):
+            continue
+        proc = subprocess.run([str(binary), "-Thtml", "-Ios=Debian"], input=source,
+                              capture_output=True, timeout=60, check=False)
+        if proc.returncode not in (0, 1, 2) or not proc.stdout.strip():
+            continue
+        name = page.name.removesuffix(".gz")
+        (out / f"{name}.html").write_bytes(proc.stdout)
+    (out / ".complete").write_text("mandoc\n")
     return out
 
 

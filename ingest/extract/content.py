@@ -96,10 +96,9 @@ def extract_texts(
         if root is None:
             return ExtractedText("", "")
         text, content = texts_of(root, deadline, doc_id)
-        if content == text:  # the main content fell back to the full text: named first
-            content = named(page_name(root) or page_title(root), content, first=True)
-        else:
-            content = named(page_name(root), content)
+        # Named by its heading, else by its title; first, when the main content fell back to
+        # the full text (navigation first).
+        content = named(page_name(root) or page_title(root), content, first=content == text)
     if to_simplified and text:
         convert = t2s_converter().convert
         simplified = convert(text)
@@ -231,11 +230,21 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
     return full, content
 
 
+_TITLED = "//*[contains(concat(' ', normalize-space(@class), ' '), ' title ')]"
+
+
 def page_name(root: Any) -> str:
-    """A parsed page's heading: the text of its first ``h1``, white space made single spaces;
-    ``""`` when it has none."""
+    """A parsed page's heading: the text of its first ``h1``, else of its first element of
+    class ``title`` (Doxygen's ``div.title``), white space made single spaces; ``""`` when it
+    has none."""
     el = root.find(".//h1")
-    return "" if el is None else " ".join(el.text_content().split())
+    if el is None:
+        titled = root.xpath(_TITLED)
+        el = titled[0] if titled else None
+    if el is None:
+        return ""
+    name = " ".join(el.text_content().split())
+    return name if len(name) <= 300 else ""
 
 
 def page_title(root: Any) -> str:
