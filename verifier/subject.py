@@ -40,9 +40,11 @@ from functools import lru_cache
 import regex
 
 __all__ = [
-    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_CHARS", "NAME_WORDS", "TYPO_EDITS",
+    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_WORDS",
+    "TYPO_EDITS",
     "identifier_words",
-    "is_identifier", "name_differs", "page_name", "spelling_variants", "subject_differs",
+    "is_identifier", "name_differs", "named_things", "one_spelling", "page_name",
+    "spelling_variants", "subject_differs",
     "subject_words",
 ]
 
@@ -55,6 +57,11 @@ _TOKEN = regex.compile(r"[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+"
                        r"(?:_+[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)*")
 _CAMEL = regex.compile(r"\p{Ll}\p{Lu}")
 _ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
+# Operators in a name, each a token of it: the pages of "+" and "/" of one template are two.
+_OPERATOR = regex.compile(r"[-+*/\\^&|<>=%~!]+")
+# A capitalised word inside a sentence (after a small letter, a digit or a comma): the name of
+# a thing, a command or a label ("select the Illustration Index").
+_NAME_WORD = regex.compile(r"(?<=[\p{Ll}\d,;:][ \t]{1,8}|\()\b\p{Lu}\p{Ll}{2,}\b")
 
 HEAD_WORDS = 8
 """How many words open a page: where its title or heading is."""
@@ -73,6 +80,10 @@ NAME_CHARS = 160
 """The longest first block (in characters) taken for a page's name: a paragraph of Chinese
 text holds few tokens (:func:`page_name` counts no CJK characters) and is no name."""
 
+NAME_ADDED = 2
+"""How many words one page's name must add to the other's, which has two or more, for the names
+to differ (:func:`name_differs`)."""
+
 TYPO_EDITS = 2
 """The most edits (letters inserted, deleted or replaced) between a short token and its typo
 (more in a longer token: :func:`_edits`)."""
@@ -83,7 +94,8 @@ def is_identifier(token: str) -> bool:
     letters and digits ("lang3", "x86", not "3rd") or words by an underscore
     ("column_privileges"), has a capital after a small letter ("DefBool", "FailableBiConsumer")
     or is two or more capitals ("XCOS", "FG"). Identifiers are never spelling variants of each
-    other: "XCOS" and "XCOT" are two functions, "colour" and "color" one word.
+    other: "XCOS" and "XCOT" are two functions, "colour" and "color" one word. (In a page's
+    name, a token with any capital after its first letter is one too: :func:`_unmatched`.)
 
     >>> [t for t in ("XCOS", "DefBool", "pg_stat", "log10", "3rd", "Colour", "colour", "12")
     ...  if is_identifier(t)]
@@ -171,7 +183,7 @@ def subject_words(a: str, b: str) -> list[str]:
         # hold two whole words), so when these are enough the costly search is not needed.
         if len(w) >= 4 and n * MIN_REPEATS <= counts[w] and w not in idents:
             n = len(_near_pattern(w).findall(b))
-        if n * MIN_REPEATS <= counts[w]:
+        if n * MIN_REPEATS <= counts[w] and not _compound(w, _tokens(b)[0], _tokens(a)[0]):
             out.append(w)
     return out
 
@@ -238,21 +250,27 @@ def page_name(text: str) -> tuple[str, ...]:
     if len(first) > NAME_CHARS:
         return ()
     tokens = _TOKEN.findall(first)
-    return tuple(tokens) if len(tokens) <= NAME_WORDS else ()
+    return (*tokens, *_OPERATOR.findall(first)) if len(tokens) <= NAME_WORDS else ()
+
+
+def _name_identifier(token: str) -> bool:
+    return is_identifier(token) or any(c.isupper() for c in token[1:])
 
 
 def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
     """The tokens of name ``a`` that name ``b`` does not have: as an identifier or a number,
     the same token (case folded); as a word, the same word or a spelling variant of one of
-    ``b``'s words (within one letter for 4 or 5 letters, two for longer, same first letter)."""
+    ``b``'s words (within one letter for 4 or 5 letters, two for longer, same first letter).
+    A name's token with a capital after its first letter is an identifier ("CLng" / "CSng":
+    two functions)."""
     exact = {t.casefold() for t in b}
-    words = [t.casefold() for t in b if t.isalpha() and not is_identifier(t)]
+    words = [t.casefold() for t in b if t.isalpha() and not _name_identifier(t)]
     out = []
     for t in a:
         f = t.casefold()
-        if f in exact:
+        if f in exact or _compound(f, Counter(exact), Counter({t.casefold(): 1 for t in a})):
             continue
-        if t.isalpha() and not is_identifier(t) and len(f) >= 4:
+        if t.isalpha() and not _name_identifier(t) and len(f) >= 4:
             pattern = _near_pattern(f)
             if any(w[0] == f[0] and pattern.fullmatch(w) for w in words):
                 continue
@@ -264,8 +282,10 @@ def name_differs(a: str, b: str) -> bool:
     """Whether the names of two pages (:func:`page_name`) differ by a substitution: each has a
     token the other lacks (an identifier, a number or a word that is no spelling variant),
     that tells the page's subject — used again in the page, or unlike any of the other name's
-    tokens (:func:`_telling`: an edit of one letter or two in one name is a typo). A name that
-    only adds words to the other ("Customize" / "Customize Dialog") does not differ.
+    tokens (:func:`_telling`: an edit of one letter or two in one name is a typo), or an
+    operator each lacks ('"+" Operator' / '"/" Operator'). A name that adds one word to the
+    other ("Customize" / "Customize Dialog") does not differ; one that adds :data:`NAME_ADDED`
+    or more to a name of two tokens or more does ("Package lang3" / "Uses of Package lang3").
 
     >>> name_differs("DefBool Statement\\n\\nSets ...", "DefCur Statement\\n\\nSets ...")
     True
@@ -275,32 +295,83 @@ def name_differs(a: str, b: str) -> bool:
     >>> name_differs("XCOS\\n\\nXCOS(x)", "XCOT\\n\\nXCOT(x)"), name_differs(
     ...     "Table 1222\\n\\nRows.", "Table 12u2\\n\\nRows.")
     (True, False)
+    >>> name_differs('"+" Operator\\n\\nAdds.', '"/" Operator\\n\\nDivides.'), name_differs(
+    ...     "Package lang3\\n\\nClasses.", "Uses of Package lang3\\n\\nClasses.")
+    (True, True)
     """
     na, nb = page_name(a), page_name(b)
     if not na or not nb:
         return False
     ua, ub = _unmatched(na, nb), _unmatched(nb, na)
     if not (ua and ub):
-        return False
+        # One name adds two words or more to the other ("Uses of Package X" / "Package X"):
+        # another page about the same thing.
+        return len(ua or ub) >= NAME_ADDED and len(na) >= 2 and len(nb) >= 2
+    if any(map(_OPERATOR.fullmatch, ua)) and any(map(_OPERATOR.fullmatch, ub)):
+        return True
     # Names are short: two edits make a typo there, whatever the token's length (a long
     # identifier in a name, "FailableBooleanSupplier", differs from its sibling's by a word).
     return bool(_telling(dict.fromkeys(ua, 1), ub, _tokens(a)[0], long=False)
                 and _telling(dict.fromkeys(ub, 1), ua, _tokens(b)[0], long=False))
 
 
+def named_things(a: str, b: str) -> list[str]:
+    """The names of things ``a`` uses twice or more inside its sentences — capitalised words
+    after a small letter, a digit or a punctuation mark ("select the Illustration Index") —
+    that ``b`` never names and uses less often, nor writes as two words or in a compound
+    (:func:`_compound`), leaving out those within :data:`TYPO_EDITS` letters replaced of such
+    a word of ``b`` ("Gray" / "Grey").
+
+    >>> a = "Select the Illustration Index. Use the Illustration Index for images."
+    >>> b = "Select the Index of Tables. Use the Index of Tables for tables."
+    >>> named_things(a, b), named_things(b, a)
+    (['illustration'], ['tables'])
+    """
+    mine, theirs = _named(a), _named(b)
+    ta, tb = _tokens(a)[0], _tokens(b)[0]
+    lacking = [w for w, n in mine.items()
+               if n >= 2 and not theirs[w] and tb[w] < n and not _compound(w, tb, ta)]
+    others = [w for w in theirs if not mine[w] and ta[w] < theirs[w]]
+    return [w for w in lacking
+            if not _typo(w, [o for o in others if len(o) == len(w)], long=False)]
+
+
+def _compound(word: str, other: Counter[str], mine: Counter[str]) -> bool:
+    """Whether ``word`` stands in the other page's tokens (``other``) as two words ("Gluepoints"
+    / "Glue Points", "ImageMap" / "Image Map") or as part of a compound whose other part is a
+    token of ``word``'s page (``mine``: "Glue" / "Gluepoints" where "points" is used too)."""
+    if any(word[:i] in other and word[i:] in other for i in range(2, len(word) - 1)):
+        return True
+    n = len(word)
+    return any(len(t) > n + 1 and ((t.startswith(word) and t[n:] in mine)
+                                  or (t.endswith(word) and t[:-n] in mine)) for t in other)
+
+
+@lru_cache(maxsize=512)
+def _named(text: str) -> Counter[str]:
+    return Counter(w.casefold() for w in _NAME_WORD.findall(text))
+
+
 def subject_differs(a: str, b: str) -> bool:
-    """Whether pages ``a`` and ``b`` are about different subjects: either has a subject word
-    the other lacks (:func:`subject_words`), their names differ by a substitution
-    (:func:`name_differs`), or each uses identifiers the other lacks, together at least
-    :data:`MIN_IDENTIFIER_USES` times (:func:`identifier_words`: two source files of one
-    template, two classes of one family).
+    """Whether pages ``a`` and ``b`` are about different subjects, once written in one spelling
+    (:func:`one_spelling`): either has a subject word the other lacks (:func:`subject_words`),
+    their names differ by a substitution (:func:`name_differs`), each names things the other
+    never does (:func:`named_things`: "Illustration Index" / "Index of Tables"), or each uses
+    identifiers the other lacks, together at least :data:`MIN_IDENTIFIER_USES` times
+    (:func:`identifier_words`: two source files of one template, two classes of one family).
 
     >>> subject_differs("Flip Horizontally: flip horizontally; it flips horizontally, "
     ...                 "horizontally only.", "Flip Vertically: flip vertically; it flips "
     ...                 "vertically, vertically only.")
     True
+    >>> subject_differs("COLOUR\\n\\nReturns a colour: =COLOUR(1;2;3). See COLOUR.",
+    ...                 "COLOR\\n\\nReturns a color: =COLOR(1;2;3). See COLOR.")
+    False
     """
+    a, b = one_spelling(a), one_spelling(b)
     if subject_words(a, b) or subject_words(b, a) or name_differs(a, b):
+        return True
+    if named_things(a, b) and named_things(b, a):
         return True
     ours, theirs = identifier_words(a, b), identifier_words(b, a)
     if not (ours and theirs) or sum(ours.values()) + sum(theirs.values()) < MIN_IDENTIFIER_USES:
@@ -352,6 +423,47 @@ def _british(text: str) -> frozenset[str]:
     return frozenset(_american(m).casefold() for m in _VARIANTS.finditer(text))
 
 
+# "dialogue box" is how British software English says "dialog".
+_DIALOGUE_BOX = re.compile(r"\b([Dd])ialogue (?:[Bb]ox(es)?|BOX(ES)?)\b")
+# A hyphen inside a word: "Sub-menu" / "Submenu", "3-D" / "3D", "X-Y" / "XY" are one word.
+_HYPHENATED = re.compile(r"(?<=[^\W_])-(?=[^\W_])")
+_BRITISH_PART = re.compile(r"our|is|ys|ogue|tre|ll|ence", re.IGNORECASE)
+
+
+def _one_token(m: regex.Match[str]) -> str:
+    """A token written the American way: a British ending of a word in capitals or of a part of
+    an identifier ("COLOUR", "colourNumber", "STANDARDISE") too."""
+    token = m.group()
+    if token.islower() or not _BRITISH_PART.search(token):
+        return token
+    out = []
+    for part in _PART_BREAK.split(token):
+        if part.isupper() and len(part) > 1:
+            out.append(_VARIANTS.sub(_american, part.lower()).upper())
+        else:
+            out.append(_VARIANTS.sub(_american, part))
+    seps = _PART_BREAK.findall(token)
+    return "".join(p + (seps[i] if i < len(seps) else "") for i, p in enumerate(out))
+
+
+@lru_cache(maxsize=512)
+def one_spelling(text: str) -> str:
+    """``text`` with British spellings written the American way (:func:`spelling_variants`),
+    in words, in words written in capitals and in the parts of identifiers, "dialogue box"
+    written "dialog", and words joined by a hyphen written as one ("sub-menu", "3-D"). Kept
+    for the last texts seen.
+
+    >>> one_spelling("Organise the colourNumber in the Colours dialogue box: =COLOUR(1).")
+    'Organize the colorNumber in the Colors dialog: =COLOR(1).'
+    >>> one_spelling("Opens a sub-menu of 3-D shapes - see X-Y charts.")
+    'Opens a submenu of 3D shapes - see XY charts.'
+    """
+    text = _HYPHENATED.sub("", text)
+    text = _DIALOGUE_BOX.sub(lambda m: m.group(1) + "ialog" + ("s" if m.group(2) or m.group(3)
+                                                                else ""), text)
+    return _TOKEN.sub(_one_token, _VARIANTS.sub(_american, text))
+
+
 def spelling_variants(a: str, b: str) -> tuple[str, str] | None:
     """``a`` and ``b`` in one spelling — British endings written the American way ("colour",
     "organise", "dialogue", "centre", "travelled", "licence") — when one page writes a word
@@ -369,4 +481,4 @@ def spelling_variants(a: str, b: str) -> tuple[str, str] | None:
     ta, tb = _tokens(a)[0], _tokens(b)[0]
     if not (any(w in tb for w in wa - wb) or any(w in ta for w in wb - wa)):
         return None
-    return _VARIANTS.sub(_american, a), _VARIANTS.sub(_american, b)
+    return one_spelling(a), one_spelling(b)

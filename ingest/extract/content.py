@@ -37,6 +37,7 @@ __all__ = [
     "extract_texts",
     "named",
     "page_name",
+    "page_title",
     "texts_of",
 ]
 
@@ -95,7 +96,9 @@ def extract_texts(
         if root is None:
             return ExtractedText("", "")
         text, content = texts_of(root, deadline, doc_id)
-        content = named(page_name(root), content)
+        # Named by its heading, else by its title; first, when the main content fell back to
+        # the full text (navigation first).
+        content = named(page_name(root) or page_title(root), content, first=content == text)
     if to_simplified and text:
         convert = t2s_converter().convert
         simplified = convert(text)
@@ -227,24 +230,49 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
     return full, content
 
 
+_TITLED = "//*[contains(concat(' ', normalize-space(@class), ' '), ' title ')]"
+
+
 def page_name(root: Any) -> str:
-    """A parsed page's heading: the text of its first ``h1``, white space made single spaces;
-    ``""`` when it has none."""
+    """A parsed page's heading: the text of its first ``h1``, else of its first element of
+    class ``title`` (Doxygen's ``div.title``), white space made single spaces; ``""`` when it
+    has none."""
     el = root.find(".//h1")
+    if el is None:
+        titled = root.xpath(_TITLED)
+        el = titled[0] if titled else None
+    if el is None:
+        return ""
+    name = " ".join(el.text_content().split())
+    return name if len(name) <= 300 else ""
+
+
+def page_title(root: Any) -> str:
+    """A parsed page's ``title`` element, white space made single spaces; ``""`` when it has
+    none."""
+    el = root.find(".//title")
     return "" if el is None else " ".join(el.text_content().split())
 
 
-def named(name: str, content: str) -> str:
+def named(name: str, content: str, first: bool = False) -> str:
     """``content`` opened by the page's heading ``name`` as a block of its own, when the main
     content lost it: main-content detection drops the heading with the page's header (a
     Javadoc class page's ``h1`` sits in ``div.header``), and a page's name is what tells two
     pages of one template apart (:mod:`neardup.verifier.subject`: names compared). A content
-    that holds the heading near its start is left as it is.
+    that holds the heading near its start is left as it is; with ``first`` (a page whose
+    content is its full text, navigation first), one that opens with it.
 
     >>> named("XCOS function", "XCOS function\\n\\nReturns the cosine."), named("XCOS", "Text.")
     ('XCOS function\\n\\nReturns the cosine.', 'XCOS\\n\\nText.')
+    >>> named("Option Bar", "Help\\n\\nOption Bar", first=True)
+    'Option Bar\\n\\nHelp\\n\\nOption Bar'
     """
-    if not name or name in " ".join(content[: len(name) + 200].split()):
+    if not name:
+        return content
+    if first:
+        if " ".join(content.lstrip().split(BLOCK_BREAK, 1)[0].split()) == name:
+            return content
+    elif name in " ".join(content[: len(name) + 200].split()):
         return content
     return name + BLOCK_BREAK + content if content else name
 

@@ -14,36 +14,25 @@ own, and a page and its British-English variant the same page:
 
 from __future__ import annotations
 
-import html
 import random
 from typing import Any
 
 import pytest
 from neardup.ingest.pairs import compare_documents
+from support.sibling_families import (
+    COLOR_US,
+    KINDS,
+    conversions,
+    functions,
+    gallery,
+    indexes,
+    operators,
+    page,
+    statements,
+    twin,
+)
 
 import neardup
-
-SITE = "help.example.org"
-KINDS = ["text", "html"]
-
-
-def _page(doc_id: str, path: str, text: str, kind: str) -> dict[str, Any]:
-    page: dict[str, Any] = {"id": doc_id, "url": f"https://{SITE}/{path}", "site": SITE}
-    if kind == "text":
-        page["text"] = text
-        return page
-    # The first block is the title and heading; a block that ends a sentence is a paragraph,
-    # the others (syntax, tables, code) are preformatted.
-    title, *blocks = text.strip().split("\n\n")
-    body = []
-    for block in blocks:
-        if block.rstrip().endswith((".", ":")) and "\t" not in block:
-            body.append(f"<p>{html.escape(' '.join(block.split()))}</p>")
-        else:
-            body.append(f"<pre>{html.escape(block)}</pre>")
-    page["html"] = (f"<html><head><title>{html.escape(title)}</title></head><body><main>"
-                    f"<h1>{html.escape(title)}</h1>{''.join(body)}</main></body></html>")
-    return page
 
 
 def _groups(pages: list[dict[str, Any]]) -> list[set[str]]:
@@ -57,36 +46,14 @@ def _groups(pages: list[dict[str, Any]]) -> list[set[str]]:
 
 # --- a function family: one-letter names ----------------------------------------------------
 
-FUNCTIONS = [("XCOS", "cosine"), ("XCOT", "cotangent"), ("XCOSH", "hyperbolic cosine"),
-             ("XSIN", "sine"), ("XSINH", "hyperbolic sine")]
-
-FUNCTION_PAGE = """{name} function
-
-Returns the {what} of a complex number.
-
-{name}(Complex Number)
-
-Complex Number is a complex number given as text in the form x+yi or x+yj, or a plain number
-when it has no imaginary part. The result is returned as a text string in the same form, with
-the imaginary unit of the argument.
-
-={name}("4-3i") returns a complex number in text form.
-={name}(2) returns a complex number in text form.
-
-A cell that holds a number which is not a complex number text gives the error #VALUE!, and an
-empty argument is read as zero.
-"""
 
 
-def _functions(kind: str) -> list[dict[str, Any]]:
-    return [_page(name, f"calc/func_{name.lower()}.html",
-                  FUNCTION_PAGE.format(name=name, what=what), kind)
-            for name, what in FUNCTIONS]
+
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_function_family_with_one_letter_names_is_not_similar(kind: str) -> None:
-    pages = {p["id"]: p for p in _functions(kind)}
+    pages = {p["id"]: p for p in functions(kind)}
     for a, b in [("XCOS", "XCOT"), ("XCOS", "XCOSH"), ("XSIN", "XSINH")]:
         verdict = compare_documents(pages[a], pages[b])
         assert not verdict.similar, (a, b, verdict.reason)
@@ -94,46 +61,19 @@ def test_a_function_family_with_one_letter_names_is_not_similar(kind: str) -> No
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_function_family_with_one_letter_names_forms_no_group(kind: str) -> None:
-    assert _groups(_functions(kind)) == []
+    assert _groups(functions(kind)) == []
 
 
 # --- statement pages sharing a syntax block -------------------------------------------------
 
-STATEMENTS = [("DefBool", "Boolean", "bOK", "TRUE"), ("DefCur", "Currency", "cAmount", "12.50"),
-              ("DefDate", "Date", "tStart", "Now()"), ("DefDbl", "Double", "dRatio", "3.75"),
-              ("DefInt", "Integer", "iCount", "10"), ("DefLng", "Long", "lTotal", "100000"),
-              ("DefObj", "Object", "oDoc", "ThisComponent"),
-              ("DefVar", "Variant", "vAny", '"text"')]
-
-STATEMENT_PAGE = ("""{name} Statement
-
-If no type-declaration character or keyword is given, the {name} statement sets the default
-data type of variables by a range of letters.
-
-Defxxx Characterrange1[, Characterrange2[,...]]
-
-Characterrange: letters that give the range of variables whose default data type you set.
-
-xxx: the keyword of the default variable type:
-
-Keyword\tDefault variable type
-""" + "".join(f"{n}\t{k}\n" for n, k, _, _ in STATEMENTS) + """
-' Prefix definitions for variable types:
-""" + "".join(f"{n} {v[0]}\n" for n, _, v, _ in STATEMENTS) + """Sub Example{name}
-    {var} = {value} ' {var} is an implicit {kind} variable
-End Sub
-""")
 
 
-def _statements(kind: str) -> list[dict[str, Any]]:
-    return [_page(name, f"basic/{name.lower()}.html",
-                  STATEMENT_PAGE.format(name=name, kind=what, var=var, value=value), kind)
-            for name, what, var, value in STATEMENTS]
+
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_statement_pages_sharing_a_syntax_block_are_not_similar(kind: str) -> None:
-    pages = {p["id"]: p for p in _statements(kind)}
+    pages = {p["id"]: p for p in statements(kind)}
     for a, b in [("DefBool", "DefCur"), ("DefDate", "DefDbl"), ("DefInt", "DefLng")]:
         verdict = compare_documents(pages[a], pages[b])
         assert not verdict.similar, (a, b, verdict.reason)
@@ -141,47 +81,99 @@ def test_statement_pages_sharing_a_syntax_block_are_not_similar(kind: str) -> No
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_statement_pages_sharing_a_syntax_block_form_no_group(kind: str) -> None:
-    assert _groups(_statements(kind)) == []
+    assert _groups(statements(kind)) == []
 
 
 # --- a short spelling-variant twin ----------------------------------------------------------
 
-US = """Customize
-
-Opens the Customize dialog, where you organize the menus and toolbars and customize the
-shortcut keys.
-
-Choose Tools - Customize to open this dialog.
-"""
 
 
-def _british(text: str) -> str:
-    return (text.replace("Customize", "Customise").replace("customize", "customise")
-            .replace("organize", "organise").replace("dialog", "dialogue box"))
 
 
-def _twin(kind: str) -> list[dict[str, Any]]:
-    return [_page(f"{variant}/customize.html", f"{variant}/text/shared/customize.html", text,
-                  kind)
-            for variant, text in (("en-US", US), ("en-GB", _british(US)))]
 
 
 def test_the_twin_is_a_short_page_in_two_spellings() -> None:
-    us, gb = (p["text"] for p in _twin("text"))
+    us, gb = (p["text"] for p in twin("text"))
     assert 20 <= len(us.split()) <= 30 and us != gb
     assert "dialogue box" in gb and "organise" in gb and "customise" in gb
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_short_spelling_variant_twin_is_similar(kind: str) -> None:
-    verdict = compare_documents(*_twin(kind))
+    verdict = compare_documents(*twin(kind))
     assert verdict.similar, verdict.reason
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_short_spelling_variant_twin_is_grouped(kind: str) -> None:
-    pages = _twin(kind)
+    pages = twin(kind)
     assert _groups(pages) == [{p["id"] for p in pages}]
+
+
+# --- conversion functions: mixed-case names one letter apart ----------------------------------
+
+
+
+
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_functions_whose_mixed_case_names_differ_by_a_letter_form_no_group(kind: str) -> None:
+    pages = {p["id"]: p for p in conversions(kind)}
+    verdict = compare_documents(pages["CLng"], pages["CSng"])
+    assert not verdict.similar, verdict.reason
+    assert _groups(list(pages.values())) == []
+
+
+# --- operator pages: names that differ in a symbol ------------------------------------------
+
+
+
+
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_operator_pages_whose_names_differ_in_a_symbol_form_no_group(kind: str) -> None:
+    assert _groups(operators(kind)) == []
+
+
+# --- pages naming another thing of one kind -----------------------------------------------
+
+
+
+
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pages_of_one_name_about_different_things_form_no_group(kind: str) -> None:
+    """Four pages named "Index" that each name another kind of index, twice."""
+    assert _groups(indexes(kind)) == []
+
+
+# --- pages without content: told by their title ---------------------------------------------
+
+
+
+def test_pages_without_content_are_told_apart_by_their_title() -> None:
+    pages = [gallery(t) for t in ("Calc Screenshots", "Filter Screenshots", "Sample Files",
+                                   "Video Tutorials")]
+    assert _groups(pages) == []
+    same = gallery("Calc Screenshots") | {"id": "again"}
+    assert _groups([pages[0], same]) == [{"Calc Screenshots", "again"}]
+
+
+# --- a twin whose translation renames identifiers -------------------------------------------
+
+
+
+def test_a_twin_whose_translation_renames_identifiers_is_grouped() -> None:
+    gb = COLOR_US.replace("COLOR", "COLOUR").replace("colors", "colours").replace(
+        "color", "colour").replace("colourNumber", "colourNumber")
+    assert "COLOUR(" in gb and "colourNumber" in gb
+    pages = [page("en-US/color", "en-US/calc/color.html", COLOR_US, "text"),
+             page("en-GB/color", "en-GB/calc/color.html", gb, "text")]
+    assert compare_documents(*pages).similar
+    assert _groups(pages) == [{"en-US/color", "en-GB/color"}]
 
 
 # --- every mode, any order ----------------------------------------------------------------------
@@ -199,7 +191,8 @@ def test_the_incremental_rule_gives_dedups_partition_in_any_order(kind: str) -> 
     pages arriving in shuffled orders: the partition of ``neardup.dedup``."""
     from neardup.ingest.incremental import IncrementalDedup
 
-    pages = _functions(kind) + _statements(kind) + _twin(kind)
+    pages = (functions(kind) + statements(kind) + conversions(kind) + operators(kind)
+             + indexes(kind) + twin(kind))
     expected = {g.id: g.dup_group for g in neardup.dedup(pages)}
     assert _partition(expected) == (
         {frozenset([p["id"]]) for p in pages[:-2]} | {frozenset(p["id"] for p in pages[-2:])})
@@ -208,6 +201,6 @@ def test_the_incremental_rule_gives_dedups_partition_in_any_order(kind: str) -> 
         order = pages[:]
         rng.shuffle(order)
         live = IncrementalDedup()
-        for page in order:
-            live.put(page)
+        for doc in order:
+            live.put(doc)
         assert _partition(live.groups()) == _partition(expected)

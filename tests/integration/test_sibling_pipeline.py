@@ -1,0 +1,99 @@
+"""Template siblings and spelling-variant twins through the real pipeline (issue 37, "One
+template, different pages"): real OpenSearch, Redis and two Celery workers, ``neardup ingest
+--wait``. The pages of tests/support/sibling_families.py — a function family whose names differ
+by one letter, statement pages sharing a syntax block, conversion functions, operator pages,
+index pages naming another kind of index, pages without content told by their title — each stay
+a group of one, and the twins (a 25-word page in British spelling, a function page whose
+translation renames its identifiers) are grouped: as HTML and as text, sent in two orders.
+The index's partition is the one ``neardup.dedup`` gives on the same pages.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opensearchpy import helpers
+from support.sibling_families import (
+    COLOR_US,
+    conversions,
+    functions,
+    gallery,
+    indexes,
+    operators,
+    page,
+    statements,
+    twin,
+)
+from support.workers import cleanup_broker, running_workers, worker_env
+
+import neardup
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pages(kind: str) -> tuple[list[dict[str, Any]], list[set[str]]]:
+    """The pages of one input kind and the groups of 2+ a reader draws."""
+    twins = twin(kind)
+    gb = (COLOR_US.replace("COLOR", "COLOUR").replace("colors", "colours")
+          .replace("color", "colour"))
+    colour = [page("en-US/color", "en-US/calc/color.html", COLOR_US, kind),
+              page("en-GB/color", "en-GB/calc/color.html", gb, kind)]
+    pages = (functions(kind) + statements(kind) + conversions(kind) + operators(kind)
+             + indexes(kind) + twins + colour)
+    if kind == "html":
+        pages += [gallery(t) for t in ("Calc Screenshots", "Filter Screenshots", "Sample Files")]
+    return pages, [{p["id"] for p in twins}, {p["id"] for p in colour}]
+
+
+def _groups(assignment: dict[str, str]) -> list[set[str]]:
+    members: dict[str, set[str]] = {}
+    for doc_id, group in assignment.items():
+        members.setdefault(group, set()).add(doc_id)
+    return sorted((m for m in members.values() if len(m) > 1), key=sorted)
+
+
+@pytest.fixture
+def stack(tmp_path: Path, opensearch_url: str, redis_url: str, index_name: str
+          ) -> Iterator[dict[str, str]]:
+    env = worker_env(redis_url, opensearch_url, index_name)
+    try:
+        with running_workers(env, tmp_path, 2):
+            yield env
+    finally:
+        cleanup_broker(env)
+
+
+@pytest.mark.parametrize("kind", ["html", "text"])
+def test_siblings_stay_apart_and_twins_join_through_the_pipeline(
+    kind: str, stack: dict[str, str], tmp_path: Path, os_client: Any, index_name: str
+) -> None:
+    pages, twins = _pages(kind)
+    expected = sorted(twins, key=sorted)
+    assert _groups({g.id: g.dup_group for g in neardup.dedup(pages)}) == expected
+    order = pages[:]
+    random.Random(37).shuffle(order)
+    for n, batch in enumerate((order[: len(order) // 2], order[len(order) // 2:])):
+        src = tmp_path / f"pages{n}.jsonl"
+        src.write_text("".join(json.dumps(p) + "\n" for p in batch), encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(src), "--wait",
+             "--no-progress", "--batch", "7", "--timeout", "240"],
+            cwd=ROOT, env=dict(os.environ, **stack, PYTHONPATH=str(ROOT)),
+            capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
+    os_client.indices.refresh(index=index_name)
+    indexed = {h["_id"]: h["_source"]["dup_group"] for h in helpers.scan(
+        os_client, index=index_name, query={"query": {"match_all": {}}},
+        _source=["dup_group"])}
+    assert set(indexed) == {p["id"] for p in pages}
+    assert _groups(indexed) == expected, f"worker logs: {tmp_path}"

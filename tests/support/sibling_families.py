@@ -1,0 +1,255 @@
+"""Made-up pages of a documentation site for the sibling rules (issue 37, "One template,
+different pages"): template siblings a reader calls different pages, and twins in two
+spellings a reader calls one page. Each page has its URL and ``site``; as plain text or HTML.
+The unit tests (tests/ingest/test_sibling_families.py) and the pipeline's test
+(tests/integration/test_sibling_pipeline.py) read them.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+SITE = "help.example.org"
+
+
+KINDS = ["text", "html"]
+
+
+def page(doc_id: str, path: str, text: str, kind: str) -> dict[str, Any]:
+    doc: dict[str, Any] = {"id": doc_id, "url": f"https://{SITE}/{path}", "site": SITE}
+    if kind == "text":
+        doc["text"] = text
+        return doc
+    # The first block is the title and heading; a block that ends a sentence is a paragraph,
+    # the others (syntax, tables, code) are preformatted.
+    title, *blocks = text.strip().split("\n\n")
+    body = []
+    for block in blocks:
+        if block.rstrip().endswith((".", ":")) and "\t" not in block:
+            body.append(f"<p>{html.escape(' '.join(block.split()))}</p>")
+        else:
+            body.append(f"<pre>{html.escape(block)}</pre>")
+    doc["html"] = (f"<html><head><title>{html.escape(title)}</title></head><body><main>"
+                   f"<h1>{html.escape(title)}</h1>{''.join(body)}</main></body></html>")
+    return doc
+
+
+FUNCTIONS = [("XCOS", "cosine"), ("XCOT", "cotangent"), ("XCOSH", "hyperbolic cosine"),
+             ("XSIN", "sine"), ("XSINH", "hyperbolic sine")]
+
+
+FUNCTION_PAGE = """{name} function
+
+Returns the {what} of a complex number.
+
+{name}(Complex Number)
+
+Complex Number is a complex number given as text in the form x+yi or x+yj, or a plain number
+when it has no imaginary part. The result is returned as a text string in the same form, with
+the imaginary unit of the argument.
+
+={name}("4-3i") returns a complex number in text form.
+={name}(2) returns a complex number in text form.
+
+A cell that holds a number which is not a complex number text gives the error #VALUE!, and an
+empty argument is read as zero.
+"""
+
+
+def functions(kind: str) -> list[dict[str, Any]]:
+    return [page(name, f"calc/func_{name.lower()}.html",
+                  FUNCTION_PAGE.format(name=name, what=what), kind)
+            for name, what in FUNCTIONS]
+
+
+STATEMENTS = [("DefBool", "Boolean", "bOK", "TRUE"), ("DefCur", "Currency", "cAmount", "12.50"),
+              ("DefDate", "Date", "tStart", "Now()"), ("DefDbl", "Double", "dRatio", "3.75"),
+              ("DefInt", "Integer", "iCount", "10"), ("DefLng", "Long", "lTotal", "100000"),
+              ("DefObj", "Object", "oDoc", "ThisComponent"),
+              ("DefVar", "Variant", "vAny", '"text"')]
+
+
+STATEMENT_PAGE = ("""{name} Statement
+
+If no type-declaration character or keyword is given, the {name} statement sets the default
+data type of variables by a range of letters.
+
+Defxxx Characterrange1[, Characterrange2[,...]]
+
+Characterrange: letters that give the range of variables whose default data type you set.
+
+xxx: the keyword of the default variable type:
+
+Keyword\tDefault variable type
+""" + "".join(f"{n}\t{k}\n" for n, k, _, _ in STATEMENTS) + """
+' Prefix definitions for variable types:
+""" + "".join(f"{n} {v[0]}\n" for n, _, v, _ in STATEMENTS) + """Sub Example{name}
+    {var} = {value} ' {var} is an implicit {kind} variable
+End Sub
+""")
+
+
+def statements(kind: str) -> list[dict[str, Any]]:
+    return [page(name, f"basic/{name.lower()}.html",
+                  STATEMENT_PAGE.format(name=name, kind=what, var=var, value=value), kind)
+            for name, what, var, value in STATEMENTS]
+
+
+US = """Customize
+
+Opens the Customize dialog, where you organize the menus and toolbars and customize the
+shortcut keys.
+
+Choose Tools - Customize to open this dialog.
+"""
+
+
+def british(text: str) -> str:
+    return (text.replace("Customize", "Customise").replace("customize", "customise")
+            .replace("organize", "organise").replace("dialog", "dialogue box"))
+
+
+def twin(kind: str) -> list[dict[str, Any]]:
+    return [page(f"{variant}/customize.html", f"{variant}/text/shared/customize.html", text,
+                  kind)
+            for variant, text in (("en-US", US), ("en-GB", british(US)))]
+
+
+CONVERSIONS = [("CLng", "a long integer", "Long"), ("CSng", "data type Single", "Single"),
+               ("CInt", "an integer", "Integer"), ("CDbl", "data type Double", "Double")]
+
+
+CONVERSION_PAGE = """{name} Function
+
+Converts any string or numeric expression to {what}.
+
+Syntax:
+
+{name} (Expression As Variant) As {kind}
+
+Return value:
+
+{kind}
+
+Parameters:
+
+Expression: Any string or numeric expression that you want to convert. To convert a string
+expression, the number must be entered using a dot as the decimal point and a comma as the
+thousands separator (for instance 123,456.78), which may differ from your language settings.
+
+Error codes:
+
+5 Invalid procedure call
+
+Example:
+
+Sub ExampleConvert
+    MsgBox {name}(1234.5678)
+    MsgBox {name}("1234.5678")
+End Sub
+"""
+
+
+def conversions(kind: str) -> list[dict[str, Any]]:
+    return [page(name, f"basic/{name.lower()}.html",
+                  CONVERSION_PAGE.format(name=name, what=what, kind=k), kind)
+            for name, what, k in CONVERSIONS]
+
+
+OPERATORS = [("+", "Adds or combines two expressions", "Sum"), ("/", "Divides two values",
+                                                                  "Quotient"),
+             ("-", "Subtracts two values", "Difference"), ("*", "Multiplies two values",
+                                                          "Product")]
+
+
+OPERATOR_PAGE = """"{op}" Operator
+
+{what}.
+
+Syntax:
+
+Result = Expression1 {op} Expression2
+
+Parameters:
+
+Result: Any numerical expression that contains the result of the operation.
+
+Expression1, Expression2: Any numerical expressions that you want to combine with the operator.
+The expressions are evaluated from left to right, and a string that holds a number is converted
+before the operation.
+
+Example:
+
+Sub Example{name}
+    Print 8 {op} 4
+    Print 8 {op} 2
+End Sub
+"""
+
+
+def operators(kind: str) -> list[dict[str, Any]]:
+    return [page(name, f"basic/op_{name.lower()}.html",
+                  OPERATOR_PAGE.format(op=op, what=what, name=name), kind)
+            for op, what, name in OPERATORS]
+
+
+INDEXES = ["Illustration Index", "Index of Tables", "Alphabetical Index", "Table of Objects"]
+
+
+INDEX_PAGE = """Index
+
+The following options are available when you select the {name} as the index type.
+
+Choose Insert - Table of Contents and Index - Type tab (when {name} is the selected type).
+
+Type and Title
+
+Specify the type and title of the index. Select the type of index that you want to insert or
+edit. The options available on this tab depend on the index type that you select. If the cursor
+is in an index when you open the dialog, you can then edit that index.
+
+Title
+
+Enter a title for the selected index.
+
+Protected against manual changes
+
+Prevents the contents of the index from being changed. Manual changes that you make to an
+index are lost when the index is refreshed. If you want the cursor to scroll through a
+protected area, choose Tools - Options - Writer - Formatting Aids, and then select the Enable
+cursor check box in the Protected Areas section.
+"""
+
+
+def indexes(kind: str) -> list[dict[str, Any]]:
+    return [page(name, f"writer/index_{i}.html", INDEX_PAGE.format(name=name), kind)
+            for i, name in enumerate(INDEXES)]
+
+
+def gallery(title: str) -> dict[str, Any]:
+    nav = "".join(f'<li><a href="/{i}.html">Chapter {i}</a></li>' for i in range(12))
+    return {"id": title, "url": f"https://{SITE}/media/{title.lower().replace(' ', '_')}.html",
+            "site": SITE,
+            "html": f"<html><head><title>{title}</title></head><body><header><p>Office Help"
+                    f"</p></header><nav><ul>{nav}</ul></nav><div id='display'>"
+                    f"<p><img src='a.png'></p></div><footer><p>Help content, version 7.4. "
+                    f"Licensed under the Mozilla Public License.</p></footer></body></html>"}
+
+
+COLOR_US = """COLOR
+
+Returns a numeric value calculated by a combination of three colors (red, green and blue) and
+the alpha channel, in the RGBA color system. The result depends on the color system used by
+your computer.
+
+Syntax
+
+COLOR(Red; Green; Blue [; Alpha])
+
+Example
+
+=COLOR(255;255;255;1) returns 4294967295.
+
+=COLOR(0;0;255;0) returns 255, and the colorNumber of a cell is read the same way.
+"""
