@@ -37,6 +37,7 @@ import importlib
 import inspect
 import json
 import pickle
+import struct
 import tempfile
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -124,17 +125,20 @@ def _spooled(
     """``items`` as they are read, each also written to ``file`` (:func:`_respooled` reads
     them back): the two passes of the chrome rule over an input that can be read only once."""
     for item in items:
-        pickle.dump(item, file, pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(item, pickle.HIGHEST_PROTOCOL)
+        file.write(_SIZE.pack(len(data)))
+        file.write(data)
         yield item
 
 
 def _respooled(file: IO[bytes]) -> Iterator[tuple[int, str | records.Page | InvalidRecord]]:
     file.seek(0)
-    while True:
-        try:
-            yield pickle.load(file)  # noqa: S301 - this run's own temporary file
-        except EOFError:
-            return
+    # each item read by its size: pickle.load on the file peeks its whole 1 MB buffer per item
+    while head := file.read(_SIZE.size):
+        yield pickle.loads(file.read(_SIZE.unpack(head)[0]))  # noqa: S301 - this run's own file
+
+
+_SIZE = struct.Struct("<Q")
 
 
 def _failed(p: Prepared) -> Grouped:
