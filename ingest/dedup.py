@@ -2,11 +2,12 @@
 :func:`neardup.dedup`).
 
 The candidates of each document are taken from an in-memory index *before* the document is added
-(its earlier candidates: each candidate pair is seen once); verification runs in a process pool
-when asked. The groups are the components of the joining pairs
-(:mod:`neardup.verifier.grouping`), whatever the parallelism. Texts wait on disk
-(:class:`DiskTexts`), so a crawl of millions of pages fits: only fingerprints and group state stay
-in memory.
+(its earlier candidates: each candidate pair is seen once). ``neardup dedup`` verifies once the
+input is read, in a process pool when asked (:func:`dedup_embedded`); :func:`neardup.dedup`
+decides each page as it is read (:func:`decide_as_read`). The groups are the components of
+the joining pairs (:mod:`neardup.verifier.grouping`, :class:`Grouping`), whatever the
+parallelism and either way. Texts wait on disk (:class:`DiskTexts`), so a crawl of millions of
+pages fits: only fingerprints and group state stay in memory.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ __all__ = [
     "CandidateIndex",
     "CandidateLists",
     "DiskTexts",
+    "Grouping",
+    "compare_against",
+    "decide_as_read",
     "dedup_embedded",
     "earlier_candidates",
     "spool_texts",
@@ -183,28 +187,74 @@ class CandidateLists(MutableMapping[str, list[str]]):
 _TEXTS: DiskTexts | None = None  # inherited by forked verification workers
 _VCONFIG: Any = None
 
+Verified = tuple[bool, float, float]  # a verified pair: (joins, resemble, contain)
 
-def _compare_against(doc_id: str, rep_ids: Sequence[str]) -> list[tuple[bool, float, float]]:
-    assert _TEXTS is not None
-    text = _TEXTS.get(doc_id)
-    site = _TEXTS.site(doc_id)
+
+def compare_against(
+    texts: DiskTexts, config: VerifyConfig, doc_id: str, others: Sequence[str],
+) -> list[Verified]:
+    """``doc_id`` verified against each of ``others``, their texts read from ``texts``."""
+    text = texts.get(doc_id)
+    site = texts.site(doc_id)
+
+    def recompare(a: str, b: str) -> Any:
+        return compare(a, b, config)
+
     out = []
-    for r in rep_ids:
-        other = _TEXTS.get(r)
-        v = site_verdict(compare(text, other, _VCONFIG), text, other, site == _TEXTS.site(r) != "",
-                         _recompare)
+    for r in others:
+        other = texts.get(r)
+        v = site_verdict(compare(text, other, config), text, other, site == texts.site(r) != "",
+                         recompare)
         out.append((joins(v), float(v.resemble), float(v.contain)))
     return out
 
 
-def _recompare(a: str, b: str) -> Any:
-    return compare(a, b, _VCONFIG)
+def _compare_chunk(chunk: Sequence[tuple[str, Sequence[str]]]) -> list[list[Verified]]:
+    assert _TEXTS is not None
+    return [compare_against(_TEXTS, _VCONFIG, doc_id, reps) for doc_id, reps in chunk]
 
 
-def _compare_chunk(
-    chunk: Sequence[tuple[str, Sequence[str]]],
-) -> list[list[tuple[bool, float, float]]]:
-    return [_compare_against(doc_id, reps) for doc_id, reps in chunk]
+class Grouping:
+    """The groups of pages decided one at a time, in ``(seq, id)`` order (the rule of
+    :mod:`neardup.verifier.grouping`): a page is :meth:`add`-ed, verified against its
+    :meth:`pending` candidates — those not in its group already: such a pair cannot change the
+    components — and :meth:`conclude` joins it to each that the verifier calls similar.
+
+    A page's :meth:`group` is final once every page is concluded; before, it is its group among
+    the pages concluded so far: a later page can join two groups (the group id is then the
+    earlier one's) and, resembling a page more than its match did, become its ``dup_of``.
+    """
+
+    def __init__(self) -> None:
+        self._forest = GroupForest()
+        self._best: dict[str, tuple[float, str, float]] = {}  # id -> (resemble, dup_of, contain)
+        self.compared = 0  # pairs verified
+
+    def add(self, doc_id: str, seq: int) -> None:
+        self._forest.add(doc_id, seq)
+
+    def pending(self, doc_id: str, candidates: Iterable[str]) -> list[str]:
+        """The candidates of ``doc_id`` to verify: those not in its group now."""
+        root = self._forest.find(doc_id)
+        return [c for c in candidates if self._forest.find(c) != root]
+
+    def conclude(self, doc_id: str, others: Sequence[str], verdicts: Sequence[Verified]) -> None:
+        """Join ``doc_id`` to each of ``others`` whose verdict joins."""
+        self.compared += len(others)
+        for c, (joined, resemble, contain) in zip(others, verdicts, strict=True):
+            if joined:
+                self._forest.union((doc_id, c))
+                for x, y in ((doc_id, c), (c, doc_id)):  # either page may be the one verifying
+                    if x not in self._best or resemble > self._best[x][0]:
+                        self._best[x] = (resemble, y, contain)
+
+    def group(self, doc_id: str) -> dict[str, Any]:
+        """``{dup_group, dup_of, resemble, contain}`` of ``doc_id`` now."""
+        group = self._forest.find(doc_id)
+        # a representative (its group's earliest page) is no one's duplicate
+        resemble, dup_of, contain = self._best.get(doc_id, (None, None, None)) \
+            if group != doc_id else (None, None, None)
+        return {"dup_group": group, "dup_of": dup_of, "resemble": resemble, "contain": contain}
 
 
 class CandidateIndex:
@@ -326,25 +376,16 @@ def dedup_embedded(
         earlier = earlier_candidates(docs, k)
     timings["candidates_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    compared = 0
     texts.flush()  # before the workers fork: they read the file, not this process's buffer
-    _TEXTS = texts
-    _VCONFIG = VerifyConfig.profile(profile)
+    vconfig = VerifyConfig.profile(profile)
+    _TEXTS, _VCONFIG = texts, vconfig
 
-    forest = GroupForest()
+    grouping = Grouping()
     for d in docs:
-        forest.add(d.id, d.seq)
-    best: dict[str, tuple[float, str, float]] = {}
+        grouping.add(d.id, d.seq)
 
-    def conclude(doc_id: str, others: list[str], verdicts: list[tuple[bool, float, float]]) -> None:
-        nonlocal compared
-        compared += len(others)
-        for c, (joined, resemble, contain) in zip(others, verdicts, strict=True):
-            if joined:
-                forest.union((doc_id, c))
-                for x, y in ((doc_id, c), (c, doc_id)):  # either page may be the one verifying
-                    if x not in best or resemble > best[x][0]:
-                        best[x] = (resemble, y, contain)
+    def conclude(doc_id: str, others: list[str], verdicts: list[Verified]) -> None:
+        grouping.conclude(doc_id, others, verdicts)
         next(bar, None)
 
     bar = progress(iter(range(len(docs))), desc="verify", total=len(docs))
@@ -369,12 +410,11 @@ def dedup_embedded(
                     if nxt is None:
                         exhausted = True
                         break
-                    root = forest.find(nxt.id)
-                    others = [c for c in earlier[nxt.id] if forest.find(c) != root]
+                    others = grouping.pending(nxt.id, earlier[nxt.id])
                     if not others:
                         next(bar, None)
                     elif pool is None:
-                        conclude(nxt.id, others, _compare_against(nxt.id, others))
+                        conclude(nxt.id, others, compare_against(texts, vconfig, nxt.id, others))
                     else:
                         chunk.append((nxt.id, others))
                 if chunk and pool is not None:
@@ -392,13 +432,37 @@ def dedup_embedded(
             pool.shutdown(cancel_futures=True)
         _TEXTS = None
     timings["verify_s"] = time.perf_counter() - t0
-    timings["comparisons"] = compared
-    out: dict[str, dict[str, Any]] = {}
-    for d in docs:
-        group = forest.find(d.id)
-        # a representative (its group's earliest page) is no one's duplicate
-        resemble, dup_of, contain = best.get(d.id, (None, None, None)) if group != d.id \
-            else (None, None, None)
-        out[d.id] = {"dup_group": group, "dup_of": dup_of, "resemble": resemble,
-                     "contain": contain}
-    return out
+    timings["comparisons"] = grouping.compared
+    return {d.id: grouping.group(d.id) for d in docs}
+
+
+def decide_as_read(
+    prepared: Iterable[Prepared], grouping: Grouping, profile: str = "web", k: int = DEFAULT_K,
+) -> Iterator[Prepared]:
+    """``prepared``, each page yielded once it is decided: its verified text is put on disk
+    (:class:`DiskTexts`), its top-``k`` earlier candidates taken (:class:`CandidateIndex`), and
+    it is verified against those not in its group and joined (``grouping``), in this process,
+    before the next page is read; a line in error passes as it is. Documents must come in
+    ``(seq, id)`` order (as :func:`~neardup.ingest.pipeline.prepare_lines` numbers them).
+
+    The groups are those of :func:`dedup_embedded` on the same pages once the input ends; the
+    group of a page yielded is its group among the pages yielded so far
+    (:class:`Grouping`). Only fingerprints on disk, the candidates' postings and the group
+    state stay in memory; the texts and the index go when ``prepared`` ends or the iterator
+    is closed."""
+    vconfig = VerifyConfig.profile(profile)
+    earlier: dict[str, list[str]] = {}  # the page being decided's, alone
+    with DiskTexts() as texts:
+        index = CandidateIndex(k)
+        try:
+            for p in spool_texts(prepared, texts, index, earlier):
+                d = p.doc
+                if d is not None:
+                    grouping.add(d.id, d.seq)
+                    others = grouping.pending(d.id, earlier.pop(d.id))
+                    if others:
+                        grouping.conclude(d.id, others,
+                                          compare_against(texts, vconfig, d.id, others))
+                yield p
+        finally:
+            index.close()

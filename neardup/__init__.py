@@ -10,7 +10,7 @@ The packages beneath, in the one direction their imports go:
 * :mod:`neardup.mappings` — index templates and dashboards, as data.
 
 For Python programs, the front door (:mod:`neardup.api`): :func:`compare` two pages,
-:func:`dedup` an iterable of pages, :func:`submit` pages to a running pipeline, read a page's
+:func:`dedup` an iterable of pages (:class:`Dedup`, its results), :func:`submit` pages to a running pipeline, read a page's
 group with :func:`group_of`, and read the pages of a WARC or WET file with :func:`read_warc`.
 They load on first use, so ``import neardup.verifier`` loads the verifier alone.
 """
@@ -21,9 +21,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from neardup.api import Grouped, compare, dedup, group_of, read_warc, submit
+    from neardup.api import Dedup, Grouped, compare, dedup, group_of, read_warc, submit
 
-__all__ = ["Grouped", "compare", "dedup", "group_of", "read_warc", "submit"]
+__all__ = ["Dedup", "Grouped", "compare", "dedup", "group_of", "read_warc", "submit"]
 
 
 def __getattr__(name: str) -> Any:
