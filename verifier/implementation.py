@@ -2,7 +2,7 @@
 
 Every compiled module of neardup has a pure-Python twin that gives the same results and is
 its specification: ``neardup.verifier._lcs`` (reference ``neardup.verifier._lcs_py``),
-``neardup.verifier._words`` (the word layer of :mod:`neardup.verifier.verdict`),
+``neardup.verifier._words`` (reference ``neardup.verifier._words_py``),
 ``neardup.ingest._fingerprint`` (:mod:`neardup.ingest.fingerprint`, and the line keys and
 hashes of :mod:`neardup.ingest.chrome`), ``neardup.ingest._text`` (the character checks of
 :mod:`neardup.ingest.records`, the sketch cells of :mod:`neardup.ingest.workers.chrome_counts`)

@@ -76,11 +76,11 @@ def test_the_choice_reads_neardup_impl(monkeypatch: pytest.MonkeyPatch) -> None:
 
 PROBE = """
 import json, sys
-import neardup.verifier.verdict as verdict, neardup.verifier.lcs as lcs
+import neardup.verifier.words as words, neardup.verifier.lcs as lcs
 from neardup.verifier import Verdict, VerifyConfig, compare
 print(json.dumps({
     "lcs": lcs.IMPLEMENTATION,
-    "words": verdict._words.__name__,
+    "words": words.IMPLEMENTATION,
     "modules": sorted(m for m in sys.modules if m.startswith("neardup")),
     "similar": compare("a b c d e f g h", "a b c d e f g h").similar,
 }))
@@ -95,8 +95,12 @@ def test_every_verifier_twin_follows_the_one_setting(impl: str) -> None:
     out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    assert got["lcs"] == impl and got["similar"] is True
-    assert got["words"] == ("neardup.verifier.verdict" if impl == "python" else "neardup.verifier._words")
+    assert got["lcs"] == got["words"] == impl and got["similar"] is True
+    # each front (x.py) loads the twin chosen, _x.pyx or _x_py.py, never the other one
+    twins = sorted(m for m in got["modules"] if m.rpartition(".")[2] in
+                   ("_lcs", "_lcs_py", "_words", "_words_py"))
+    loaded = ["_lcs_py", "_words_py"] if impl == "python" else ["_lcs", "_words"]
+    assert twins == [f"neardup.verifier.{name}" for name in loaded]
     # the verifier stands alone: strings and configs in, verdicts out, nothing of ingest loaded
     # (the root of the error tree aside: neardup.errors, which imports nothing)
     alone = ("neardup", "neardup.errors")
