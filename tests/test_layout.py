@@ -9,7 +9,8 @@
 * ``verifier`` and ``evaluation`` never import the HTTP service or the CLI.
 * A compiled module of the verifier has one shape: ``x.py`` the front its callers import,
   ``_x.pyx`` compiled (typed by ``_x.pyi``), ``_x_py.py`` the pure-Python reference with the
-  same public API; the front binds one of them by ``select`` and no other module imports them.
+  same public API; the front binds one of them (``select``, ``bind``) and no module imports
+  them.
 """
 
 from __future__ import annotations
@@ -193,9 +194,17 @@ def _public_names(path: Path) -> set[str]:
 
 
 def _imported_names(tree: ast.AST) -> set[str]:
-    """Every absolute name an import statement of ``tree`` names (``from a import b``: a, a.b)."""
+    """Every absolute name an import statement of ``tree`` that runs names (``from a import
+    b``: a, a.b); imports under ``if TYPE_CHECKING:`` never run."""
     names: set[str] = set()
+    typing_only = {
+        id(n) for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for stmt in node.body for n in ast.walk(stmt)
+    }
     for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -216,7 +225,7 @@ def test_a_compiled_module_has_a_front_and_a_reference(pyx: Path) -> None:
     assert front.is_file() and reference.is_file() and pyx.with_suffix(".pyi").is_file()
     # The reference has the compiled module's public API (its stub's names), and more at most.
     assert _public_names(pyx.with_suffix(".pyi")) <= _public_names(reference)
-    # The front names both twins and binds one through the one selector.
+    # The front names both twins, picks one through the one selector and binds its API last.
     tree = ast.parse(front.read_text(encoding="utf-8"))
     constants = {
         t.id: node.value.value
@@ -226,6 +235,14 @@ def test_a_compiled_module_has_a_front_and_a_reference(pyx: Path) -> None:
     assert constants.get("COMPILED") == compiled_name
     assert constants.get("REFERENCE") == reference_name
     assert "select(COMPILED, REFERENCE" in ast.unparse(tree)
+    assert ast.unparse(tree.body[-1]).startswith("bind(globals(), ")
+    # What it binds (its __all__ but what it defines) the compiled module has, by its stub.
+    exported = next(
+        ast.literal_eval(node.value) for node in tree.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
+    )
+    bound = set(exported) - _public_names(front)
+    assert "IMPLEMENTATION" in bound and bound <= _public_names(pyx.with_suffix(".pyi"))
     # No module imports either twin: the front reaches them by name, through the selector.
     importers = sorted(
         module for module, path in MODULES.items()

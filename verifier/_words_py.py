@@ -18,17 +18,6 @@ import re
 from collections import Counter, deque
 from collections.abc import Iterator
 
-__all__ = [
-    "IMPLEMENTATION",
-    "bit_blocks",
-    "encode",
-    "encode_bound",
-    "lcs_reaches",
-    "shared_upper",
-    "tokens",
-    "word_contain",
-]
-
 IMPLEMENTATION = "python"
 
 # One token per CJK ideograph / kana / hangul syllable; other word characters in runs.

@@ -15,10 +15,21 @@ from __future__ import annotations
 
 import math
 import operator
-from types import ModuleType
+from typing import TYPE_CHECKING
 
-from neardup.verifier.implementation import select
+from neardup.verifier.implementation import bind, select
 from neardup.verifier.lcs import matching_blocks
+
+if TYPE_CHECKING:  # the twins' API, read in its specification (bound below, by bind)
+    from neardup.verifier._words_py import (
+        IMPLEMENTATION,
+        bit_blocks,
+        encode,
+        encode_bound,
+        lcs_reaches,
+        shared_upper,
+        word_contain,
+    )
 
 __all__ = [
     "BIT_ALIGN_WORDS",
@@ -27,7 +38,6 @@ __all__ = [
     "bit_blocks",
     "encode",
     "encode_bound",
-    "implementation",
     "lcs_reaches",
     "shared_upper",
     "word_contain",
@@ -39,22 +49,6 @@ REFERENCE = "neardup.verifier._words_py"
 # The largest bit-parallel word alignment, in 64-bit words of rows (32 MB): :func:`align`.
 BIT_ALIGN_WORDS = 1 << 22
 _SIZE = operator.itemgetter(2)  # of a matching block (i, j, n)
-
-
-def implementation(name: str | None = None) -> ModuleType:
-    """The implementation module for ``name`` (``python``/``cython``; ``""``: cython when
-    built), default ``$NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`)."""
-    return select(COMPILED, REFERENCE, impl=name)
-
-
-_impl = implementation()
-IMPLEMENTATION: str = _impl.IMPLEMENTATION
-encode = _impl.encode
-encode_bound = _impl.encode_bound
-shared_upper = _impl.shared_upper
-word_contain = _impl.word_contain
-lcs_reaches = _impl.lcs_reaches
-bit_blocks = _impl.bit_blocks
 
 
 def align(
@@ -91,3 +85,6 @@ def align(
     if max_d >= 0 and n + m - 2 * sum(map(_SIZE, blocks)) > max_d:
         return None
     return blocks
+
+
+bind(globals(), select(COMPILED, REFERENCE))  # the twin's API: the names of __all__ not defined above

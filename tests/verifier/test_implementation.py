@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from neardup.verifier import _lcs_py
 from neardup.verifier.errors import ImplementationUnavailable, NeardupError, VerifierError
-from neardup.verifier.implementation import choice, select
+from neardup.verifier.implementation import bind, choice, select
 from support.ci import require_compiled
 
 try:
@@ -72,6 +72,17 @@ def test_the_choice_reads_neardup_impl(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NEARDUP_IMPL")
     assert choice() == ""
     assert choice("cython") == "cython"  # an explicit value wins over the environment
+
+
+def test_bind_completes_a_front_with_its_twins_api_and_nothing_else() -> None:
+    own = object()
+    front = {"__all__": ["IMPLEMENTATION", "verify", "edit_script"], "edit_script": own}
+    assert bind(front, _lcs_py) is _lcs_py
+    assert front["IMPLEMENTATION"] == "python" and front["verify"] is _lcs_py.verify
+    assert front["edit_script"] is own  # what the front defines stays its own
+    assert "normalize" not in front  # only what the front exports
+    with pytest.raises(AttributeError, match="no_such_function"):
+        bind({"__all__": ["no_such_function"]}, _lcs_py)  # a gap in a twin stops the import
 
 
 PROBE = """
