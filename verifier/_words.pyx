@@ -24,6 +24,13 @@ cdef extern from "Python.h":
 
 DEF CODE_BASE = 0x10000
 
+cdef extern from *:
+    """
+    #define ND_RUN_MULT 0x100000001B3ULL
+    """
+    # The multiplier of the polynomial hash of runs of tokens (word_contain).
+    const uint64_t RUN_MULT "ND_RUN_MULT"
+
 IMPLEMENTATION = "cython"
 
 
@@ -396,6 +403,21 @@ cdef inline Py_ssize_t _probe(const Py_ssize_t* table, Py_ssize_t size, const Py
     return slot
 
 
+cdef inline tuple _shorter_first(str sa, str sb):
+    """``(short, other)``: the shorter of two sequences first (``sa`` when they are as long)."""
+    return (sa, sb) if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb) else (sb, sa)
+
+
+cdef inline uint64_t _roll(uint64_t h, const Py_UCS4* x, Py_ssize_t i, Py_ssize_t ngram,
+                           uint64_t power) noexcept nogil:
+    """The rolling hash of the run of ``ngram`` code points of ``x`` ending at ``i`` (fewer at
+    the start), from ``h``, that of the run ending at ``i - 1``; ``power``: ``RUN_MULT`` to the
+    ``ngram - 1``."""
+    if i >= ngram:
+        h -= power * <uint64_t>x[i - ngram]
+    return h * RUN_MULT + <uint64_t>x[i]
+
+
 def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     """Share of the shorter encoded sequence covered by ``ngram``-token runs that also occur
     in the other, in any order; 0 under ``min_words`` tokens. As ``_words_py.word_contain``.
@@ -403,10 +425,7 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     The other sequence's runs go into an open-addressing table keyed by a polynomial rolling
     hash; a hit is confirmed by comparing the runs themselves, so the result is exact."""
     cdef str short, other
-    if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb):
-        short, other = sa, sb
-    else:
-        short, other = sb, sa
+    short, other = _shorter_first(sa, sb)
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(short), m = PyUnicode_GET_LENGTH(other)
     if n < min_words or n < ngram or m < ngram or ngram < 1:
         return 0.0
@@ -417,7 +436,7 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     cdef const Py_UCS4* b
     cdef Py_ssize_t* table = NULL
     cdef Py_ssize_t covered = 0, end = 0, i, j, k, size = 1, slot, pos
-    cdef uint64_t h, power = 1, mult = 0x100000001B3ULL
+    cdef uint64_t h, power = 1
     try:
         if PyUnicode_KIND(short) == PyUnicode_4BYTE_KIND:
             a = <const Py_UCS4*>PyUnicode_DATA(short)
@@ -437,13 +456,11 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
         for i in range(size):
             table[i] = -1
         for k in range(ngram - 1):
-            power *= mult
+            power *= RUN_MULT
         # The other's runs: each distinct one once, by its first start position.
         h = 0
         for j in range(m):
-            if j >= ngram:
-                h -= power * <uint64_t>b[j - ngram]
-            h = h * mult + <uint64_t>b[j]
+            h = _roll(h, b, j, ngram, power)
             if j >= ngram - 1:
                 pos = j - ngram + 1
                 slot = _probe(table, size, b, b + pos, ngram, h)
@@ -452,9 +469,7 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
         # The shorter sequence's runs: count the positions those found in the table cover.
         h = 0
         for i in range(n):
-            if i >= ngram:
-                h -= power * <uint64_t>a[i - ngram]
-            h = h * mult + <uint64_t>a[i]
+            h = _roll(h, a, i, ngram, power)
             if i >= ngram - 1:
                 pos = i - ngram + 1
                 if table[_probe(table, size, b, a + pos, ngram, h)] >= 0:
@@ -476,10 +491,7 @@ def lcs_reaches(str sa, str sb, Py_ssize_t need):
     cost nothing. The LCS so far is counted every 64 tokens, and the answer returned as soon
     as it is known (reached, or out of reach with the tokens left)."""
     cdef str short, other
-    if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb):
-        short, other = sa, sb
-    else:
-        short, other = sb, sa
+    short, other = _shorter_first(sa, sb)
     cdef Py_ssize_t m = PyUnicode_GET_LENGTH(short), n = PyUnicode_GET_LENGTH(other)
     if need <= 0:
         return True
