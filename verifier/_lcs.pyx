@@ -348,22 +348,23 @@ cdef struct Params:
     Py_ssize_t max_d
 
 
-cdef object _PARAMS_OF = None  # the config whose parameters _PARAMS holds
-cdef Params _PARAMS
+cdef dict _FIELDS = {}  # id(config): (config, its fields as Params reads them)
 
 
 cdef Params _params(config) except *:
-    """The parameters of ``config`` (a ``VerifyConfig``), converted from its fields of the same
-    names (a derived ``block_size``, None, is 0); those of the last config are kept, so a run
-    with one config converts once."""
-    global _PARAMS_OF, _PARAMS
+    """The parameters of ``config`` (a ``VerifyConfig``): its fields of the same names (a
+    derived ``block_size``, None, is 0), converted to the struct. The fields are read once per
+    config object (a run uses one or a few)."""
+    cdef tuple known = _FIELDS.get(id(config))
     cdef dict fields
-    if config is not _PARAMS_OF and config != _PARAMS_OF:
+    if known is None or known[0] is not config:
         fields = config.as_dict()
         fields["block_size"] = fields["block_size"] or 0
-        _PARAMS = fields
-        _PARAMS_OF = config
-    return _PARAMS
+        if len(_FIELDS) >= 64:
+            _FIELDS.clear()
+        known = (config, fields)
+        _FIELDS[id(config)] = known
+    return known[1]
 
 
 cdef void _powers(uint64_t* pw, int window) noexcept:
