@@ -348,23 +348,28 @@ cdef struct Params:
     Py_ssize_t max_d
 
 
-cdef dict _FIELDS = {}  # id(config): (config, its fields as Params reads them)
+cdef dict _PARAMS = {}  # id(config): (config, its Params as bytes)
 
 
 cdef Params _params(config) except *:
     """The parameters of ``config`` (a ``VerifyConfig``): its fields of the same names (a
-    derived ``block_size``, None, is 0), converted to the struct. The fields are read once per
-    config object (a run uses one or a few)."""
-    cdef tuple known = _FIELDS.get(id(config))
+    derived ``block_size``, None, is 0), converted to the struct once per config object (a
+    run uses one or a few) and kept as bytes."""
+    cdef tuple known = _PARAMS.get(id(config))
     cdef dict fields
+    cdef bytes raw
+    cdef Params P
     if known is None or known[0] is not config:
         fields = config.as_dict()
         fields["block_size"] = fields["block_size"] or 0
-        if len(_FIELDS) >= 64:
-            _FIELDS.clear()
-        known = (config, fields)
-        _FIELDS[id(config)] = known
-    return known[1]
+        P = fields
+        if len(_PARAMS) >= 64:
+            _PARAMS.clear()
+        known = (config, (<char*>&P)[:sizeof(Params)])
+        _PARAMS[id(config)] = known
+    raw = known[1]
+    memcpy(&P, <const char*>raw, sizeof(Params))
+    return P
 
 
 cdef void _powers(uint64_t* pw, int window) noexcept:
