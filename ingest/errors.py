@@ -9,7 +9,7 @@ Every ``DocumentError`` has a ``type``: the stable name of its kind, the same on
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 from neardup.errors import NeardupError
@@ -49,7 +49,7 @@ class DocumentError(NeardupError):
     """
 
     type = "document_error"
-    _kinds: dict[str, builtins.type[DocumentError]] = {}
+    _kinds: ClassVar[dict[str, builtins.type[DocumentError]]] = {}  # type name: its kind
 
     def __init_subclass__(cls, type: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

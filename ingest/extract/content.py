@@ -103,8 +103,9 @@ def extract_texts(
     ``max_bytes`` (bytes, or UTF-8 length for ``str``),
     :class:`~neardup.ingest.errors.ExtractTimeout` past ``timeout`` seconds,
     :class:`~neardup.ingest.errors.ExtractError` when the page cannot be parsed; ``doc_id`` is
-    put on the error. An empty or text-free page gives ``""``. ``to_simplified`` converts
-    Traditional Chinese to Simplified. Without ``main_content`` the content is the text.
+    put on the error. An empty or text-free page gives two empty texts. ``to_simplified``
+    converts Traditional Chinese to Simplified. Without ``main_content`` the content is the
+    text.
 
     Boilerplate is dropped from ``content`` by structure, not by comparing pages: subtrees of
     ``nav``, ``header``, ``footer``, ``aside`` and ``menu`` elements, of ARIA landmark roles
