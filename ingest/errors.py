@@ -9,6 +9,7 @@ Every ``DocumentError`` has a ``type``: the stable name of its kind, the same on
 from __future__ import annotations
 
 import builtins
+from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 from neardup.errors import NeardupError
@@ -36,10 +37,28 @@ class DocumentError(NeardupError):
     """One document failed; ``doc_id`` names it when known.
 
     ``str(err)`` is the message prefixed with the id, so it can be written as the
-    ``error`` field of an output line as it is. ``type`` names the kind of failure.
+    ``error`` field of an output line as it is. ``type`` names the kind of failure: a kind
+    declares it in its class statement (``class DuplicateId(DocumentError,
+    type="duplicate_id")``), one name per kind; a subclass that names none is of its base's
+    kind.
+
+    >>> class Twice(DocumentError, type="duplicate_id"): ...
+    Traceback (most recent call last):
+    ...
+    TypeError: Twice: the type 'duplicate_id' is DuplicateId's
     """
 
     type = "document_error"
+    _kinds: ClassVar[dict[str, builtins.type[DocumentError]]] = {}  # type name: its kind
+
+    def __init_subclass__(cls, type: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if type is None:
+            return
+        known = DocumentError._kinds.setdefault(type, cls)
+        if known is not cls:
+            raise TypeError(f"{cls.__name__}: the type {type!r} is {known.__name__}'s")
+        cls.type = type
 
     def __init__(self, message: str, doc_id: str | None = None) -> None:
         super().__init__(message)
@@ -62,46 +81,32 @@ class DocumentError(NeardupError):
         return (type(self), (self.message, self.doc_id))
 
 
-class InvalidRecord(DocumentError):
+class InvalidRecord(DocumentError, type="parse_exception"):
     """The record cannot be read as a JSON object (see :mod:`neardup.ingest.records`)."""
 
-    type = "parse_exception"
 
-
-class InvalidField(DocumentError):
+class InvalidField(DocumentError, type="illegal_argument_exception"):
     """A field of the record breaks its rule (see :mod:`neardup.ingest.records`)."""
 
-    type = "illegal_argument_exception"
 
-
-class DuplicateId(DocumentError):
+class DuplicateId(DocumentError, type="duplicate_id"):
     """The id was already used by an earlier record of the same input (the first wins)."""
 
-    type = "duplicate_id"
 
-
-class ExtractError(DocumentError):
+class ExtractError(DocumentError, type="extract_error"):
     """The HTML (or its bytes) could not be decoded or parsed into text."""
 
-    type = "extract_error"
 
-
-class DocumentTooLarge(ExtractError):
+class DocumentTooLarge(ExtractError, type="document_too_large"):
     """The input exceeds the extractor's size limit."""
 
-    type = "document_too_large"
 
-
-class ExtractTimeout(ExtractError):
+class ExtractTimeout(ExtractError, type="extract_timeout"):
     """Extraction took longer than the per-document deadline."""
 
-    type = "extract_timeout"
 
-
-class EmptyDocument(DocumentError):
+class EmptyDocument(DocumentError, type="empty_document"):
     """The document has no text (missing ``text``/``html``, or nothing visible in it)."""
-
-    type = "empty_document"
 
 
 def redact(url: str) -> str:

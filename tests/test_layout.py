@@ -7,6 +7,10 @@
   ``neardup dedup`` its engine path only for ``--backend opensearch``, and ``neardup.verifier.lcs``
   the pure-Python reference only when chosen.
 * ``verifier`` and ``evaluation`` never import the HTTP service or the CLI.
+* A compiled module of the verifier has one shape: ``x.py`` the front its callers import,
+  ``_x.pyx`` compiled (typed by ``_x.pyi``), ``_x_py.py`` the pure-Python reference with the
+  same public API; the front binds one of them (``select``, ``bind``) and no module imports
+  them.
 """
 
 from __future__ import annotations
@@ -171,6 +175,80 @@ def test_the_verifier_imports_no_other_project_package() -> None:
         if not t.startswith("neardup.verifier") and t not in ("neardup", "neardup.errors")
     )
     assert not outside, "the verifier is the bottom layer:\n" + "\n".join(outside)
+
+
+COMPILED_MODULES = sorted((ROOT / "verifier").glob("_*.pyx"))
+
+
+def _public_names(path: Path) -> set[str]:
+    """The public functions and module-level names ``path`` (a module or a stub) defines."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return {name for name in names if not name.startswith("_")}
+
+
+def _imported_names(tree: ast.AST) -> set[str]:
+    """Every absolute name an import statement of ``tree`` that runs names (``from a import
+    b``: a, a.b); imports under ``if TYPE_CHECKING:`` never run."""
+    names: set[str] = set()
+    typing_only = {
+        id(n) for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for stmt in node.body for n in ast.walk(stmt)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_the_verifier_has_compiled_modules() -> None:
+    assert [p.name for p in COMPILED_MODULES] == ["_lcs.pyx", "_words.pyx"]
+
+
+@pytest.mark.parametrize("pyx", COMPILED_MODULES, ids=lambda p: p.stem)
+def test_a_compiled_module_has_a_front_and_a_reference(pyx: Path) -> None:
+    package = ".".join(["neardup", *pyx.parent.relative_to(ROOT).parts])
+    front, reference = pyx.with_name(f"{pyx.stem[1:]}.py"), pyx.with_name(f"{pyx.stem}_py.py")
+    compiled_name, reference_name = f"{package}.{pyx.stem}", f"{package}.{pyx.stem}_py"
+    assert front.is_file() and reference.is_file() and pyx.with_suffix(".pyi").is_file()
+    # The reference has the compiled module's public API (its stub's names), and more at most.
+    assert _public_names(pyx.with_suffix(".pyi")) <= _public_names(reference)
+    # The front names both twins, picks one through the one selector and binds its API last.
+    tree = ast.parse(front.read_text(encoding="utf-8"))
+    constants = {
+        t.id: node.value.value
+        for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for t in node.targets if isinstance(t, ast.Name)
+    }
+    assert constants.get("COMPILED") == compiled_name
+    assert constants.get("REFERENCE") == reference_name
+    assert "select(COMPILED, REFERENCE" in ast.unparse(tree)
+    assert ast.unparse(tree.body[-1]).startswith("bind(globals(), ")
+    # What it binds (its __all__ but what it defines) the compiled module has, by its stub.
+    exported = next(
+        ast.literal_eval(node.value) for node in tree.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
+    )
+    bound = set(exported) - _public_names(front)
+    assert "IMPLEMENTATION" in bound and bound <= _public_names(pyx.with_suffix(".pyi"))
+    # No module imports either twin: the front reaches them by name, through the selector.
+    importers = sorted(
+        module for module, path in MODULES.items()
+        if {compiled_name, reference_name} & _imported_names(ast.parse(path.read_text(encoding="utf-8")))
+    )
+    assert importers == [], f"{pyx.stem} is imported, not reached through {front.name}: {importers}"
 
 
 def test_ingest_imports_no_evaluation() -> None:

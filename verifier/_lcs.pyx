@@ -332,6 +332,7 @@ def normalize(str text):
 # Filter skeleton (paper §4.3).
 
 cdef struct Params:
+    # The fields of VerifyConfig that verification reads, by the same names (``_params``).
     int window
     double theta
     double resemble
@@ -345,6 +346,30 @@ cdef struct Params:
     double edge_zone
     double min_extra_ratio
     Py_ssize_t max_d
+
+
+cdef dict _PARAMS = {}  # id(config): (config, its Params as bytes)
+
+
+cdef Params _params(config) except *:
+    """The parameters of ``config`` (a ``VerifyConfig``): its fields of the same names (a
+    derived ``block_size``, None, is 0), converted to the struct once per config object (a
+    run uses one or a few) and kept as bytes."""
+    cdef tuple known = _PARAMS.get(id(config))
+    cdef dict fields
+    cdef bytes raw
+    cdef Params P
+    if known is None or known[0] is not config:
+        fields = config.as_dict()
+        fields["block_size"] = fields["block_size"] or 0
+        P = fields
+        if len(_PARAMS) >= 64:
+            _PARAMS.clear()
+        known = (config, (<char*>&P)[:sizeof(Params)])
+        _PARAMS[id(config)] = known
+    raw = known[1]
+    memcpy(&P, <const char*>raw, sizeof(Params))
+    return P
 
 
 cdef void _powers(uint64_t* pw, int window) noexcept:
@@ -850,6 +875,35 @@ cdef struct Myers:
     Py_ssize_t nout
 
 
+cdef inline void _step(int64_t* v, int64_t off, int64_t centre, int64_t d, int64_t n, int64_t m,
+                       int64_t far, int64_t* kmin, int64_t* kmax) noexcept:
+    """Step ``d`` of the search of ``v`` centred on diagonal ``centre`` (forward: 0, backward:
+    delta): the entries first readable at this step set to ``far`` (the reference fills the
+    arrays up front), and the diagonals the step visits, ``kmin`` to ``kmax`` (those of the
+    grid, every other one)."""
+    cdef int64_t j = centre - d - 1
+    if j >= -m - 1:
+        v[off + j] = far
+    j = centre + d + 1
+    if j <= n + 1:
+        v[off + j] = far
+    kmin[0] = centre - d
+    if kmin[0] < -m:
+        kmin[0] = -m + ((centre - d + m) & 1)
+    kmax[0] = centre + d
+    if kmax[0] > n:
+        kmax[0] = n - ((centre + d - n) & 1)
+
+
+cdef inline void _snake(Py_ssize_t* snake, Py_ssize_t alo, Py_ssize_t blo, int64_t x_start,
+                        int64_t x_end, int64_t k) noexcept:
+    """The middle snake from ``x_start`` to ``x_end`` on diagonal ``k``, in the whole texts."""
+    snake[0] = alo + x_start
+    snake[1] = blo + x_start - k
+    snake[2] = alo + x_end
+    snake[3] = blo + x_end - k
+
+
 cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo, Py_ssize_t bhi,
                        Py_ssize_t max_d, Py_ssize_t* snake) noexcept:
     """Myers' middle snake of ``a[alo:ahi]`` vs ``b[blo:bhi]`` (forward and backward D-paths
@@ -862,25 +916,13 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
     cdef int64_t delta = n - m
     cdef bint odd = delta & 1
     cdef int64_t off = m + 1
-    cdef int64_t d, k, kmin, kmax, x, y, x0, down, right, left, up, j, lim, prev, olo, ohi
+    cdef int64_t d, k, kmin, kmax, x, y, x0, down, right, left, up, lim, prev, olo, ohi
     for d in range((n + m + 1) // 2 + 1):
         if max_d >= 0 and 2 * d - 1 > max_d:
             return 1
-        # Entries first readable at this step (the reference fills the arrays up front).
-        j = -d - 1
-        if j >= -m - 1:
-            vf[off + j] = _FAR_BACK
-        j = d + 1
-        if j <= n + 1:
-            vf[off + j] = _FAR_BACK
+        _step(vf, off, 0, d, n, m, _FAR_BACK, &kmin, &kmax)
         if d == 0:
             vf[off + 1] = 0
-        kmin = -d
-        if kmin < -m:
-            kmin = -m + ((d - m) & 1)
-        kmax = d
-        if kmax > n:
-            kmax = n - ((d - n) & 1)
         # The diagonals whose backward path may overlap (none when delta is even); every
         # loaded entry serves two diagonals: vf[k + 1] is k's "down" and (k + 2)'s "right".
         olo = delta - (d - 1) if odd else 1
@@ -904,28 +946,14 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
                     x += _run_fwd(a + x, b + y, lim)
                 vf[off + k] = x
                 if olo <= k <= ohi and x >= vb[off + k]:
-                    snake[0] = alo + x0
-                    snake[1] = blo + x0 - k
-                    snake[2] = alo + x
-                    snake[3] = blo + x - k
+                    _snake(snake, alo, blo, x0, x, k)
                     return 0
             k += 2
         if max_d >= 0 and 2 * d > max_d:
             return 1
-        j = delta - d - 1
-        if j >= -m - 1:
-            vb[off + j] = _FAR_AHEAD
-        j = delta + d + 1
-        if j <= n + 1:
-            vb[off + j] = _FAR_AHEAD
+        _step(vb, off, delta, d, n, m, _FAR_AHEAD, &kmin, &kmax)
         if d == 0:
             vb[off + delta + 1] = n + 1
-        kmin = delta - d
-        if kmin < -m:
-            kmin = -m + ((delta - d + m) & 1)
-        kmax = delta + d
-        if kmax > n:
-            kmax = n - ((delta + d - n) & 1)
         olo = -d if not odd else 1
         ohi = d if not odd else 0
         k = kmin
@@ -948,10 +976,7 @@ cdef int _middle_snake(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo,
                     x -= _run_bwd(a + x, b + y, lim)
                 vb[off + k] = x
                 if olo <= k <= ohi and x <= vf[off + k]:
-                    snake[0] = alo + x
-                    snake[1] = blo + x - k
-                    snake[2] = alo + x0
-                    snake[3] = blo + x0 - k
+                    _snake(snake, alo, blo, x, x0, k)
                     return 0
             k += 2
     return 2  # unreachable
@@ -1003,12 +1028,21 @@ cdef int _lcs_rec(Myers* M, Py_ssize_t alo, Py_ssize_t ahi, Py_ssize_t blo, Py_s
     return 0
 
 
+cdef struct Blocks:
+    # Matching blocks a[i[t]:i[t] + n[t]] == b[j[t]:j[t] + n[t]], t < count, in order; arrays
+    # of the workspace, valid until its next use.
+    const int* i
+    const int* j
+    const int* n
+    Py_ssize_t count
+
+
 cdef Py_ssize_t _matching_blocks(Work* W, const Py_UCS4* a, Py_ssize_t n, const Py_UCS4* b,
-                                 Py_ssize_t m, Py_ssize_t max_d, int** bi, int** bj,
-                                 int** bn) except -2:
-    """Merged matching blocks, in workspace arrays (valid until the next call); -1: D > max_d."""
+                                 Py_ssize_t m, Py_ssize_t max_d, Blocks* B) except -2:
+    """The LCS of ``a`` and ``b`` as merged matching blocks in ``B``; returns its length, or -1
+    when D > max_d (``B`` unset)."""
     cdef Myers M
-    cdef Py_ssize_t cap = (n if n < m else m) + 1, t, w
+    cdef Py_ssize_t cap = (n if n < m else m) + 1, t, w, total = 0
     cdef int rc
     M.a = a
     M.b = b
@@ -1032,88 +1066,72 @@ cdef Py_ssize_t _matching_blocks(Work* W, const Py_UCS4* a, Py_ssize_t n, const 
             M.out_j[w] = M.out_j[t]
             M.out_n[w] = M.out_n[t]
             w += 1
-    bi[0] = M.out_i
-    bj[0] = M.out_j
-    bn[0] = M.out_n
-    return w
+        total += M.out_n[t]
+    B.i = M.out_i
+    B.j = M.out_j
+    B.n = M.out_n
+    B.count = w
+    return total
+
+
+cdef object _blocks_of(str a, str b, Py_ssize_t max_d, bint length_only):
+    """The matching blocks of ``a`` and ``b`` (None when D > ``max_d``), or with
+    ``length_only`` the LCS length they sum to."""
+    cdef Py_ssize_t n, m, lcs, t
+    cdef Py_UCS4* ca = NULL
+    cdef Py_UCS4* cb = NULL
+    cdef Blocks B
+    cdef Work* W = _acquire()
+    try:
+        ca = _ucs4(a, &n)
+        cb = _ucs4(b, &m)
+        lcs = _matching_blocks(W, ca, n, cb, m, max_d, &B)
+        if length_only or lcs < 0:
+            return lcs if length_only else None
+        return [(B.i[t], B.j[t], B.n[t]) for t in range(B.count)]
+    finally:
+        _release(W)
+        free(ca)
+        free(cb)
 
 
 def matching_blocks(str a, str b, Py_ssize_t max_d=-1):
     """The LCS of ``a`` and ``b`` as ``(i, j, n)`` blocks in order (Myers O(ND)); see
     ``_lcs_py.matching_blocks``."""
-    cdef Py_ssize_t n, m, nb, t
-    cdef Py_UCS4* ca = NULL
-    cdef Py_UCS4* cb = NULL
-    cdef int* bi = NULL
-    cdef int* bj = NULL
-    cdef int* bn = NULL
-    cdef Work* W = _acquire()
-    try:
-        ca = _ucs4(a, &n)
-        cb = _ucs4(b, &m)
-        nb = _matching_blocks(W, ca, n, cb, m, max_d, &bi, &bj, &bn)
-        if nb < 0:
-            return None
-        return [(bi[t], bj[t], bn[t]) for t in range(nb)]
-    finally:
-        _release(W)
-        free(ca)
-        free(cb)
+    return _blocks_of(a, b, max_d, False)
 
 
 def lcs_length(str a, str b):
     """Length of the LCS of ``a`` and ``b`` (code points); see ``_lcs_py.lcs_length``."""
-    cdef Py_ssize_t n, m, nb, t, total = 0
-    cdef Py_UCS4* ca = NULL
-    cdef Py_UCS4* cb = NULL
-    cdef int* bi = NULL
-    cdef int* bj = NULL
-    cdef int* bn = NULL
-    cdef Work* W = _acquire()
-    try:
-        ca = _ucs4(a, &n)
-        cb = _ucs4(b, &m)
-        nb = _matching_blocks(W, ca, n, cb, m, -1, &bi, &bj, &bn)
-        for t in range(nb):
-            total += bn[t]
-        return total
-    finally:
-        _release(W)
-        free(ca)
-        free(cb)
+    return _blocks_of(a, b, -1, True)
 
 # ---------------------------------------------------------------------------------------------
 # Bit-parallel LCS length (Allison & Dix 1986; Hyyrö 2004): the rejection filter before Myers
 # on long skeletons far apart, whose cost does not grow with the edit distance.
 
 
-cdef int _lcs_reaches(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize_t n,
+cdef int _lcs_reaches(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b, Py_ssize_t nb,
                       Py_ssize_t need) except -1:
-    """1 when LCS(p, t) >= need, else 0. The pattern ``p`` should be the shorter text; its
-    distinct code points get rows of match bits through an open-addressing table. The LCS so
-    far is counted every 64 characters of ``t`` and the answer returned once it is known."""
+    """1 when LCS(a, b) >= need, else 0 (``_bp_lcs``: the answer returned once it is known)."""
     if need <= 0:
         return 1
-    if need > m or need > n:
+    if need > na or need > nb:
         return 0
-    return 1 if _bp_lcs(p, m, t, n, need, False) >= need else 0
+    return 1 if _bp_lcs(a, na, b, nb, need, False) >= need else 0
 
 
-cdef Py_ssize_t _lcs_length(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b,
-                            Py_ssize_t nb) except -1:
-    """LCS(a, b), bit-parallel (the shorter text as the pattern)."""
-    if na == 0 or nb == 0:
-        return 0
-    if nb <= na:
-        return _bp_lcs(b, nb, a, na, -1, True)
-    return _bp_lcs(a, na, b, nb, -1, True)
-
-
-cdef Py_ssize_t _bp_lcs(const Py_UCS4* p, Py_ssize_t m, const Py_UCS4* t, Py_ssize_t n,
+cdef Py_ssize_t _bp_lcs(const Py_UCS4* a, Py_ssize_t na, const Py_UCS4* b, Py_ssize_t nb,
                         Py_ssize_t need, bint full) except -1:
-    """LCS(p, t) (``m``, ``n`` > 0); with ``need`` >= 0, a value below ``need`` as soon as the
-    LCS is known to stay below it, and, unless ``full``, one at or above it as soon as it is
-    known to reach it (``_lcs_reaches``)."""
+    """LCS(a, b) (``na``, ``nb`` > 0); with ``need`` >= 0, a value below ``need`` as soon as
+    the LCS is known to stay below it, and, unless ``full``, one at or above it as soon as it
+    is known to reach it (``_lcs_reaches``).
+
+    The shorter text is the pattern (``b`` when they are as long): its distinct code points
+    get rows of match bits through an open-addressing table; the other is read once, the LCS
+    so far counted every 64 of its characters."""
+    cdef const Py_UCS4* p = b if nb <= na else a
+    cdef const Py_UCS4* t = a if nb <= na else b
+    cdef Py_ssize_t m = nb if nb <= na else na, n = na if nb <= na else nb
     cdef Py_ssize_t W = (m + 63) // 64, size = 64, i, j, w, slot, rows = 0, common
     while size < 2 * m:
         size <<= 1
@@ -1174,8 +1192,6 @@ def _skeleton_lcs_reaches(str a, str b, Py_ssize_t need):
     try:
         ca = _ucs4(a, &n)
         cb = _ucs4(b, &m)
-        if m <= n:
-            return _lcs_reaches(cb, m, ca, n, need) == 1
         return _lcs_reaches(ca, n, cb, m, need) == 1
     finally:
         free(ca)
@@ -1229,6 +1245,16 @@ cdef inline int64_t _d_hi(const Curve* C, Py_ssize_t x, Py_ssize_t c) noexcept:
     return (x - c) + (_ins_le(C, x - 1, c) if x > 0 else 0)
 
 
+cdef inline Py_ssize_t _block_size(Py_ssize_t na, const Params* P) noexcept:
+    """The block size s of the region search over a text of ``na`` code points (as
+    ``VerifyConfig.block_size_for``): fixed, or ``ceil(na / blocks)``, at least the minimum."""
+    cdef Py_ssize_t s
+    if P.block_size > 0:
+        return P.block_size
+    s = (na + P.blocks - 1) // P.blocks
+    return s if s >= P.min_block_size else P.min_block_size
+
+
 cdef bint _region(Py_ssize_t na, const Curve* C, const Params* P,
                   Py_ssize_t* out_l, Py_ssize_t* out_r) except -1:
     """The trustable region of the edit curve ``C`` over A (``na`` code points): blocks weighted
@@ -1243,12 +1269,7 @@ cdef bint _region(Py_ssize_t na, const Curve* C, const Params* P,
     cdef Py_ssize_t* base = NULL
     cdef int64_t* d_start = NULL
     cdef int64_t* d_end = NULL
-    if P.block_size > 0:
-        s = P.block_size
-    else:
-        s = (na + P.blocks - 1) // P.blocks
-        if s < P.min_block_size:
-            s = P.min_block_size
+    s = _block_size(na, P)
     k = (na + s - 1) // s
     centre = (k + 1) // 2
     try:
@@ -1336,17 +1357,13 @@ cdef Py_ssize_t _skeleton_lcs(Work* W, const Py_UCS4* sa, Py_ssize_t nka, const 
     √(nka·nkb/64), where D is below it (skeletons that keep the same windows: Myers' cost
     grows with D); past it the bit-parallel length (O(nka·nkb/64) whatever D is), which stops
     as soon as D > ``max_d`` is known (pages far apart)."""
-    cdef Py_ssize_t small = <Py_ssize_t>sqrt(<double>nka * <double>nkb / 64.0), nblk, t, total = 0
+    cdef Py_ssize_t small = <Py_ssize_t>sqrt(<double>nka * <double>nkb / 64.0), total
     cdef Py_ssize_t need
-    cdef int* bi = NULL
-    cdef int* bj = NULL
-    cdef int* bn = NULL
+    cdef Blocks B
     if max_d >= 0 and small >= max_d:
         small = max_d  # Myers capped at max_d decides alone
-    nblk = _matching_blocks(W, sa, nka, sb, nkb, small, &bi, &bj, &bn)
-    if nblk >= 0:
-        for t in range(nblk):
-            total += bn[t]
+    total = _matching_blocks(W, sa, nka, sb, nkb, small, &B)
+    if total >= 0:
         return total
     if max_d >= 0 and small == max_d:
         return -1  # D > max_d
@@ -1354,10 +1371,7 @@ cdef Py_ssize_t _skeleton_lcs(Work* W, const Py_UCS4* sa, Py_ssize_t nka, const 
         return 0
     # D > max_d  <=>  LCS < ceil((nka + nkb - max_d) / 2): one pass, which stops early only then.
     need = (nka + nkb - max_d + 1) // 2 if max_d >= 0 else -1
-    if nkb <= nka:
-        total = _bp_lcs(sb, nkb, sa, nka, need, True)
-    else:
-        total = _bp_lcs(sa, nka, sb, nkb, need, True)
+    total = _bp_lcs(sa, nka, sb, nkb, need, True)
     return -1 if total < need else total
 
 
@@ -1376,12 +1390,7 @@ cdef bint _no_region(Py_ssize_t na, const int* ka, Py_ssize_t nka, const Params*
     on skeletons tens of thousands of characters apart cost up to 0.3 s."""
     cdef Py_ssize_t s, k, i, j, t = 0, x1, x2, cost
     cdef Py_ssize_t* kcum
-    if P.block_size > 0:
-        s = P.block_size
-    else:
-        s = (na + P.blocks - 1) // P.blocks
-        if s < P.min_block_size:
-            s = P.min_block_size
+    s = _block_size(na, P)
     k = (na + s - 1) // s
     kcum = <Py_ssize_t*>_alloc((k + 1) * sizeof(Py_ssize_t))
     try:
@@ -1420,29 +1429,25 @@ cdef int _tlcs_once(Work* W, Py_ssize_t na, Py_ssize_t nb, const int* ka, const 
     """One trustable region of texts of lengths na, nb from their skeletons (positions ka,
     kb; code points sa, sb). 1: rejected (D > max_d); 0: ``r`` filled (tlcs 0 when there is
     no region)."""
-    cdef int* bi = NULL
-    cdef int* bj = NULL
-    cdef int* bn = NULL
+    cdef Blocks B
     cdef int* pa
     cdef int* pb
     cdef Curve C
-    cdef Py_ssize_t t, u, nblk, lcs = 0, first, lastm, xl = 0, xr = 0
+    cdef Py_ssize_t t, u, lcs, first, lastm, xl = 0, xr = 0
     memset(r, 0, sizeof(Once))
-    nblk = _matching_blocks(W, sa, nka, sb, nkb, max_d, &bi, &bj, &bn)
-    if nblk < 0:
+    lcs = _matching_blocks(W, sa, nka, sb, nkb, max_d, &B)
+    if lcs < 0:
         return 1
-    for t in range(nblk):
-        lcs += bn[t]
     r.lcs = lcs
     if lcs == 0:
         return 0
     pa = <int*>_get(W, W_PA, lcs * sizeof(int))
     pb = <int*>_get(W, W_PB, lcs * sizeof(int))
     u = 0
-    for t in range(nblk):
-        memcpy(pa + u, ka + bi[t], bn[t] * sizeof(int))
-        memcpy(pb + u, kb + bj[t], bn[t] * sizeof(int))
-        u += bn[t]
+    for t in range(B.count):
+        memcpy(pa + u, ka + B.i[t], B.n[t] * sizeof(int))
+        memcpy(pb + u, kb + B.j[t], B.n[t] * sizeof(int))
+        u += B.n[t]
     C.pa = pa
     C.pb = pb
     C.lcs = lcs
@@ -1485,11 +1490,7 @@ cdef int _tlcs_once_capped(Work* W, Py_ssize_t na, Py_ssize_t nb, const int* ka,
         if rc == 0:
             return 0
         # D > small. D = nka + nkb - 2 LCS > max_d  <=>  LCS < ceil((nka + nkb - max_d) / 2).
-        if nkb <= nka:
-            rc = _lcs_reaches(sb, nkb, sa, nka, (nka + nkb - max_d + 1) // 2)
-        else:
-            rc = _lcs_reaches(sa, nka, sb, nkb, (nka + nkb - max_d + 1) // 2)
-        if rc == 0:
+        if _lcs_reaches(sa, nka, sb, nkb, (nka + nkb - max_d + 1) // 2) == 0:
             memset(r, 0, sizeof(Once))
             return 1
     return _tlcs_once(W, na, nb, ka, sa, nka, kb, sb, nkb, P, max_d, r)
@@ -1570,19 +1571,7 @@ def verify(str a, str b, config):
     cdef list spans_a = [], spans_b = []
     cdef Work* W
 
-    P.window = config.window
-    P.theta = config.theta
-    P.resemble = config.resemble
-    P.contain = config.contain
-    P.blocks = config.blocks
-    P.min_block_size = config.min_block_size
-    P.block_size = config.block_size or 0
-    P.iterative = config.iterative
-    P.max_iterations = config.max_iterations
-    P.min_iteration_tlcs = config.min_iteration_tlcs
-    P.edge_zone = config.edge_zone
-    P.min_extra_ratio = config.min_extra_ratio
-    P.max_d = config.max_d
+    P = _params(config)
     S.T.n = 0
     W = _acquire()
     try:

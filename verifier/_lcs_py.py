@@ -18,16 +18,6 @@ from neardup.verifier.units import char_width
 if TYPE_CHECKING:
     from neardup.verifier.config import VerifyConfig
 
-__all__ = [
-    "IMPLEMENTATION",
-    "lcs_length",
-    "matching_blocks",
-    "normalize",
-    "skeleton",
-    "skeleton_sizes",
-    "verify",
-]
-
 IMPLEMENTATION = "python"
 
 # Polynomial rolling hash modulo 2**64 (Rabin-Karp style). The multiplier is odd, so it is a unit

@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled twin of the word layer of :mod:`neardup.verifier.verdict` (tokens as code points, the
-multiset bound, word containment). The pure-Python functions in ``verdict.py`` are the
-specification; ``tests/verifier/test_verdict_words.py`` holds the two to the same results."""
+"""Compiled twin of :mod:`neardup.verifier._words_py`, the word layer (same API, same results;
+see its docstrings): tokens as code points, the multiset bound, word containment, the
+bit-parallel LCS length and alignment. ``tests/verifier/test_words.py`` holds the two
+to the same results."""
 
 from cpython.unicode cimport PyUnicode_READ_CHAR, PyUnicode_GET_LENGTH, PyUnicode_Substring
 from libc.stdlib cimport malloc, calloc, free
@@ -23,9 +24,18 @@ cdef extern from "Python.h":
 
 DEF CODE_BASE = 0x10000
 
+cdef extern from *:
+    """
+    #define ND_RUN_MULT 0x100000001B3ULL
+    """
+    # The multiplier of the polynomial hash of runs of tokens (word_contain).
+    const uint64_t RUN_MULT "ND_RUN_MULT"
+
+IMPLEMENTATION = "cython"
+
 
 cdef inline bint _is_cjk(Py_UCS4 c) noexcept nogil:
-    # The ranges of verdict._CJK: kana, CJK ext. A, unified ideographs, compatibility
+    # The ranges of _words_py._CJK: kana, CJK ext. A, unified ideographs, compatibility
     # ideographs, hangul syllables, the supplementary ideographic planes.
     return ((0x3040 <= c <= 0x30FF) or (0x3400 <= c <= 0x4DBF) or (0x4E00 <= c <= 0x9FFF)
             or (0xF900 <= c <= 0xFAFF) or (0xAC00 <= c <= 0xD7AF)
@@ -242,7 +252,7 @@ cdef _Table _TABLE = _Table()
 
 
 cdef Py_ssize_t _tokens(_Table table, Py_ssize_t lo, Py_ssize_t hi, uint32_t* out) noexcept:
-    """Write the ids of the tokens of ``table.text[lo:hi]`` (see ``verdict.tokens``) to
+    """Write the ids of the tokens of ``table.text[lo:hi]`` (see ``_words_py.tokens``) to
     ``out``; return how many."""
     cdef Py_UCS4* t = table.text
     cdef Py_ssize_t i = lo, start, k = 0, j, x
@@ -281,7 +291,7 @@ cdef Py_ssize_t _tokens(_Table table, Py_ssize_t lo, Py_ssize_t hi, uint32_t* ou
 
 def encode(str a, str b):
     """``(sa, sb)``: the case-folded tokens of ``a`` and ``b`` as code points, one per token,
-    equal tokens equal code points; as ``verdict.encode``."""
+    equal tokens equal code points; as ``_words_py.encode``."""
     return _encode(a, b, False)[:2]
 
 
@@ -361,7 +371,7 @@ cdef Py_ssize_t _token_top(const uint32_t* t, Py_ssize_t n, Py_ssize_t top) exce
 
 def shared_upper(str sa, str sb):
     """The size of the shared token multiset of two encoded sequences: an upper bound of
-    their LCS; as ``verdict.shared_upper``."""
+    their LCS; as ``_words_py.shared_upper``."""
     cdef Py_ssize_t n, m, i, top = 0
     cdef Py_ssize_t total = 0, c
     cdef const uint32_t* a = _tokens_of(sa, &n)
@@ -393,17 +403,29 @@ cdef inline Py_ssize_t _probe(const Py_ssize_t* table, Py_ssize_t size, const Py
     return slot
 
 
+cdef inline tuple _shorter_first(str sa, str sb):
+    """``(short, other)``: the shorter of two sequences first (``sa`` when they are as long)."""
+    return (sa, sb) if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb) else (sb, sa)
+
+
+cdef inline uint64_t _roll(uint64_t h, const Py_UCS4* x, Py_ssize_t i, Py_ssize_t ngram,
+                           uint64_t power) noexcept nogil:
+    """The rolling hash of the run of ``ngram`` code points of ``x`` ending at ``i`` (fewer at
+    the start), from ``h``, that of the run ending at ``i - 1``; ``power``: ``RUN_MULT`` to the
+    ``ngram - 1``."""
+    if i >= ngram:
+        h -= power * <uint64_t>x[i - ngram]
+    return h * RUN_MULT + <uint64_t>x[i]
+
+
 def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     """Share of the shorter encoded sequence covered by ``ngram``-token runs that also occur
-    in the other, in any order; 0 under ``min_words`` tokens. As ``verdict.word_contain``.
+    in the other, in any order; 0 under ``min_words`` tokens. As ``_words_py.word_contain``.
 
     The other sequence's runs go into an open-addressing table keyed by a polynomial rolling
     hash; a hit is confirmed by comparing the runs themselves, so the result is exact."""
     cdef str short, other
-    if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb):
-        short, other = sa, sb
-    else:
-        short, other = sb, sa
+    short, other = _shorter_first(sa, sb)
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(short), m = PyUnicode_GET_LENGTH(other)
     if n < min_words or n < ngram or m < ngram or ngram < 1:
         return 0.0
@@ -414,7 +436,7 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
     cdef const Py_UCS4* b
     cdef Py_ssize_t* table = NULL
     cdef Py_ssize_t covered = 0, end = 0, i, j, k, size = 1, slot, pos
-    cdef uint64_t h, power = 1, mult = 0x100000001B3ULL
+    cdef uint64_t h, power = 1
     try:
         if PyUnicode_KIND(short) == PyUnicode_4BYTE_KIND:
             a = <const Py_UCS4*>PyUnicode_DATA(short)
@@ -434,13 +456,11 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
         for i in range(size):
             table[i] = -1
         for k in range(ngram - 1):
-            power *= mult
+            power *= RUN_MULT
         # The other's runs: each distinct one once, by its first start position.
         h = 0
         for j in range(m):
-            if j >= ngram:
-                h -= power * <uint64_t>b[j - ngram]
-            h = h * mult + <uint64_t>b[j]
+            h = _roll(h, b, j, ngram, power)
             if j >= ngram - 1:
                 pos = j - ngram + 1
                 slot = _probe(table, size, b, b + pos, ngram, h)
@@ -449,9 +469,7 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
         # The shorter sequence's runs: count the positions those found in the table cover.
         h = 0
         for i in range(n):
-            if i >= ngram:
-                h -= power * <uint64_t>a[i - ngram]
-            h = h * mult + <uint64_t>a[i]
+            h = _roll(h, a, i, ngram, power)
             if i >= ngram - 1:
                 pos = i - ngram + 1
                 if table[_probe(table, size, b, a + pos, ngram, h)] >= 0:
@@ -466,17 +484,14 @@ def word_contain(str sa, str sb, Py_ssize_t ngram, Py_ssize_t min_words):
 
 def lcs_reaches(str sa, str sb, Py_ssize_t need):
     """True when the LCS of two encoded token sequences has at least ``need`` tokens; as
-    ``verdict.lcs_reaches``.
+    ``_words_py.lcs_reaches``.
 
     Bit-parallel (Allison & Dix 1986, Hyyrö 2004), with the shorter sequence as the pattern:
     O(n·⌈m/64⌉) word operations whatever the edit distance, tokens absent from the pattern
     cost nothing. The LCS so far is counted every 64 tokens, and the answer returned as soon
     as it is known (reached, or out of reach with the tokens left)."""
     cdef str short, other
-    if PyUnicode_GET_LENGTH(sa) <= PyUnicode_GET_LENGTH(sb):
-        short, other = sa, sb
-    else:
-        short, other = sb, sa
+    short, other = _shorter_first(sa, sb)
     cdef Py_ssize_t m = PyUnicode_GET_LENGTH(short), n = PyUnicode_GET_LENGTH(other)
     if need <= 0:
         return True
@@ -537,7 +552,7 @@ DEF ROWS_KEEP = 1 << 23
 
 def bit_blocks(str sa, str sb):
     """One LCS of two encoded token sequences as matching blocks ``[(i, j, n)]``; as
-    ``verdict.bit_blocks`` (the same LCS).
+    ``_words_py.bit_blocks`` (the same LCS).
 
     The common prefix and suffix are blocks of their own; between them, the bit-parallel rows
     (Allison & Dix 1986, Hyyrö 2004) of ``sb`` against each token of ``sa`` are kept, one

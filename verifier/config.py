@@ -24,83 +24,71 @@ _MAX_CHARS_LIMIT = 2**31 - 2
 
 @dataclass(frozen=True, slots=True)
 class VerifyConfig:
-    """How two texts are verified; immutable and validated on creation.
-
-    Parameters
-    ----------
-    window
-        S, the skeleton window width in GBK-equivalent units (paper: 16 bytes).
-    theta
-        θ, the largest slope (SES operations per position of A) of a trustable region. 0.20
-        for the web profile (the paper's Figure 3 value; its §5 choice, 0.10, cuts regions
-        short on densely edited pages, see docs/verifier.md), 0.10 for ``short``.
-    resemble, contain
-        Verdict thresholds: similar when resemble rate >= ``resemble`` or contain rate >=
-        ``contain``.
-    blocks
-        Target number k of TLCS blocks; the block size is ``ceil(len(A) / blocks)``.
-    min_block_size
-        Lower bound of the derived block size (code points), so short texts get fewer,
-        not tinier, blocks.
-    block_size
-        A fixed block size s (code points) instead of the derived one.
-    iterative
-        Look for further trustable regions after removing the first (reordered paragraphs).
-    max_iterations, min_iteration_tlcs
-        Iterative mode stops after ``max_iterations`` regions or when a region's TLCS is
-        shorter than ``min_iteration_tlcs`` code points.
-    edge_zone, min_extra_ratio
-        Template guard of iterative mode (the first region always counts): a further region
-        lying wholly in the first ``edge_zone`` of both texts, or wholly in the last
-        ``edge_zone`` of both, is template text and does not count, nor does one shorter
-        than ``min_extra_ratio`` times the first region. ``edge_zone=0`` disables the
-        position test, ``min_extra_ratio=0`` the size test.
-    max_d
-        Hard cap on D, the skeleton SES length; a pair needing more is rejected. Bounds the
-        O((N+M)D) time of pathological pairs.
-    max_chars
-        Longest text accepted (code points, before normalisation).
-    decision
-        How ``similar`` is decided: ``"content"`` (web default; :mod:`neardup.verifier.verdict`:
-        word LCS resemble >= ``min_word_resemble`` and core resemble >=
-        ``min_core_resemble``) or ``"tlcs"`` (the paper's rule: TLCS resemble >= ``resemble``
-        or contain >= ``contain``; the ``short`` profile).
-    min_word_resemble, min_core_resemble
-        Thresholds of the content decision, fitted by grouped 5-fold cross-validation on the
-        Webis dev pairs (table in :mod:`neardup.verifier.verdict`): 0.525 / 0.70 is the best-F1
-        point (``web``), 0.525 / 0.80 the precision-first one (``precise``).
-    anchor_words
-        Shortest shared run of words that bounds the core (first and last such run).
-    min_word_contain, contain_ngram, min_contain_words
-        The containment path of the content decision (the paper's guideline: a page holding
-        the other's key paragraphs is a near-duplicate): similar when at least
-        ``min_word_contain`` of the shorter page's words lie in runs of ``contain_ngram``
-        words that also occur in the other page, in any order, and the shorter page has at
-        least ``min_contain_words`` words. 0.90 / 16 / 150 leave every Webis dev verdict
-        unchanged (docs/verifier.md); ``min_word_contain=1.01`` turns the path off.
-    """
+    """How two texts are verified; immutable and validated on creation. Each field's
+    docstring says what it sets."""
 
     window: int = 16
+    """S, the skeleton window width in GBK-equivalent units (paper: 16 bytes)."""
     theta: float = 0.20
+    """θ, the largest slope (SES operations per position of A) of a trustable region. 0.20
+    for the web profile (the paper's Figure 3 value; its §5 choice, 0.10, cuts regions short
+    on densely edited pages, see docs/verifier.md), 0.10 for ``short``."""
     resemble: float = 0.28
+    """Verdict threshold: similar when the resemble rate is at least ``resemble`` or the
+    contain rate at least ``contain``."""
     contain: float = 0.70
+    """Verdict threshold of the contain rate (see ``resemble``)."""
     blocks: int = 20
+    """Target number k of TLCS blocks; the block size is ``ceil(len(A) / blocks)``."""
     min_block_size: int = 32
+    """Lower bound of the derived block size (code points), so short texts get fewer, not
+    tinier, blocks."""
     block_size: int | None = None
+    """A fixed block size s (code points) instead of the derived one."""
     iterative: bool = True
+    """Look for further trustable regions after removing the first (reordered paragraphs)."""
     max_iterations: int = 8
+    """Iterative mode stops after ``max_iterations`` regions, or when a region's TLCS is
+    shorter than ``min_iteration_tlcs`` code points."""
     min_iteration_tlcs: int = 64
+    """See ``max_iterations``."""
     edge_zone: float = 0.15
+    """Template guard of iterative mode (the first region always counts): a further region
+    lying wholly in the first ``edge_zone`` of both texts, or wholly in the last ``edge_zone``
+    of both, is template text and does not count, nor does one shorter than
+    ``min_extra_ratio`` times the first region. ``edge_zone=0`` disables the position
+    test."""
     min_extra_ratio: float = 0.25
+    """See ``edge_zone``; ``min_extra_ratio=0`` disables the size test."""
     max_d: int = 20_000
+    """Hard cap on D, the skeleton SES length; a pair needing more is rejected. Bounds the
+    O((N+M)D) time of pathological pairs."""
     max_chars: int = 10_000_000
+    """Longest text accepted (code points, before normalisation)."""
     decision: str = "content"
+    """How ``similar`` is decided: ``"content"`` (web default; :mod:`neardup.verifier.verdict`:
+    word LCS resemble >= ``min_word_resemble`` and core resemble >= ``min_core_resemble``) or
+    ``"tlcs"`` (the paper's rule: TLCS resemble >= ``resemble`` or contain >= ``contain``; the
+    ``short`` profile)."""
     min_word_resemble: float = 0.525
+    """Threshold of the content decision, with ``min_core_resemble``; fitted by grouped 5-fold
+    cross-validation on the Webis dev pairs (docs/quality.md): 0.525 / 0.70 is the best-F1
+    point (``web``), 0.525 / 0.80 the precision-first one (``precise``)."""
     min_core_resemble: float = 0.70
+    """See ``min_word_resemble``."""
     anchor_words: int = 8
+    """Shortest shared run of words that bounds the core (first and last such run)."""
     min_word_contain: float = 0.90
+    """The containment path of the content decision (the paper's guideline: a page holding the
+    other's key paragraphs is a near-duplicate): similar when at least ``min_word_contain`` of
+    the shorter page's words lie in runs of ``contain_ngram`` words that also occur in the
+    other page, in any order, and the shorter page has at least ``min_contain_words`` words.
+    0.90 / 16 / 150 leave every Webis dev verdict unchanged (docs/verifier.md);
+    ``min_word_contain=1.01`` turns the path off."""
     contain_ngram: int = 16
+    """See ``min_word_contain``."""
     min_contain_words: int = 150
+    """See ``min_word_contain``."""
 
     def __post_init__(self) -> None:
         def need(ok: bool, msg: str) -> None:

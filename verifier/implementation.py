@@ -2,7 +2,7 @@
 
 Every compiled module of neardup has a pure-Python twin that gives the same results and is
 its specification: ``neardup.verifier._lcs`` (reference ``neardup.verifier._lcs_py``),
-``neardup.verifier._words`` (the word layer of :mod:`neardup.verifier.verdict`),
+``neardup.verifier._words`` (reference ``neardup.verifier._words_py``),
 ``neardup.ingest._fingerprint`` (:mod:`neardup.ingest.fingerprint`, and the line keys and
 hashes of :mod:`neardup.ingest.chrome`), ``neardup.ingest._text`` (the character checks of
 :mod:`neardup.ingest.records`, the sketch cells of :mod:`neardup.ingest.workers.chrome_counts`)
@@ -38,11 +38,11 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
-from typing import overload
+from typing import Any, overload
 
 from neardup.verifier.errors import ImplementationUnavailable
 
-__all__ = ["CHOICES", "VARIABLE", "choice", "select"]
+__all__ = ["CHOICES", "VARIABLE", "bind", "choice", "select"]
 
 VARIABLE = "NEARDUP_IMPL"
 CHOICES = ("", "python", "cython")
@@ -100,3 +100,25 @@ def select(compiled: str, reference: str | None, *, impl: str | None = None) -> 
                     "run `pip install -e .`"
                 ) from None
     return None if reference is None else importlib.import_module(reference)
+
+
+def bind(front: dict[str, Any], twin: ModuleType) -> ModuleType:
+    """Complete a front with the API of ``twin`` (the module :func:`select` chose): every name
+    of the front's ``__all__`` that the front does not define itself is taken from ``twin``.
+
+    A compiled module ``_x.pyx`` and its reference ``_x_py.py`` are reached through one front,
+    ``x.py``, which lists in its ``__all__`` the twins' API and what it adds, imports the API
+    from the reference under ``TYPE_CHECKING`` (type checkers and editors read the
+    specification's signatures and docstrings) and ends with ``bind(globals(), twin)``. A name
+    the twin lacks is an AttributeError at import, never a silent gap.
+
+    >>> front = {"__all__": ["IMPLEMENTATION", "edit_script"], "edit_script": print}
+    >>> bind(front, select("neardup.verifier._lcs", "neardup.verifier._lcs_py", impl="python"))
+    <module 'neardup.verifier._lcs_py' ...>
+    >>> front["IMPLEMENTATION"], front["edit_script"] is print
+    ('python', True)
+    """
+    for name in front["__all__"]:
+        if name not in front:
+            front[name] = getattr(twin, name)
+    return twin

@@ -11,9 +11,20 @@ Edit scripts are derived here, in one place, from :func:`matching_blocks`.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from neardup.verifier.implementation import select
+from neardup.verifier.implementation import bind, select
+
+if TYPE_CHECKING:  # the twins' API, read in its specification (bound below, by bind)
+    from neardup.verifier._lcs_py import (
+        IMPLEMENTATION,
+        lcs_length,
+        matching_blocks,
+        normalize,
+        skeleton,
+        skeleton_sizes,
+        verify,
+    )
 
 __all__ = [
     "IMPLEMENTATION",
@@ -41,16 +52,6 @@ def implementation(name: str | None = None) -> ModuleType:
     """The implementation module for ``name`` (``python``/``cython``; ``""``: cython when
     built), default ``$NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`)."""
     return select(COMPILED, REFERENCE, impl=name)
-
-
-_impl = implementation()
-IMPLEMENTATION: str = _impl.IMPLEMENTATION
-normalize = _impl.normalize
-skeleton = _impl.skeleton
-skeleton_sizes = _impl.skeleton_sizes
-matching_blocks = _impl.matching_blocks
-lcs_length = _impl.lcs_length
-verify = _impl.verify
 
 
 def edit_script(a: str, b: str) -> list[EditOp]:
@@ -109,3 +110,6 @@ def format_edit_script(ops: list[EditOp], b: str) -> str:
     '1D 3Ib'
     """
     return " ".join(f"{i + 1}D" if op == "delete" else f"{i}I{b[j]}" for op, i, j in ops)
+
+
+bind(globals(), implementation())  # the twin's API: the names of __all__ not defined above

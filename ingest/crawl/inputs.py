@@ -16,12 +16,15 @@ import sys
 import tempfile
 import zlib
 from collections.abc import Iterator
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
 from neardup.ingest.crawl.framing import GZIP_MAGIC
-from neardup.ingest.crawl.pages import CrawlPage, CrawlStats, IdFrom, warc_items
+from neardup.ingest.crawl.pages import CrawlPage, WarcOptions, warc_items
 from neardup.ingest.errors import ConfigError, DocumentError
 from neardup.ingest.records import DEFAULT_LIMITS, Limits, read_jsonl
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["InputFormat", "input_format", "read_input", "sniff", "spool"]
 
@@ -76,29 +79,20 @@ def spool(stream: IO[bytes], suffix: str = "") -> str:
 
 
 def read_input(
-    path: str | os.PathLike[str],
-    limits: Limits = DEFAULT_LIMITS,
-    *,
-    id_from: IdFrom = "record",
-    stats: CrawlStats | None = None,
-    html: bool = True,
+    path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS, **warc: Unpack[WarcOptions]
 ) -> Iterator[tuple[int, bytes | CrawlPage | DocumentError]]:
     """``(number, item)`` of every record of an input file (``-``: standard input): a JSONL
     line's bytes (or its :class:`~neardup.ingest.errors.DocumentTooLarge`), numbered by line;
     or a WARC/WET file's pages and record errors, numbered in file order
-    (:func:`~neardup.ingest.crawl.pages.warc_items`, whose ``id_from``, ``stats`` and ``html``
-    these are)."""
-    if os.fspath(path) == "-":
-        if input_format(path) == "jsonl":
-            yield from read_jsonl(sys.stdin.buffer, limits)
-            return
-        copy = spool(sys.stdin.buffer, suffix=".warc")
-        try:
-            yield from warc_items(copy, limits, id_from=id_from, stats=stats, html=html)
-        finally:
-            os.unlink(copy)
+    (:func:`~neardup.ingest.crawl.pages.warc_items`, which the keyword arguments ``warc``
+    go to: ``id_from``, ``stats``, ``html``)."""
+    stdin = os.fspath(path) == "-"
+    if input_format(path) == "jsonl":
+        yield from read_jsonl(sys.stdin.buffer if stdin else path, limits)
         return
-    if input_format(path) == "warc":
-        yield from warc_items(path, limits, id_from=id_from, stats=stats, html=html)
-    else:
-        yield from read_jsonl(path, limits)
+    copy = spool(sys.stdin.buffer, suffix=".warc") if stdin else None
+    try:
+        yield from warc_items(path if copy is None else copy, limits, **warc)
+    finally:
+        if copy is not None:
+            os.unlink(copy)

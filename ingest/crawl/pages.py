@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from neardup.ingest.crawl.body import decode_body
 from neardup.ingest.crawl.framing import Entry, entries
@@ -39,6 +39,7 @@ __all__ = [
     "CrawlStats",
     "IdFrom",
     "RecordError",
+    "WarcOptions",
     "warc_items",
 ]
 
@@ -61,12 +62,10 @@ class CrawlPage(Page):
     record_id: str | None = None
 
 
-class RecordError(DocumentError):
+class RecordError(DocumentError, type="corrupt_record"):
     """A WARC/WET record that is not a page it looked like: unreadable (``type``
     ``corrupt_record``), or a page that breaks an input rule (the rule's ``type``, e.g.
     ``document_too_large``); ``offset`` is where the record starts in its file."""
-
-    type = "corrupt_record"
 
     def __init__(
         self,
@@ -87,6 +86,15 @@ class RecordError(DocumentError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.message, self.doc_id, self.offset, self.url, self.type))
+
+
+class WarcOptions(TypedDict, total=False):
+    """How :func:`warc_items` reads a file, for a function that passes them on
+    (:func:`neardup.ingest.crawl.read_input`): its keyword arguments, each optional."""
+
+    id_from: IdFrom
+    stats: CrawlStats | None
+    html: bool
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""A page's main content: what the fingerprints are computed from (:func:`extract_texts`).
+"""An HTML page's text (:func:`extract_text`) and its main content: what the fingerprints are
+computed from (:func:`extract_texts`).
 
 Boilerplate = page furniture repeated across a site's pages: navigation, header, footer,
 sidebars, breadcrumbs, share bars, link lists. Dropped from the *content* text, which is what
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from neardup.ingest.extract.blocks import BLOCK_BREAK, join_blocks
 from neardup.ingest.extract.html import (
@@ -20,6 +21,7 @@ from neardup.ingest.extract.html import (
     TooDeep,
     flat_text,
     parse_page,
+    text_of,
 )
 from neardup.ingest.extract.limits import (
     DEFAULT_MAX_BYTES,
@@ -29,11 +31,16 @@ from neardup.ingest.extract.limits import (
 )
 from neardup.ingest.extract.simplified import t2s_converter
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 __all__ = [
     "LINK_DENSITY",
     "MIN_CONTENT_CHARS",
     "MIN_CONTENT_SHARE",
+    "ExtractOptions",
     "ExtractedText",
+    "extract_text",
     "extract_texts",
     "named",
     "page_name",
@@ -59,6 +66,26 @@ class ExtractedText:
     content: str
 
 
+class ExtractOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`extract_texts` that :func:`extract_text` passes on."""
+
+    content_type: str | None
+    max_bytes: int
+    timeout: float | None
+    to_simplified: bool
+    doc_id: str | None
+
+
+def extract_text(html: str | bytes, **options: Unpack[ExtractOptions]) -> str:
+    """Visible text of an HTML page, blocks separated by a blank line (:data:`BLOCK_BREAK`):
+    the ``text`` of :func:`extract_texts`, without looking for the main content.
+
+    >>> extract_text("<p>One<script>x()</script></p><!-- c --><div>Two<br>three</div>")
+    'One\\n\\nTwo\\n\\nthree'
+    """
+    return extract_texts(html, main_content=False, **options).text
+
+
 def extract_texts(
     html: str | bytes,
     *,
@@ -67,9 +94,19 @@ def extract_texts(
     timeout: float | None = DEFAULT_TIMEOUT,
     to_simplified: bool = False,
     doc_id: str | None = None,
+    main_content: bool = True,
 ) -> ExtractedText:
-    """:func:`~neardup.ingest.extract.html.extract_text` and the page's main content, from
-    one parse and one tree walk.
+    """A page's visible text and its main content, from one parse and one tree walk.
+
+    ``html`` may be ``str`` or raw ``bytes`` (then decoded as
+    :func:`~neardup.ingest.extract.charset.decode_html` says, with ``content_type`` as the
+    HTTP header hint). Raises :class:`~neardup.ingest.errors.DocumentTooLarge` over
+    ``max_bytes`` (bytes, or UTF-8 length for ``str``),
+    :class:`~neardup.ingest.errors.ExtractTimeout` past ``timeout`` seconds,
+    :class:`~neardup.ingest.errors.ExtractError` when the page cannot be parsed; ``doc_id`` is
+    put on the error. An empty or text-free page gives two empty texts. ``to_simplified``
+    converts Traditional Chinese to Simplified. Without ``main_content`` the content is the
+    text.
 
     Boilerplate is dropped from ``content`` by structure, not by comparing pages: subtrees of
     ``nav``, ``header``, ``footer``, ``aside`` and ``menu`` elements, of ARIA landmark roles
@@ -79,8 +116,7 @@ def extract_texts(
     name content: article, body, column, content, main); then every block whose visible
     characters are mostly link text (:data:`LINK_DENSITY`: menus, headline lists, tag clouds).
     When that leaves almost nothing (:data:`MIN_CONTENT_CHARS`, :data:`MIN_CONTENT_SHARE`:
-    a page of links, an unusual layout) the content is the full text. Same arguments and
-    errors as :func:`~neardup.ingest.extract.html.extract_text`.
+    a page of links, an unusual layout) the content is the full text.
 
     >>> t = extract_texts('<ul class="nav"><li><a href="/">Home</a></li></ul><p>Body text '
     ...                   'long enough to be the content of the page.</p><div class="footer">© Site</div>')
@@ -95,10 +131,13 @@ def extract_texts(
     else:
         if root is None:
             return ExtractedText("", "")
-        text, content = texts_of(root, deadline, doc_id)
-        # Named by its heading, else by its title; first, when the main content fell back to
-        # the full text (navigation first).
-        content = named(page_name(root) or page_title(root), content, first=content == text)
+        if main_content:
+            text, content = texts_of(root, deadline, doc_id)
+            # Named by its heading, else by its title; first, when the main content fell back
+            # to the full text (navigation first).
+            content = named(page_name(root) or page_title(root), content, first=content == text)
+        else:
+            text = content = text_of(root, deadline, doc_id)
     if to_simplified and text:
         convert = t2s_converter().convert
         simplified = convert(text)
@@ -129,7 +168,7 @@ LINK_DENSITY = 0.5
 #: text is used instead.
 MIN_CONTENT_SHARE = 0.1
 MIN_CONTENT_CHARS = 100
-_CONTENT, _LINK, _BOILER, _BREAK = 0, 1, 2, 3
+_CONTENT, _LINK, _BOILER, _BREAK = 0, 1, 2, 3  # the modes of a piece of text
 
 
 # Inline elements are not page furniture by themselves (and are most of the elements of a page:
@@ -173,39 +212,33 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
     count = 0
     while stack:
         el, block, closing, mode = stack.pop()  # mode: of the parent (the tail's)
-        if closing:
-            if block:
-                add(BLOCK_BREAK)
-                mark(_BREAK)
-            if el.tail:
-                add(el.tail)
-                mark(mode)
-            continue
-        count += 1
-        if count & 4095 == 0:
-            check_deadline(deadline, doc_id, "walking the tree")
-        tag = el.tag
-        if not isinstance(tag, str) or tag.lower() in DROP_TAGS:
-            if el.tail:
-                add(el.tail)
-                mark(mode)
-            continue
-        name = tag.lower()
-        own = mode
-        if own != _BOILER:
-            if _is_boilerplate(el, name):
-                own = _BOILER
-            elif name == "a":
-                own = _LINK
-        block = name in BLOCK_TAGS
+        if closing:  # the element's end: its break, then its tail, in its parent's mode
+            piece, piece_mode = el.tail, mode
+        else:
+            count += 1
+            if count & 4095 == 0:
+                check_deadline(deadline, doc_id, "walking the tree")
+            tag = el.tag
+            if not isinstance(tag, str) or tag.lower() in DROP_TAGS:
+                stack.append((el, False, True, mode))  # only its tail counts
+                continue
+            name = tag.lower()
+            own = mode
+            if own != _BOILER:
+                if _is_boilerplate(el, name):
+                    own = _BOILER
+                elif name == "a":
+                    own = _LINK
+            block = name in BLOCK_TAGS
+            stack.append((el, block, True, mode))
+            stack.extend((child, False, False, own) for child in reversed(el))
+            piece, piece_mode = el.text, own  # its start: its break, then its text
         if block:
             add(BLOCK_BREAK)
             mark(_BREAK)
-        if el.text:
-            add(el.text)
-            mark(own)
-        stack.append((el, block, True, mode))
-        stack.extend((child, False, False, own) for child in reversed(el))
+        if piece:
+            add(piece)
+            mark(piece_mode)
     full = join_blocks("".join(parts))
     kept: list[str] = []
     pieces: list[str] = []

@@ -11,7 +11,6 @@ from typing import Any
 from neardup.ingest.errors import EmptyDocument, ExtractError
 from neardup.ingest.extract.charset import decode_html
 from neardup.ingest.extract.content import ExtractedText, extract_texts
-from neardup.ingest.extract.html import extract_text
 from neardup.ingest.extract.limits import DEFAULT_MAX_BYTES
 from neardup.ingest.extract.markup import markdown_text, rst_text
 from neardup.ingest.extract.simplified import to_simplified
@@ -23,46 +22,24 @@ MARKUP_FIELDS = ("text", "html", "rst", "markdown")
 
 
 def document_text(doc: Mapping[str, Any], **options: Any) -> str:
-    """The text of a JSONL document: its first field of :data:`MARKUP_FIELDS` that is present.
-
-    ``text`` is taken as it is; ``html`` is extracted (:func:`extract_text`); ``rst``
-    (reStructuredText, e.g. Sphinx sources) and ``markdown`` are converted to plain text
-    (:func:`rst_text`, :func:`markdown_text`). ``text``/``html`` may be ``str`` or ``bytes``; an
-    optional ``content_type`` is the HTTP header hint for bytes. ``options`` go to
-    :func:`extract_text` (``max_bytes``, ``timeout``, ``to_simplified``; ``max_bytes`` and
-    ``to_simplified`` also apply to ``rst``/``markdown``). Raises :class:`EmptyDocument` when
-    there is no text, :class:`ExtractError` (or a subclass) when the content cannot be
-    extracted; both carry the document's ``id``.
-    """
-    if doc.get("html") is not None and doc.get("text") is None:
-        html = doc["html"]
-        if not isinstance(html, str | bytes):
-            raise ExtractError(f"'html' must be a string, got {type(html).__name__}", _id(doc))
-        text = extract_text(html, content_type=doc.get("content_type"), doc_id=_id(doc), **options)
-        if not text.strip():
-            raise EmptyDocument("document has no text", _id(doc))
-        return text
-    return document_texts(doc, **options).text
-
-
-def _id(doc: Mapping[str, Any]) -> str | None:
-    doc_id = doc.get("id")
-    return None if doc_id is None else str(doc_id)
+    """The text of a JSONL document: the ``text`` of :func:`document_texts`, without looking
+    for the main content of HTML."""
+    return document_texts(doc, main_content=False, **options).text
 
 
 def document_texts(doc: Mapping[str, Any], **options: Any) -> ExtractedText:
-    """The text of a JSONL document (:func:`document_text`) and its main content (for HTML,
-    :func:`extract_texts`; otherwise the text itself), as a :class:`ExtractedText`.
+    """The text of a JSONL document and its main content (for HTML; otherwise the text
+    itself), as a :class:`ExtractedText`.
 
     The document's first field of :data:`MARKUP_FIELDS` that is present is used: ``text`` as
-    it is; ``html`` extracted (:func:`extract_texts`); ``rst``
-    (reStructuredText, e.g. Sphinx sources) and ``markdown`` are converted to plain text
-    (:func:`rst_text`, :func:`markdown_text`). ``text``/``html`` may be ``str`` or ``bytes``; an
-    optional ``content_type`` is the HTTP header hint for bytes. ``options`` go to
-    :func:`extract_text` (``max_bytes``, ``timeout``, ``to_simplified``; ``max_bytes`` and
-    ``to_simplified`` also apply to ``rst``/``markdown``). Raises :class:`EmptyDocument` when
-    there is no text, :class:`ExtractError` (or a subclass) when the content cannot be
-    extracted; both carry the document's ``id``.
+    it is; ``html`` extracted (:func:`extract_texts`); ``rst`` (reStructuredText, e.g. Sphinx
+    sources) and ``markdown`` are converted to plain text (:func:`rst_text`,
+    :func:`markdown_text`). ``text``/``html`` may be ``str`` or ``bytes``; an optional
+    ``content_type`` is the HTTP header hint for bytes. ``options`` go to
+    :func:`extract_texts` (``max_bytes``, ``timeout``, ``to_simplified``, ``main_content``;
+    ``max_bytes`` and ``to_simplified`` also apply to ``rst``/``markdown``). Raises
+    :class:`EmptyDocument` when there is no text, :class:`ExtractError` (or a subclass) when the
+    content cannot be extracted; both carry the document's ``id``.
     """
     doc_id = doc.get("id")
     doc_id = None if doc_id is None else str(doc_id)

@@ -23,16 +23,9 @@ from typing import Any
 from neardup.ingest.errors import ExtractError
 from neardup.ingest.extract.blocks import BLOCK_BREAK, join_blocks
 from neardup.ingest.extract.charset import decode_html
-from neardup.ingest.extract.limits import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_TIMEOUT,
-    check_deadline,
-    check_size,
-    deadline_after,
-)
-from neardup.ingest.extract.simplified import t2s_converter
+from neardup.ingest.extract.limits import check_deadline, check_size
 
-__all__ = ["BLOCK_TAGS", "DROP_TAGS", "TooDeep", "extract_text", "flat_text", "parse_page", "text_of"]
+__all__ = ["BLOCK_TAGS", "DROP_TAGS", "TooDeep", "flat_text", "parse_page", "text_of"]
 
 #: Elements dropped with their subtree (their tail, the text after them, stays).
 DROP_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "svg", "math"})
@@ -44,40 +37,6 @@ BLOCK_TAGS = frozenset(
     th thead tr ul""".split()
 )
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
-
-
-def extract_text(
-    html: str | bytes,
-    *,
-    content_type: str | None = None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    timeout: float | None = DEFAULT_TIMEOUT,
-    to_simplified: bool = False,
-    doc_id: str | None = None,
-) -> str:
-    """Visible text of an HTML page, blocks separated by a blank line (:data:`BLOCK_BREAK`).
-
-    ``html`` may be ``str`` or raw ``bytes`` (then decoded as :func:`decode_html` says, with
-    ``content_type`` as the HTTP header hint). Raises :class:`DocumentTooLarge` over
-    ``max_bytes`` (bytes, or UTF-8 length for ``str``), :class:`ExtractTimeout` past
-    ``timeout`` seconds, :class:`ExtractError` when the page cannot be parsed; ``doc_id`` is put
-    on the error. An empty or text-free page gives ``""``.
-
-    >>> extract_text("<p>One<script>x()</script></p><!-- c --><div>Two<br>three</div>")
-    'One\\n\\nTwo\\n\\nthree'
-    """
-    deadline = deadline_after(timeout)
-    try:
-        root = parse_page(html, content_type, max_bytes, deadline, doc_id)
-    except TooDeep as deep:
-        text = flat_text(deep.html, deadline, doc_id)
-    else:
-        if root is None:
-            return ""
-        text = text_of(root, deadline, doc_id)
-    if to_simplified and text:
-        text = t2s_converter().convert(text)
-    return text
 
 
 def parse_page(

@@ -23,8 +23,9 @@ from typing import Any
 
 from neardup.ingest.errors import ExtractError
 from neardup.ingest.extract.blocks import BLOCK_BREAK, join_blocks
-from neardup.ingest.extract.html import extract_text
+from neardup.ingest.extract.content import extract_text
 from neardup.ingest.extract.limits import DEFAULT_MAX_BYTES, check_size
+from neardup.ingest.extract.optional import optional_import
 
 __all__ = ["markdown_text", "rst_text"]
 
@@ -67,11 +68,9 @@ def _role_display(text: str) -> str:
 @lru_cache(maxsize=1)
 def _docutils() -> Any:
     """Import docutils and build the permissive parser parts once (see the module docstring)."""
-    try:
-        from docutils import nodes
-        from docutils.parsers.rst import Directive, directives, states
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("reStructuredText input needs docutils (pip install docutils)") from exc
+    optional_import("docutils", "reStructuredText input", "docutils")
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives, states
 
     class AnyOptions(dict[str, Any]):  # every option is accepted, its value kept as written
         def __missing__(self, key: str) -> Any:
@@ -222,14 +221,9 @@ class _NullStream:
 
 @lru_cache(maxsize=1)
 def _markdown() -> Any:
-    try:
-        from markdown_it import MarkdownIt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "Markdown input needs markdown-it-py (pip install markdown-it-py)"
-        ) from exc
+    markdown_it = optional_import("markdown_it", "Markdown input", "markdown-it-py")
     # CommonMark plus tables and strikethrough; raw HTML in the source is rendered as HTML.
-    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    return markdown_it.MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 def markdown_text(

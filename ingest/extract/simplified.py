@@ -6,19 +6,18 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from neardup.ingest.extract.optional import optional_import
+
 __all__ = ["t2s_converter", "to_simplified"]
 
 
 @lru_cache(maxsize=1)
 def t2s_converter() -> Any:
     """OpenCC's ``t2s`` converter (its ``convert(text)``), built on first use."""
-    try:
-        import opencc
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "Traditional→Simplified conversion needs opencc-python-reimplemented "
-            "(pip install 'neardup[eval]')"
-        ) from exc
+    opencc = optional_import(
+        "opencc", "Traditional→Simplified conversion", "opencc-python-reimplemented",
+        "'neardup[eval]'",
+    )
     return opencc.OpenCC("t2s")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from neardup.verifier import _lcs_py
 from neardup.verifier.errors import ImplementationUnavailable, NeardupError, VerifierError
-from neardup.verifier.implementation import choice, select
+from neardup.verifier.implementation import bind, choice, select
 from support.ci import require_compiled
 
 try:
@@ -74,13 +74,24 @@ def test_the_choice_reads_neardup_impl(monkeypatch: pytest.MonkeyPatch) -> None:
     assert choice("cython") == "cython"  # an explicit value wins over the environment
 
 
+def test_bind_completes_a_front_with_its_twins_api_and_nothing_else() -> None:
+    own = object()
+    front = {"__all__": ["IMPLEMENTATION", "verify", "edit_script"], "edit_script": own}
+    assert bind(front, _lcs_py) is _lcs_py
+    assert front["IMPLEMENTATION"] == "python" and front["verify"] is _lcs_py.verify
+    assert front["edit_script"] is own  # what the front defines stays its own
+    assert "normalize" not in front  # only what the front exports
+    with pytest.raises(AttributeError, match="no_such_function"):
+        bind({"__all__": ["no_such_function"]}, _lcs_py)  # a gap in a twin stops the import
+
+
 PROBE = """
 import json, sys
-import neardup.verifier.verdict as verdict, neardup.verifier.lcs as lcs
+import neardup.verifier.words as words, neardup.verifier.lcs as lcs
 from neardup.verifier import Verdict, VerifyConfig, compare
 print(json.dumps({
     "lcs": lcs.IMPLEMENTATION,
-    "words": verdict._words.__name__,
+    "words": words.IMPLEMENTATION,
     "modules": sorted(m for m in sys.modules if m.startswith("neardup")),
     "similar": compare("a b c d e f g h", "a b c d e f g h").similar,
 }))
@@ -95,8 +106,12 @@ def test_every_verifier_twin_follows_the_one_setting(impl: str) -> None:
     out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
-    assert got["lcs"] == impl and got["similar"] is True
-    assert got["words"] == ("neardup.verifier.verdict" if impl == "python" else "neardup.verifier._words")
+    assert got["lcs"] == got["words"] == impl and got["similar"] is True
+    # each front (x.py) loads the twin chosen, _x.pyx or _x_py.py, never the other one
+    twins = sorted(m for m in got["modules"] if m.rpartition(".")[2] in
+                   ("_lcs", "_lcs_py", "_words", "_words_py"))
+    loaded = ["_lcs_py", "_words_py"] if impl == "python" else ["_lcs", "_words"]
+    assert twins == [f"neardup.verifier.{name}" for name in loaded]
     # the verifier stands alone: strings and configs in, verdicts out, nothing of ingest loaded
     # (the root of the error tree aside: neardup.errors, which imports nothing)
     alone = ("neardup", "neardup.errors")

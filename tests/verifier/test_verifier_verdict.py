@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from neardup.verifier import verdict
+from neardup.verifier import _words_py, verdict
 from neardup.verifier.compare import compare
 from neardup.verifier.config import PROFILES, VerifyConfig
 from neardup.verifier.errors import VerifierConfigError
@@ -40,10 +40,10 @@ def hotel(name: str, values: list[str]) -> str:
 
 
 def test_tokens_split_cjk_characters() -> None:
-    assert verdict.tokens("Hotel Nord, 2 nights — 北京饭店") == [
+    assert _words_py.tokens("Hotel Nord, 2 nights — 北京饭店") == [
         "hotel", "nord", "2", "nights", "北", "京", "饭", "店"
     ]
-    assert verdict.tokens("  ,.;  ") == []
+    assert _words_py.tokens("  ,.;  ") == []
 
 
 def test_same_template_different_hotel_is_middle_differs() -> None:
@@ -108,7 +108,7 @@ def test_word_bound_is_an_upper_bound() -> None:
     a = " ".join(para(s, 2) for s in range(50, 56))
     b = " ".join(para(s, 2) for s in range(53, 60))
     f = verdict.content_features(a, b, WEB)
-    ta, tb = verdict.tokens(a), verdict.tokens(b)
+    ta, tb = _words_py.tokens(a), _words_py.tokens(b)
     exact = verdict.content_features(a, b, WEB.replace(min_word_resemble=0.0))
     assert exact.reason is None and not exact.bound
     if f.bound:

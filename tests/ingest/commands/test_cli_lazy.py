@@ -18,11 +18,12 @@ HEAVY = (
 )
 # What a compiled run on plain text does not need either: the HTML parsers (lxml, and the
 # standard library's tokenizer for pages too deep for it), the converters (one pair should
-# start about as fast as a script), the pure-Python reference verifier, the package metadata
+# start about as fast as a script), the pure-Python references of the verifier, the package metadata
 # that only ``--version`` reads, the store (the CLI names its errors without loading it), and
 # orjson (batches and engine bodies only; it imports datetime, uuid and platform).
 PLAIN_TEXT_EXTRA = (
-    "lxml", "html.parser", "docutils", "markdown_it", "neardup.verifier._lcs_py", "importlib.metadata",
+    "lxml", "html.parser", "docutils", "markdown_it", "neardup.verifier._lcs_py",
+    "neardup.verifier._words_py", "importlib.metadata",
     "neardup.ingest.store", "orjson",
 )
 # What no command that talks to no engine needs: the HTTP library of the engine detection.

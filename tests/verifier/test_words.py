@@ -1,4 +1,6 @@
-"""The compiled word layer (``neardup.verifier._words``) against its reference in ``verdict.py``."""
+"""The word layer's twins: the compiled ``neardup.verifier._words`` against its reference
+``neardup.verifier._words_py``, and the alignment of ``neardup.verifier.words`` with either
+twin's pieces."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from neardup.verifier import verdict
+from neardup.verifier import _words_py, verdict, words
 
 try:
     from neardup.verifier import _words
@@ -31,15 +33,15 @@ TEXT = st.text(ALPHABET, max_size=120)
 @given(TEXT, TEXT)
 def test_encode_and_bounds_match_the_reference(a: str, b: str) -> None:
     assert isinstance(_words, ModuleType)
-    assert _words.encode(a, b) == verdict.encode(a, b)
-    sa, sb = verdict.encode(a, b)
-    assert _words.shared_upper(sa, sb) == verdict.shared_upper(sa, sb)
-    assert _words.encode_bound(a, b) == verdict.encode_bound(a, b) == (
-        sa, sb, verdict.shared_upper(sa, sb)
+    assert _words.encode(a, b) == _words_py.encode(a, b)
+    sa, sb = _words_py.encode(a, b)
+    assert _words.shared_upper(sa, sb) == _words_py.shared_upper(sa, sb)
+    assert _words.encode_bound(a, b) == _words_py.encode_bound(a, b) == (
+        sa, sb, _words_py.shared_upper(sa, sb)
     )
     for ngram, floor in ((1, 1), (2, 3), (4, 1), (16, 150)):
         assert _words.word_contain(sa, sb, ngram, floor) == pytest.approx(
-            verdict.word_contain(sa, sb, ngram, floor)
+            _words_py.word_contain(sa, sb, ngram, floor)
         )
 
 
@@ -63,8 +65,8 @@ def test_one_token_table_serves_calls_of_any_size_in_turn() -> None:
     small = ("alpha beta gamma", "beta delta")
     large = " ".join(f"w{i}" for i in range(600_000))  # more slots than the table keeps
     for a, b in (small, (large, "w5 w7 x"), small, ("gamma", "alpha"), small):
-        assert _words.encode(a, b) == verdict.encode(a, b)
-        assert _words.encode_bound(a, b) == verdict.encode_bound(a, b)
+        assert _words.encode(a, b) == _words_py.encode(a, b)
+        assert _words.encode_bound(a, b) == _words_py.encode_bound(a, b)
 
 
 @compiled
@@ -102,7 +104,7 @@ def test_lcs_reaches_is_the_dp_oracle_and_the_capped_alignment(sa: str, sb: str,
     from neardup.verifier import lcs
 
     common = _dp_lcs(sa, sb)
-    impls = [verdict.lcs_reaches] + ([_words.lcs_reaches] if _words is not None else [])
+    impls = [_words_py.lcs_reaches] + ([_words.lcs_reaches] if _words is not None else [])
     for need in {common - 1, common, common + 1, common + delta, delta}:
         for reaches in impls:
             assert reaches(sa, sb, need) is (common >= need)
@@ -115,7 +117,7 @@ def test_lcs_reaches_is_the_dp_oracle_and_the_capped_alignment(sa: str, sb: str,
 @compiled
 def test_lcs_reaches_on_long_sequences_stops_early_with_the_right_answer() -> None:
     assert _words is not None
-    page = verdict.encode("新华社北京一月一日电 " * 400, "")[0]
+    page = _words_py.encode("新华社北京一月一日电 " * 400, "")[0]
     other = page[::-1]
     common = _dp_lcs(page[:700], other[:700])
     assert _words.lcs_reaches(page[:700], other[:700], common)
@@ -148,7 +150,7 @@ def _check_blocks(sa: str, sb: str, blocks: list[tuple[int, int, int]]) -> None:
 @settings(max_examples=400, deadline=None)
 @given(TOKENS, TOKENS)
 def test_bit_blocks_is_an_lcs_of_the_dp_oracle_and_the_twins_agree(sa: str, sb: str) -> None:
-    blocks = verdict.bit_blocks(sa, sb)
+    blocks = _words_py.bit_blocks(sa, sb)
     _check_blocks(sa, sb, blocks)
     assert sum(k for _, _, k in blocks) == _dp_lcs(sa, sb)
     if _words is not None:
@@ -162,10 +164,10 @@ def test_bit_blocks_on_pages_many_words_wide_and_a_smaller_one_after() -> None:
     assert _words is not None
     page = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂。 " * 60
     edited = page.replace("天", "日").replace("首都", "the capital")
-    sa, sb = verdict.encode(page, edited)
+    sa, sb = _words_py.encode(page, edited)
     for x, y in ((sa, sb), (sb, sa), (sa[:100], sb[50:300]), (sa, sa[::-1])):
         blocks = _words.bit_blocks(x, y)
-        assert blocks == verdict.bit_blocks(x, y)
+        assert blocks == _words_py.bit_blocks(x, y)
         _check_blocks(x, y, blocks)
         assert sum(k for _, _, k in blocks) == _dp_lcs(x, y)
     with pytest.raises(ValueError):
@@ -174,10 +176,10 @@ def test_bit_blocks_on_pages_many_words_wide_and_a_smaller_one_after() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(TOKENS, TOKENS, st.integers(-1, 80), st.sampled_from([1 << 22, 8]), st.booleans())
-def test_the_alignment_switch_is_the_same_rule_in_both_twins(
-    sa: str, sb: str, max_d: int, words: int, bounded: bool
+def test_the_alignment_switch_is_the_same_rule_with_either_twin(
+    sa: str, sb: str, max_d: int, bit_words: int, bounded: bool
 ) -> None:
-    # verdict.align picks Myers (capped) or the bit-parallel alignment from the lengths and D
+    # words.align picks Myers (capped) or the bit-parallel alignment from the lengths and D
     # only: with the reference's pieces or the compiled ones it gives the same blocks, an LCS
     # (the DP oracle's length), and None exactly when D > max_d. The multiset's lower bound of
     # D only skips a capped attempt that would fail: the same blocks with it or without.
@@ -185,19 +187,19 @@ def test_the_alignment_switch_is_the_same_rule_in_both_twins(
 
     common = _dp_lcs(sa, sb)
     results = []
-    impls = [(_lcs_py.matching_blocks, verdict.bit_blocks)]
+    impls = [(_lcs_py.matching_blocks, _words_py.bit_blocks)]
     if _words is not None:
         from neardup.verifier import _lcs as _lcs_c
 
         impls.append((_lcs_c.matching_blocks, _words.bit_blocks))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(verdict, "BIT_ALIGN_WORDS", words)
+        mp.setattr(words, "BIT_ALIGN_WORDS", bit_words)
         for myers, bits in impls:
-            mp.setattr(verdict._lcs, "matching_blocks", myers)
-            mp.setattr(verdict, "_bit_blocks", bits)
-            min_d = len(sa) + len(sb) - 2 * verdict.shared_upper(sa, sb) if bounded else 0
-            results.append(verdict.align(sa, sb, max_d, min_d))
-            results.append(verdict.align(sa, sb, max_d))
+            mp.setattr(words, "matching_blocks", myers)
+            mp.setattr(words, "bit_blocks", bits)
+            min_d = len(sa) + len(sb) - 2 * _words_py.shared_upper(sa, sb) if bounded else 0
+            results.append(words.align(sa, sb, max_d, min_d))
+            results.append(words.align(sa, sb, max_d))
     assert all(r == results[0] for r in results)
     blocks = results[0]
     if 0 <= max_d < len(sa) + len(sb) - 2 * common:
