@@ -16,19 +16,13 @@ from typing import Any
 
 from neardup.verifier.implementation import select
 
-__all__ = ["IMPLEMENTATION", "CandidateIndex", "earlier_candidates", "implementation"]
+__all__ = ["IMPLEMENTATION", "CandidateIndex", "earlier_candidates"]
 
 COMPILED = "neardup.ingest._candidates"
 REFERENCE = "neardup.ingest._candidates_py"
 
-
-def implementation(name: str | None = None) -> ModuleType:
-    """The twin for ``name`` (``python``/``cython``; ``""``: cython when built), default
-    ``$NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`)."""
-    return select(COMPILED, REFERENCE, impl=name)
-
-
-_impl = implementation()
+# The twin in use (``NEARDUP_IMPL``), chosen once, at import.
+_impl: ModuleType = select(COMPILED, REFERENCE)
 IMPLEMENTATION: str = _impl.IMPLEMENTATION
 
 

@@ -92,14 +92,8 @@ DEFAULT_MIN_PAGES = 20  # ChromeRule.min_pages, T
 COMPILED = "neardup.ingest._chrome"
 REFERENCE = "neardup.ingest._chrome_py"
 
-
-def implementation(name: str | None = None) -> ModuleType:
-    """The twin of the line keys and hashes for ``name`` (``python``/``cython``; ``""``: cython
-    when built), default ``$NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`)."""
-    return select(COMPILED, REFERENCE, impl=name)
-
-
-_impl = implementation()
+# The twin in use (``NEARDUP_IMPL``), chosen once, at import.
+_impl: ModuleType = select(COMPILED, REFERENCE)
 IMPLEMENTATION: str = _impl.IMPLEMENTATION
 _split_line_keys = _impl.split_line_keys
 _line_hashes = _impl.line_hashes

@@ -48,16 +48,9 @@ from neardup.verifier.implementation import select
 COMPILED = "neardup.ingest._fingerprint"
 REFERENCE = "neardup.ingest._fingerprint_py"
 
-
-def implementation(name: str | None = None) -> ModuleType:
-    """The fingerprinter for ``name`` (``python``/``cython``; ``""``: cython when built),
-    default ``$NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`)."""
-    return select(COMPILED, REFERENCE, impl=name)
-
-
-# The twin in use, chosen once, at import. The reference's helpers without a compiled form
-# (chunk_key, combine) are used from it whichever runs.
-_impl = implementation()
+# The twin in use (``NEARDUP_IMPL``), chosen once, at import. The reference's helpers without a
+# compiled form (chunk_key, combine) are used from it whichever runs.
+_impl: ModuleType = select(COMPILED, REFERENCE)
 IMPLEMENTATION: str = _impl.IMPLEMENTATION
 
 __all__ = [

@@ -37,14 +37,8 @@ MULTIPLIERS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
                0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53)
 MAX_COUNT = 0xFFFFFFFF  # a cell saturates here
 
-
-def implementation(name: str | None = None) -> ModuleType:
-    """The twin for ``name`` (``python``/``cython``; ``""``: cython when built), default
-    ``$NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`)."""
-    return select(COMPILED, REFERENCE, impl=name)
-
-
-_impl = implementation()
+# The twin in use (``NEARDUP_IMPL``), chosen once, at import.
+_impl: ModuleType = select(COMPILED, REFERENCE)
 IMPLEMENTATION: str = _impl.IMPLEMENTATION
 cells = _impl.cells
 cells_text = _impl.cells_text

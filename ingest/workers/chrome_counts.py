@@ -39,7 +39,7 @@ from neardup.ingest.crawl import IdFrom
 from neardup.ingest.records import DEFAULT_LIMITS, Limits, Page
 from neardup.ingest.retry import TRANSIENT, retry_call
 from neardup.ingest.sketch import cells, cells_text, multipliers
-from neardup.ingest.workers._redis import connect, key_prefix, script, text, transient
+from neardup.ingest.workers._redis import connect, hash_fields, key_prefix, script, text, transient
 
 __all__ = [
     "RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_page_keys", "chrome_sweep_keys",
@@ -179,8 +179,8 @@ class SharedChromeCounts(ChromeCounts):
         self.sketch = RedisSketch(client, cells, width, depth)
         super().__init__(rule, self.sketch, warmup=warmup)
         self._redis = client
-        self._observe = script(client, "chrome_observe.lua")
-        self._forget_script = script(client, "chrome_forget.lua")
+        self._observe = script(client, "chrome_observe.lua", "chrome_cells.lua")
+        self._forget_script = script(client, "chrome_forget.lua", "chrome_cells.lua")
         self._noted_script = script(client, "chrome_noted.lua")
         self._swept_script = script(client, "chrome_swept.lua")
         self.budget = self.sketch.budget = budget
@@ -234,10 +234,7 @@ class SharedChromeCounts(ChromeCounts):
     @transient
     def site_of(self, ids: Sequence[str]) -> dict[str, str]:
         """The chrome site each of ``ids`` was counted under (the pages counted only)."""
-        if not ids:
-            return {}
-        found = self._redis.hmget(self._site_of_key, list(ids))
-        return {i: text(s) for i, s in zip(ids, found, strict=True) if s is not None}
+        return hash_fields(self._redis, self._site_of_key, ids, text)
 
     @transient
     def site_pages(self, site: str) -> list[str]:
