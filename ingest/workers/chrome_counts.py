@@ -33,12 +33,12 @@ import os
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
+from neardup.ingest import sketch
 from neardup.ingest.chrome import ChromeCounts, ChromeRule, page_hashes, site_key
 from neardup.ingest.chrome_pass import Item, Row, chrome_text, count_file, observe_input
 from neardup.ingest.crawl import IdFrom
 from neardup.ingest.records import DEFAULT_LIMITS, Limits, Page
 from neardup.ingest.retry import TRANSIENT, retry_call
-from neardup.ingest.sketch import cells, cells_text, multipliers
 from neardup.ingest.workers._redis import connect, hash_fields, key_prefix, script, text, transient
 
 __all__ = [
@@ -81,7 +81,7 @@ class RedisSketch:
     ``SketchCounter(width, depth, conservative=False)`` (:mod:`neardup.ingest.sketch`)."""
 
     def __init__(self, client: Any, key: str, width: int = 1 << 22, depth: int = 4) -> None:
-        self._mults = multipliers(width, depth)
+        self._mults = sketch.multipliers(width, depth)
         self._redis, self.key, self.width, self.depth = client, key, width, depth
         self.budget = 600.0  # seconds a read waits out a broker outage
         self._cache: dict[int, int] = {}  # counts read ahead (prefetch)
@@ -90,13 +90,13 @@ class RedisSketch:
     def offsets(self, key: int) -> list[int]:
         """The cells of ``key`` (in 32-bit cells from the start of the string), one a row."""
         w = self.width
-        return [row * w + c for row, c in enumerate(cells(key, self._mults, w))]
+        return [row * w + c for row, c in enumerate(sketch.cells(key, self._mults, w))]
 
     def cells_text(self, keys: Iterable[int]) -> str:
         """The cells (:meth:`offsets`) of each of ``keys`` (0 skipped), as one string of decimal
         numbers separated by spaces: one argument of a script
         (:func:`neardup.ingest.sketch.cells_text`)."""
-        found: str = cells_text(keys, self._mults, self.width)
+        found: str = sketch.cells_text(keys, self._mults, self.width)
         return found
 
     def cells(self, key: int) -> list[str]:
