@@ -48,7 +48,9 @@ from neardup.ingest.records import (
 __all__ = [
     "DEFAULT_MAX_AGE",
     "DEFAULT_MAX_WAIT",
+    "Item",
     "PageCounts",
+    "Row",
     "chrome_counts",
     "chrome_counts_of_file",
     "chrome_text",
@@ -62,6 +64,7 @@ R = TypeVar("R")
 
 #: A page as the counts take it: ``(id, site, url, text)``.
 Row = tuple[str | None, str | None, str | None, str]
+#: An item of an input: ``(number, record)``, as :func:`neardup.ingest.pipeline.read_lines` gives it.
 Item = tuple[int, bytes | str | Mapping[str, Any] | Page | DocumentError]
 
 
