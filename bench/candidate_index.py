@@ -2,8 +2,9 @@
 
     python bench/candidate_index.py [--pages 20000] [-k 20,200]
 
-Two inputs, each given to both tables (``neardup.ingest._candidates.CandidateTable`` and the dict
-rule ``neardup.ingest.dedup._DictTable``) in ``(seq, id)`` order, answers compared:
+Two inputs, each given to both twins of the table (the compiled
+``neardup.ingest._candidates.CandidateTable`` and the dict rule, its reference
+``neardup.ingest._candidates_py.CandidateTable``) in ``(seq, id)`` order, answers compared:
 
 * ``pipeline``: the fingerprints of the pipeline bench's corpus (``bench/pipeline.py``:
   near-duplicate groups of People's Daily articles; ~90 fingerprints a page, groups of 1-5);
@@ -34,7 +35,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from _pipeline_corpus import bench_corpus  # noqa: E402
 from neardup.ingest._candidates import CandidateTable  # noqa: E402
-from neardup.ingest.dedup import _DictTable  # noqa: E402
+from neardup.ingest._candidates_py import CandidateTable as DictTable  # noqa: E402
 from neardup.ingest.pipeline import fingerprint_config, prepare_lines  # noqa: E402
 
 
@@ -77,9 +78,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{'dict heap MB':>14}{'postings MB':>13}", flush=True)
     for name, docs in inputs.items():
         for k in (int(x) for x in args.k.split(",")):
-            dict_s, want = timed(_DictTable(k), docs)
+            dict_s, want = timed(DictTable(k), docs)
             tracemalloc.start()  # a second pass: tracing slows the allocations it counts
-            dict_table = _DictTable(k)
+            dict_table = DictTable(k)
             for d in docs:
                 dict_table.add(d)  # the answers are not kept: only the table is counted
             heap = tracemalloc.get_traced_memory()[0]

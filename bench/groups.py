@@ -23,7 +23,7 @@ one; its pages carry their ``truth``). Then:
 
 The recipe reads the pages as they are (``--recipe-input raw``, the default: what it would be
 given), or as ``neardup dedup`` compares them (``masked``: the product's counts and masks,
-:func:`neardup.ingest.pipeline.chrome_counts_of_file` and :func:`~neardup.ingest.pipeline.mask_chrome`;
+:func:`neardup.ingest.chrome_pass.chrome_counts_of_file` and :func:`~neardup.ingest.pipeline.mask_chrome`;
 that masking time is reported apart and added to the recipe's in the ratio line).
 
 Printed for each method: pairwise precision / recall / F1 over the partition (pairs of pages in
@@ -261,7 +261,8 @@ def mask_for_recipe(src: Path, dst: Path, min_pages: int, processes: int) -> dic
     """Write ``src`` to ``dst`` with each page's text as ``neardup dedup`` compares it: the
     product's chrome counts of the file, then each plain-text page masked."""
     from neardup.ingest.chrome import ChromeRule
-    from neardup.ingest.pipeline import chrome_counts_of_file, mask_chrome
+    from neardup.ingest.chrome_pass import chrome_counts_of_file
+    from neardup.ingest.pipeline import mask_chrome
     from neardup.ingest.records import validate_page
 
     t0 = time.perf_counter()

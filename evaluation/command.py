@@ -26,9 +26,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from neardup.evaluation import datasets, evaluate, webis
+from neardup.ingest.chrome_pass import chrome_counts
 from neardup.ingest.dedup import dedup_embedded
 from neardup.ingest.errors import ConfigError
-from neardup.ingest.pipeline import chrome_counts, fingerprint_config, prepare_lines
+from neardup.ingest.pipeline import fingerprint_config, prepare_lines
 from neardup.ingest.settings import Settings
 
 __all__ = ["add_parser", "format_list", "run"]

@@ -1,6 +1,9 @@
-"""Type stubs of the compiled candidate index (see ingest/_candidates.pyx)."""
+"""Types of the compiled twin of neardup.ingest._candidates_py (same API, and settings of its
+own)."""
 
 from typing import Any
+
+IMPLEMENTATION: str
 
 class CandidateTable:
     k: int

@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled candidate index of the embedded ``neardup dedup`` (:class:`CandidateTable`).
+"""Compiled twin of :mod:`neardup.ingest._candidates_py` (:class:`CandidateTable`, same API and
+answers): the candidate index of the embedded ``neardup dedup``.
 
-The rule is :class:`neardup.ingest.commands.dedup.CandidateIndex`'s (which owns the documentation):
+The rule is :class:`neardup.ingest.candidates.CandidateIndex`'s (which owns the documentation):
 documents are added in ``(seq, id)`` order and :meth:`CandidateTable.add` returns the top-``k``
 earlier documents sharing at least one distinct term, by shared count desc, then ``seq``, then
 ``id`` — since documents come in ``(seq, id)`` order, their ordinals (0, 1, 2, ...) *are*
@@ -42,6 +43,8 @@ cdef struct Key:
     uint64_t hi
     uint64_t lo
 
+IMPLEMENTATION = "cython"
+
 cdef signed char B64[256]
 cdef int _i
 for _i in range(256):
@@ -49,6 +52,18 @@ for _i in range(256):
 _ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 for _i in range(64):
     B64[_ALPHABET[_i]] = _i
+
+
+cdef inline Key _key_of(const unsigned char* p) noexcept nogil:
+    """The key of 16 bytes, big-endian."""
+    cdef Key k
+    cdef int i
+    k.hi = 0
+    k.lo = 0
+    for i in range(8):
+        k.hi = (k.hi << 8) | p[i]
+        k.lo = (k.lo << 8) | p[8 + i]
+    return k
 
 
 cdef inline bint _decode22(const unsigned char* s, Key* key) noexcept nogil:
@@ -69,11 +84,7 @@ cdef inline bint _decode22(const unsigned char* s, Key* key) noexcept nogil:
     if a < 0 or b < 0 or (b & 0x0F) != 0:
         return False
     out[15] = ((<uint32_t>a << 2) | (<uint32_t>b >> 4)) & 0xFF
-    key.hi = 0
-    key.lo = 0
-    for i in range(8):
-        key.hi = (key.hi << 8) | out[i]
-        key.lo = (key.lo << 8) | out[8 + i]
+    key[0] = _key_of(out)
     return True
 
 
@@ -127,15 +138,7 @@ cdef inline void _heap_push(uint64_t* heap, size_t* n, size_t k, uint64_t x) noe
 cdef Key _hashed(str term, bytes salt):
     cdef bytes h = hashlib.blake2b(term.encode("utf-8", "surrogatepass"), digest_size=16,
                                    salt=salt).digest()
-    cdef const unsigned char* p = h
-    cdef Key k
-    cdef int i
-    k.hi = 0
-    k.lo = 0
-    for i in range(8):
-        k.hi = (k.hi << 8) | p[i]
-        k.lo = (k.lo << 8) | p[8 + i]
-    return k
+    return _key_of(<const unsigned char*>h)
 
 
 cdef void* _grow(void* p, size_t n) except NULL:

@@ -1,4 +1,6 @@
-"""Type stubs of the compiled fingerprint fast path (see ingest/fingerprint.py)."""
+"""Types of the compiled twin of neardup.ingest._fingerprint_py (same API)."""
+
+IMPLEMENTATION: str
 
 def md5(data: bytes) -> bytes: ...
 def fingerprints(
@@ -13,6 +15,3 @@ def fingerprints(
     chunk_max: int,
     chunk_div: int,
 ) -> list[str]: ...
-
-def split_line_keys(text: str, fold_digits: bool) -> list[str]: ...
-def line_hashes(text: str, prefix: bytes, fold_digits: bool) -> tuple[list[int], list[int]]: ...

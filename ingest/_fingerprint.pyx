@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Compiled twin of :func:`neardup.ingest.fingerprint.fingerprints` (the hot path of step 1).
+"""Compiled twin of :mod:`neardup.ingest._fingerprint_py` (same API, same results): the
+sentence fingerprints, the hot path of step 1.
 
 One pass over the raw text finds the sentence breaks (the rules of
 :func:`neardup.ingest.sentences.is_break`) and builds each sentence's key in a C buffer, with its width:
@@ -9,11 +10,12 @@ digits — the key byte itself) and appends that byte without branching on the c
 sentence punctuation and several-byte keys (CJK, accents, ligatures) take a slower path. The
 tables are built from the reference functions (casefold + letters/digits through the running
 interpreter's Unicode database), once per user: a cache file keyed by their source, loaded at
-the first call (``NEARDUP_CACHE_DIR`` is read then, not at import). MD5 per key (the paper's hash; RFC 1321 unrolled
-in C, tested against hashlib) into a C array, duplicates dropped through a small hash table;
+the first call (``NEARDUP_CACHE_DIR`` is read then, not at import). MD5 per key (the paper's
+hash; RFC 1321 unrolled in C, ``_md5.pxi``) into a C array, duplicates dropped through a small
+hash table;
 then per rotation each digest's bucket (its value mod m, carried from one rotation to the
 next), its order (two big-endian 64-bit loads) and the top-Y of each bucket in small sorted
-arrays; combination and base64url in C. The reference (:mod:`neardup.ingest.fingerprint`,
+arrays; combination and base64url in C. The reference (:mod:`neardup.ingest._fingerprint_py`,
 :mod:`neardup.ingest.sentences`) owns the documentation; tests assert identical output.
 """
 
@@ -37,101 +39,8 @@ cdef extern from "Python.h":
 
 cdef extern from *:
     """
-    /* MD5 (RFC 1321), one-shot. The digests must be MD5 (the paper's sentence hash); hashlib
-       costs ~1 us per call (an EVP context per digest), this ~0.2 us per sentence. Tested
-       against hashlib (tests/ingest/test_fingerprint.py). */
     #include <stdint.h>
     #include <string.h>
-    static inline void nd_md5_block(uint32_t h[4], const unsigned char *p) {
-        /* RFC 1321, the 64 steps unrolled: T[i] = floor(2^32 |sin(i + 1)|), shifts
-           7 12 17 22 / 5 9 14 20 / 4 11 16 23 / 6 10 15 21 by round. */
-        uint32_t m[16], a = h[0], b = h[1], c = h[2], d = h[3];
-        for (int i = 0; i < 16; i++)
-            m[i] = (uint32_t)p[4 * i] | ((uint32_t)p[4 * i + 1] << 8)
-                 | ((uint32_t)p[4 * i + 2] << 16) | ((uint32_t)p[4 * i + 3] << 24);
-        a += (d ^ (b & (c ^ d))) + m[0] + 0xd76aa478u; a = ((a << 7) | (a >> 25)) + b;
-        d += (c ^ (a & (b ^ c))) + m[1] + 0xe8c7b756u; d = ((d << 12) | (d >> 20)) + a;
-        c += (b ^ (d & (a ^ b))) + m[2] + 0x242070dbu; c = ((c << 17) | (c >> 15)) + d;
-        b += (a ^ (c & (d ^ a))) + m[3] + 0xc1bdceeeu; b = ((b << 22) | (b >> 10)) + c;
-        a += (d ^ (b & (c ^ d))) + m[4] + 0xf57c0fafu; a = ((a << 7) | (a >> 25)) + b;
-        d += (c ^ (a & (b ^ c))) + m[5] + 0x4787c62au; d = ((d << 12) | (d >> 20)) + a;
-        c += (b ^ (d & (a ^ b))) + m[6] + 0xa8304613u; c = ((c << 17) | (c >> 15)) + d;
-        b += (a ^ (c & (d ^ a))) + m[7] + 0xfd469501u; b = ((b << 22) | (b >> 10)) + c;
-        a += (d ^ (b & (c ^ d))) + m[8] + 0x698098d8u; a = ((a << 7) | (a >> 25)) + b;
-        d += (c ^ (a & (b ^ c))) + m[9] + 0x8b44f7afu; d = ((d << 12) | (d >> 20)) + a;
-        c += (b ^ (d & (a ^ b))) + m[10] + 0xffff5bb1u; c = ((c << 17) | (c >> 15)) + d;
-        b += (a ^ (c & (d ^ a))) + m[11] + 0x895cd7beu; b = ((b << 22) | (b >> 10)) + c;
-        a += (d ^ (b & (c ^ d))) + m[12] + 0x6b901122u; a = ((a << 7) | (a >> 25)) + b;
-        d += (c ^ (a & (b ^ c))) + m[13] + 0xfd987193u; d = ((d << 12) | (d >> 20)) + a;
-        c += (b ^ (d & (a ^ b))) + m[14] + 0xa679438eu; c = ((c << 17) | (c >> 15)) + d;
-        b += (a ^ (c & (d ^ a))) + m[15] + 0x49b40821u; b = ((b << 22) | (b >> 10)) + c;
-        a += (c ^ (d & (b ^ c))) + m[1] + 0xf61e2562u; a = ((a << 5) | (a >> 27)) + b;
-        d += (b ^ (c & (a ^ b))) + m[6] + 0xc040b340u; d = ((d << 9) | (d >> 23)) + a;
-        c += (a ^ (b & (d ^ a))) + m[11] + 0x265e5a51u; c = ((c << 14) | (c >> 18)) + d;
-        b += (d ^ (a & (c ^ d))) + m[0] + 0xe9b6c7aau; b = ((b << 20) | (b >> 12)) + c;
-        a += (c ^ (d & (b ^ c))) + m[5] + 0xd62f105du; a = ((a << 5) | (a >> 27)) + b;
-        d += (b ^ (c & (a ^ b))) + m[10] + 0x02441453u; d = ((d << 9) | (d >> 23)) + a;
-        c += (a ^ (b & (d ^ a))) + m[15] + 0xd8a1e681u; c = ((c << 14) | (c >> 18)) + d;
-        b += (d ^ (a & (c ^ d))) + m[4] + 0xe7d3fbc8u; b = ((b << 20) | (b >> 12)) + c;
-        a += (c ^ (d & (b ^ c))) + m[9] + 0x21e1cde6u; a = ((a << 5) | (a >> 27)) + b;
-        d += (b ^ (c & (a ^ b))) + m[14] + 0xc33707d6u; d = ((d << 9) | (d >> 23)) + a;
-        c += (a ^ (b & (d ^ a))) + m[3] + 0xf4d50d87u; c = ((c << 14) | (c >> 18)) + d;
-        b += (d ^ (a & (c ^ d))) + m[8] + 0x455a14edu; b = ((b << 20) | (b >> 12)) + c;
-        a += (c ^ (d & (b ^ c))) + m[13] + 0xa9e3e905u; a = ((a << 5) | (a >> 27)) + b;
-        d += (b ^ (c & (a ^ b))) + m[2] + 0xfcefa3f8u; d = ((d << 9) | (d >> 23)) + a;
-        c += (a ^ (b & (d ^ a))) + m[7] + 0x676f02d9u; c = ((c << 14) | (c >> 18)) + d;
-        b += (d ^ (a & (c ^ d))) + m[12] + 0x8d2a4c8au; b = ((b << 20) | (b >> 12)) + c;
-        a += (b ^ c ^ d) + m[5] + 0xfffa3942u; a = ((a << 4) | (a >> 28)) + b;
-        d += (a ^ b ^ c) + m[8] + 0x8771f681u; d = ((d << 11) | (d >> 21)) + a;
-        c += (d ^ a ^ b) + m[11] + 0x6d9d6122u; c = ((c << 16) | (c >> 16)) + d;
-        b += (c ^ d ^ a) + m[14] + 0xfde5380cu; b = ((b << 23) | (b >> 9)) + c;
-        a += (b ^ c ^ d) + m[1] + 0xa4beea44u; a = ((a << 4) | (a >> 28)) + b;
-        d += (a ^ b ^ c) + m[4] + 0x4bdecfa9u; d = ((d << 11) | (d >> 21)) + a;
-        c += (d ^ a ^ b) + m[7] + 0xf6bb4b60u; c = ((c << 16) | (c >> 16)) + d;
-        b += (c ^ d ^ a) + m[10] + 0xbebfbc70u; b = ((b << 23) | (b >> 9)) + c;
-        a += (b ^ c ^ d) + m[13] + 0x289b7ec6u; a = ((a << 4) | (a >> 28)) + b;
-        d += (a ^ b ^ c) + m[0] + 0xeaa127fau; d = ((d << 11) | (d >> 21)) + a;
-        c += (d ^ a ^ b) + m[3] + 0xd4ef3085u; c = ((c << 16) | (c >> 16)) + d;
-        b += (c ^ d ^ a) + m[6] + 0x04881d05u; b = ((b << 23) | (b >> 9)) + c;
-        a += (b ^ c ^ d) + m[9] + 0xd9d4d039u; a = ((a << 4) | (a >> 28)) + b;
-        d += (a ^ b ^ c) + m[12] + 0xe6db99e5u; d = ((d << 11) | (d >> 21)) + a;
-        c += (d ^ a ^ b) + m[15] + 0x1fa27cf8u; c = ((c << 16) | (c >> 16)) + d;
-        b += (c ^ d ^ a) + m[2] + 0xc4ac5665u; b = ((b << 23) | (b >> 9)) + c;
-        a += (c ^ (b | ~d)) + m[0] + 0xf4292244u; a = ((a << 6) | (a >> 26)) + b;
-        d += (b ^ (a | ~c)) + m[7] + 0x432aff97u; d = ((d << 10) | (d >> 22)) + a;
-        c += (a ^ (d | ~b)) + m[14] + 0xab9423a7u; c = ((c << 15) | (c >> 17)) + d;
-        b += (d ^ (c | ~a)) + m[5] + 0xfc93a039u; b = ((b << 21) | (b >> 11)) + c;
-        a += (c ^ (b | ~d)) + m[12] + 0x655b59c3u; a = ((a << 6) | (a >> 26)) + b;
-        d += (b ^ (a | ~c)) + m[3] + 0x8f0ccc92u; d = ((d << 10) | (d >> 22)) + a;
-        c += (a ^ (d | ~b)) + m[10] + 0xffeff47du; c = ((c << 15) | (c >> 17)) + d;
-        b += (d ^ (c | ~a)) + m[1] + 0x85845dd1u; b = ((b << 21) | (b >> 11)) + c;
-        a += (c ^ (b | ~d)) + m[8] + 0x6fa87e4fu; a = ((a << 6) | (a >> 26)) + b;
-        d += (b ^ (a | ~c)) + m[15] + 0xfe2ce6e0u; d = ((d << 10) | (d >> 22)) + a;
-        c += (a ^ (d | ~b)) + m[6] + 0xa3014314u; c = ((c << 15) | (c >> 17)) + d;
-        b += (d ^ (c | ~a)) + m[13] + 0x4e0811a1u; b = ((b << 21) | (b >> 11)) + c;
-        a += (c ^ (b | ~d)) + m[4] + 0xf7537e82u; a = ((a << 6) | (a >> 26)) + b;
-        d += (b ^ (a | ~c)) + m[11] + 0xbd3af235u; d = ((d << 10) | (d >> 22)) + a;
-        c += (a ^ (d | ~b)) + m[2] + 0x2ad7d2bbu; c = ((c << 15) | (c >> 17)) + d;
-        b += (d ^ (c | ~a)) + m[9] + 0xeb86d391u; b = ((b << 21) | (b >> 11)) + c;
-        h[0] += a; h[1] += b; h[2] += c; h[3] += d;
-    }
-
-    static void nd_md5(const unsigned char *data, size_t len, unsigned char out[16]) {
-        uint32_t h[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
-        unsigned char tail[128];
-        size_t full = len & ~(size_t)63, rest = len - full, padded;
-        for (size_t off = 0; off < full; off += 64) nd_md5_block(h, data + off);
-        memcpy(tail, data + full, rest);
-        tail[rest] = 0x80;
-        padded = rest < 56 ? 64 : 128;
-        memset(tail + rest + 1, 0, padded - rest - 1);
-        uint64_t bits = (uint64_t)len * 8;
-        for (int i = 0; i < 8; i++) tail[padded - 8 + i] = (unsigned char)(bits >> (8 * i));
-        for (size_t off = 0; off < padded; off += 64) nd_md5_block(h, tail + off);
-        for (int i = 0; i < 4; i++)
-            for (int k = 0; k < 4; k++) out[4 * i + k] = (unsigned char)(h[i] >> (8 * k));
-    }
-
     typedef unsigned __int128 nd_u128;
     static const nd_u128 ND_MUL1 = (((nd_u128)0x2360ED051FC65DA4ULL) << 64) | 0x4385DF649FCCF645ULL;
     static const nd_u128 ND_MUL2 = (((nd_u128)0x5851F42D4C957F2DULL) << 64) | 0x14057B7EF767814FULL;
@@ -200,10 +109,13 @@ cdef extern from *:
     """
     void nd_combine(const unsigned char *members, int y, unsigned char *out) nogil
     void nd_b64url16(const unsigned char *inp, char *out) nogil
-    void nd_md5(const unsigned char *data, size_t length, unsigned char *out) nogil
     size_t nd_spell(const unsigned char *inp, size_t n, unsigned char *out) nogil
     void nd_spell_init() nogil
     uint64_t bswap64 "__builtin_bswap64"(uint64_t) nogil
+
+include "_md5.pxi"  # nd_md5
+
+IMPLEMENTATION = "cython"
 
 nd_spell_init()
 
@@ -473,7 +385,7 @@ cdef inline long _char_width(uint32_t cp) except -1:
 cdef int _add_key(Digests* out, const char* key, Py_ssize_t n, long w, int x,
                   const Chunking* ck) except -1:
     """Add the digest of one sentence key (UTF-8, width w) — or, when it is wider than
-    ck.above, of its content-defined chunks: see neardup.ingest.fingerprint.chunk_key."""
+    ck.above, of its content-defined chunks: see neardup.ingest._fingerprint_py.chunk_key."""
     cdef Py_ssize_t i = 0, start = 0, ps = -1, pe = 0
     cdef long cw = 0, pw = 0
     cdef uint32_t cp, a = 0, b = 0, h
@@ -713,7 +625,7 @@ def fingerprints(str text, int x, int y, int z, int m, int rotations, long chunk
 
 cdef list _select(Digests* ds, int y, int z, int m, int rotations):
     """Per bucket (``md5 mod m``) the ``y`` smallest distinct sentence digests covering at least
-    ``z`` width, combined into one fingerprint per rotation; see ``fingerprint._select_python``."""
+    ``z`` width, combined into one fingerprint per rotation; see ``_fingerprint_py._select``."""
     cdef Py_ssize_t n = ds.n, i
     cdef long total = 0
     for i in range(n):
@@ -804,147 +716,3 @@ cdef list _select(Digests* ds, int y, int z, int m, int rotations):
         free(dd); free(res); free(slot_idx); free(fill); free(hi); free(lo)
         free(members); free(out)
     return result
-
-
-# --- site-chrome lines (neardup.ingest.chrome.line_keys, neardup.ingest.chrome.page_hashes) -----
-
-from cpython.unicode cimport PyUnicode_4BYTE_KIND, PyUnicode_FromKindAndData
-
-cdef extern from "Python.h":
-    Py_ssize_t PyUnicode_GET_LENGTH(object u)
-    int Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
-
-
-cdef inline bint _digit_sep(Py_UCS4 c) noexcept nogil:
-    return c == 46 or c == 44 or c == 58 or c == 47 or c == 45  # . , : / -
-
-
-cdef inline bint _decimal(Py_UCS4 c) noexcept:
-    # str.isdecimal: the Unicode database's call only beyond ASCII
-    return 48 <= c <= 57 if c < 128 else Py_UNICODE_ISDECIMAL(c)
-
-
-cdef Py_ssize_t _line_key(int kind, void* data, Py_ssize_t n, Py_ssize_t* pos, bint fold,
-                          Py_UCS4* out):
-    """The key of the line at ``pos[0]`` (to the next line feed or the end) into ``out``: every
-    number (``\\d+(?:[.,:/-]\\d+)*``) written ``0`` when ``fold``, white space (``str.isspace``)
-    collapsed to one space and stripped. Returns its length; ``pos[0]`` moves past the line
-    feed (to ``n + 1`` after the last line)."""
-    cdef Py_ssize_t i = pos[0], out_n = 0
-    cdef Py_UCS4 c
-    cdef bint space = False
-    while i < n:
-        c = PyUnicode_READ(kind, data, i)
-        if c == 10:
-            break
-        if Py_UNICODE_ISSPACE(c):
-            space = True
-            i += 1
-            continue
-        if space and out_n:
-            out[out_n] = 32
-            out_n += 1
-        space = False
-        if fold and _decimal(c):
-            i += 1
-            while i < n and _decimal(PyUnicode_READ(kind, data, i)):
-                i += 1
-            # (?:[.,:/-]\d+)*: a separator counts only with a digit after it
-            while (i + 1 < n and _digit_sep(PyUnicode_READ(kind, data, i))
-                   and _decimal(PyUnicode_READ(kind, data, i + 1))):
-                i += 2
-                while i < n and _decimal(PyUnicode_READ(kind, data, i)):
-                    i += 1
-            out[out_n] = 48  # "0"
-            out_n += 1
-            continue
-        out[out_n] = c
-        out_n += 1
-        i += 1
-    pos[0] = i + 1
-    return out_n
-
-
-def split_line_keys(str text, bint fold_digits):
-    """The keys of the lines of ``text``, already NFKC and case folded: ``chrome.line_keys``
-    after its Unicode steps, in one pass over the string's storage."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), pos = 0, k
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_UCS4* buf = <Py_UCS4*>malloc((n + 1) * sizeof(Py_UCS4))
-    if buf == NULL:
-        raise MemoryError()
-    keys = []
-    try:
-        while pos <= n:
-            k = _line_key(kind, data, n, &pos, fold_digits, buf)
-            keys.append(PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, k))
-        return keys
-    finally:
-        free(buf)
-
-
-cdef inline Py_ssize_t _utf8(const Py_UCS4* key, Py_ssize_t n, unsigned char* out) noexcept:
-    """``key`` encoded as UTF-8 (surrogates as their three bytes: ``surrogatepass``)."""
-    cdef Py_ssize_t i, o = 0
-    cdef uint32_t c  # a number: Cython would make a Py_UCS4 shifted into a str
-    for i in range(n):
-        c = <uint32_t>key[i]
-        if c < 0x80:
-            out[o] = <unsigned char>c
-            o += 1
-        elif c < 0x800:
-            out[o] = <unsigned char>(0xC0 | (c >> 6))
-            out[o + 1] = <unsigned char>(0x80 | (c & 0x3F))
-            o += 2
-        elif c < 0x10000:
-            out[o] = <unsigned char>(0xE0 | (c >> 12))
-            out[o + 1] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
-            out[o + 2] = <unsigned char>(0x80 | (c & 0x3F))
-            o += 3
-        else:
-            out[o] = <unsigned char>(0xF0 | (c >> 18))
-            out[o + 1] = <unsigned char>(0x80 | ((c >> 12) & 0x3F))
-            out[o + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
-            out[o + 3] = <unsigned char>(0x80 | (c & 0x3F))
-            o += 4
-    return o
-
-
-def line_hashes(str text, bytes prefix, bint fold_digits):
-    """``([hash of each line's key, 0 for a blank line], [each key's length])`` of ``text``,
-    already NFKC and case folded: ``chrome.page_hashes`` after its Unicode steps, the keys never
-    made into strings. A hash is the first 8 bytes, little-endian, of the MD5 of ``prefix``
-    (the site's UTF-8 and a NUL byte) and the key's UTF-8 (``chrome._line_hash``)."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), pos = 0, k, p = len(prefix), m
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef unsigned char digest[16]
-    cdef uint64_t h
-    cdef int b
-    cdef Py_UCS4* buf = <Py_UCS4*>malloc((n + 1) * sizeof(Py_UCS4))
-    cdef unsigned char* bytes_ = <unsigned char*>malloc(p + 4 * n + 1)
-    if buf == NULL or bytes_ == NULL:
-        free(buf)
-        free(bytes_)
-        raise MemoryError()
-    memcpy(bytes_, PyBytes_AS_STRING(prefix), p)
-    hashes = []
-    lengths = []
-    try:
-        while pos <= n:
-            k = _line_key(kind, data, n, &pos, fold_digits, buf)
-            lengths.append(k)
-            if k == 0:
-                hashes.append(0)
-                continue
-            m = _utf8(buf, k, bytes_ + p)
-            nd_md5(bytes_, <size_t>(p + m), digest)
-            h = 0
-            for b in range(7, -1, -1):
-                h = (h << 8) | digest[b]
-            hashes.append(h)
-        return hashes, lengths
-    finally:
-        free(buf)
-        free(bytes_)

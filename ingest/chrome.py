@@ -21,69 +21,63 @@ lines they share with each other, and still lose the site's chrome, which is on 
 
 **Two passes (batch, ``neardup dedup`` and :func:`neardup.dedup`).** :meth:`ChromeCounts.observe`
 every page, then :meth:`ChromeCounts.mask` each one: every page is judged with the whole
-corpus's counts (:func:`neardup.ingest.pipeline.chrome_counts`, then
+corpus's counts (:func:`neardup.ingest.chrome_pass.chrome_counts`, then
 :func:`neardup.ingest.pipeline.prepare_document`). The counts are final, so there is no warm-up
 (``ChromeCounts(..., warmup=False)``): a site with fewer than ``T`` pages has no chrome — two
 near-copies on a small site keep the lines they share. The counter is a
 :class:`BoundedCounter` (exact, then a plain count-min sketch): the counts, and so the masks,
 are the same for any order of the input and any number of counting processes.
 
-**Online (the pipeline).** Counts grow as pages arrive, and a grouping is never undone, so
-the first pages of a site must not be joined on chrome that is not yet known:
-
-1. *observe before deciding*: a page's lines are counted when it arrives;
-2. *warm-up*: while a site has fewer than ``T`` pages (:meth:`ChromeCounts.ready` is false), a
-   line is chrome when at least ``max(2, ceil(warmup_share * pages))`` of the site's pages
-   carry it (:attr:`ChromeRule.warmup_share`, default 1/2): what most of a young site's pages
-   share is its template (the page-level base still spares a site's first pages that are
-   copies of each other);
-3. *delay*: a page is decided only once ``delay`` more pages of its site have been observed
-   (:class:`DelayedMasker`; default ``T``, so a site's first page waits until the site is
-   ready), or once ``max_age`` pages of any site have arrived after it (small sites do not wait
-   for ever; they are then judged by the warm-up rule), or at :meth:`DelayedMasker.flush`. A
-   block that a site adds later (a redesign, a new "trending" list) carried by a share ``s``
-   of its pages reaches ``T`` within the delay when ``s * delay >= T``; rarer lines are the
-   site's content for the pages decided before that, and chrome after.
+**Online.** Counts grow as pages arrive, so the first pages of a site must not be joined on
+chrome that is not yet known. A page's lines are counted when it arrives, and a stream holds
+each page until ``T`` more pages of its site are counted (the delay,
+:func:`neardup.ingest.chrome_pass.delayed_input`; docs/chrome.md); a site with fewer than
+``T`` pages counted has no chrome yet. With ``warmup`` instead (``ChromeCounts``' default; the
+passes of neardup all count without it), a site with fewer than ``T`` pages
+(:meth:`ChromeCounts.ready` is false) judges a line chrome when at least
+``max(2, ceil(warmup_share * pages))`` of its pages carry it (:attr:`ChromeRule.warmup_share`,
+default 1/2): what most of a young site's pages share is its template.
 
 The counts are kept in :class:`ExactCounter` (a dict of 64-bit line hashes: ~80 bytes a
-distinct line), :class:`SketchCounter` (count-min, with conservative update by default: fixed
-memory, counts never under-estimated, rarely over) or :class:`BoundedCounter` (exact up to a
-million distinct lines, a plain 64 MB sketch beyond), behind the :class:`LineCounter` protocol.
-Line keys are computed a page at a time (:func:`line_keys`, equal to :func:`normalize_line` on
-each line), and hashed (the first 8 bytes of an MD5 of the site and the key: :func:`_line_hash`);
-counting and masking a page take only the hashes and the keys' lengths (:func:`page_hashes`),
-which the compiled code (ingest/_fingerprint.pyx) makes without making the keys into strings.
+distinct line), :class:`~neardup.ingest.sketch.SketchCounter` (count-min, with conservative
+update by default: fixed memory, counts never under-estimated, rarely over) or
+:class:`BoundedCounter` (exact up to a million distinct lines, a plain 64 MB sketch beyond),
+behind the :class:`LineCounter` protocol. Line keys are computed a page at a time
+(:func:`line_keys`, equal to :func:`normalize_line` on each line), and hashed (the first 8 bytes
+of an MD5 of the site and the key: :func:`_line_hash`); counting and masking a page take only
+the hashes and the keys' lengths (:func:`page_hashes`). After the Unicode steps (here, in
+Python), the keys and hashes are the twins' (``neardup.ingest._chrome_py``, the reference, and
+``neardup.ingest._chrome``, compiled, which never makes the keys into strings), chosen by
+``NEARDUP_IMPL`` (:func:`neardup.verifier.implementation.select`).
 Pure: no I/O, no global state.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import operator
 import re
 import unicodedata
-from array import array
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Generic, Protocol, TypeVar
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import regex
+from neardup.ingest._chrome_py import DIGITS, key_hashes
+from neardup.ingest.sketch import SketchCounter
 from neardup.verifier.implementation import select
 
 __all__ = [
+    "IMPLEMENTATION",
     "CHROME_SCHEME",
     "DEFAULT_MIN_PAGES",
     "BoundedCounter",
     "ChromeCounts",
     "ChromeRule",
-    "DelayedMasker",
     "ExactCounter",
     "LineCounter",
-    "SketchCounter",
     "line_keys",
     "page_hashes",
     "normalize_line",
@@ -95,15 +89,16 @@ __all__ = [
 CHROME_SCHEME = 2
 DEFAULT_MIN_PAGES = 20  # ChromeRule.min_pages, T
 
-# The compiled line keys and hashes (ingest/_fingerprint.pyx ``split_line_keys``,
-# ``line_hashes``), or None where the reference runs (``NEARDUP_IMPL``).
-_compiled: ModuleType | None = select("neardup.ingest._fingerprint", None)
+COMPILED = "neardup.ingest._chrome"
+REFERENCE = "neardup.ingest._chrome_py"
+
+# The twin in use (``NEARDUP_IMPL``), chosen once, at import.
+_impl: ModuleType = select(COMPILED, REFERENCE)
+IMPLEMENTATION: str = _impl.IMPLEMENTATION
+_split_line_keys = _impl.split_line_keys
+_line_hashes = _impl.line_hashes
 
 _SPACE = re.compile(r"\s+")
-# ``re``'s ``\d`` is ``str.isdecimal`` (Python's Unicode database, which the compiled splitter
-# reads too; the ``regex`` engine knows digits of later Unicode versions). The compiled
-# splitter (ingest/_fingerprint.pyx) runs this rule where it is built.
-_DIGITS = re.compile(r"\d+(?:[.,:/-]\d+)*")
 
 
 def normalize_line(line: str, fold_digits: bool = True) -> str:
@@ -115,7 +110,7 @@ def normalize_line(line: str, fold_digits: bool = True) -> str:
     'published 0 0 · 0 views'
     """
     s = _SPACE.sub(" ", unicodedata.normalize("NFKC", line)).strip().casefold()
-    return _DIGITS.sub("0", s) if fold_digits else s
+    return DIGITS.sub("0", s) if fold_digits else s
 
 
 # Compatibility characters common in CJK pages, each with its NFKD, which is also its NFKC:
@@ -157,13 +152,8 @@ def line_keys(text: str, fold_digits: bool = True) -> list[str]:
     >>> line_keys("Home |  NEWS\\r\\n\\nＰａｇｅ 12 of 30")
     ['home | news', '', 'page 0 of 0']
     """
-    text = _unicode_steps(text)
-    if _compiled is not None:  # the digit and white-space rules in one pass
-        keys: list[str] = _compiled.split_line_keys(text, fold_digits)
-        return keys
-    if fold_digits:
-        text = _DIGITS.sub("0", text)
-    return [" ".join(line.split()) for line in text.split("\n")]
+    keys: list[str] = _split_line_keys(_unicode_steps(text), fold_digits)
+    return keys
 
 
 def page_hashes(site: str, text: str, fold_digits: bool = True) -> tuple[list[int], list[int]]:
@@ -176,14 +166,10 @@ def page_hashes(site: str, text: str, fold_digits: bool = True) -> tuple[list[in
     ...            "page 0")], lengths
     (True, [11, 0, 6])
     """
-    if _compiled is not None:
-        hashes: list[int]
-        lengths: list[int]
-        hashes, lengths = _compiled.line_hashes(
-            _unicode_steps(text), site.encode("utf-8", "surrogatepass") + b"\x00", fold_digits)
-        return hashes, lengths
-    keys = line_keys(text, fold_digits)
-    return _key_hashes(site, keys), [len(k) for k in keys]
+    hashes: list[int]
+    lengths: list[int]
+    hashes, lengths = _line_hashes(_unicode_steps(text), _prefix(site), fold_digits)
+    return hashes, lengths
 
 
 def site_key(site: str | None = None, url: str | None = None) -> str:
@@ -205,19 +191,20 @@ def site_key(site: str | None = None, url: str | None = None) -> str:
     return ""
 
 
+def _prefix(site: str) -> bytes:
+    """What a line key's hash is taken after: the site's UTF-8 and a NUL byte."""
+    return site.encode("utf-8", "surrogatepass") + b"\x00"
+
+
 def _line_hash(site: str, key: str) -> int:
     """A line key's 64-bit hash under its site: the first 8 bytes, little-endian, of the MD5 of
-    the site's UTF-8, a NUL byte and the key's UTF-8."""
-    data = site.encode("utf-8", "surrogatepass") + b"\x00" + key.encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.md5(data).digest()[:8], "little")
+    the site's UTF-8, a NUL byte and the key's UTF-8 (0 for ``""``)."""
+    return key_hashes(_prefix(site), [key])[0]
 
 
 def _key_hashes(site: str, keys: Iterable[str]) -> list[int]:
     """:func:`_line_hash` of each key (0 for ``""``, a blank line), the site encoded once."""
-    prefix = site.encode("utf-8", "surrogatepass") + b"\x00"
-    md5, from_bytes = hashlib.md5, int.from_bytes
-    return [from_bytes(md5(prefix + k.encode("utf-8", "surrogatepass")).digest()[:8], "little")
-            if k else 0 for k in keys]
+    return key_hashes(_prefix(site), keys)
 
 
 class LineCounter(Protocol):
@@ -247,75 +234,6 @@ class ExactCounter:
 
     def __len__(self) -> int:
         return len(self._counts)
-
-
-class SketchCounter:
-    """Count-min sketch: ``depth`` rows of ``width`` 32-bit counters (``4 * width * depth``
-    bytes). :meth:`get` never under-counts; it over-counts only where every row's cell is
-    shared with other keys.
-
-    ``conservative`` (the default) raises only the cells at the key's current minimum: tighter
-    counts, but they depend on the order of the additions. Without it every cell of the key
-    grows (plain count-min): the counts are sums, the same for any order, and two sketches of
-    the same shape :meth:`merge` into the sketch of all their additions."""
-
-    _MULTIPLIERS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,
-                    0xD6E8FEB86659FD93, 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53)
-    _MAX = 0xFFFFFFFF  # a cell saturates here
-
-    def __init__(self, width: int = 1 << 22, depth: int = 4, conservative: bool = True) -> None:
-        if width < 1 or not 1 <= depth <= len(self._MULTIPLIERS):
-            raise ValueError(f"width >= 1 and 1 <= depth <= {len(self._MULTIPLIERS)}")
-        self.width, self.depth, self.conservative = width, depth, conservative
-        self._mults = self._MULTIPLIERS[:depth]
-        self._rows = [array("I", [0]) * width for _ in range(depth)]
-
-    def _cells(self, key: int) -> list[int]:
-        out = []
-        w = self.width
-        for m in self._mults:
-            h = (key * m) & 0xFFFFFFFFFFFFFFFF
-            out.append((h ^ (h >> 29)) % w)
-        return out
-
-    def add(self, key: int, n: int = 1) -> None:
-        if not self.conservative:
-            w, cap = self.width, self._MAX
-            for m, row in zip(self._mults, self._rows, strict=True):
-                h = (key * m) & 0xFFFFFFFFFFFFFFFF
-                c = (h ^ (h >> 29)) % w
-                v = row[c] + n
-                row[c] = v if v < cap else cap
-            return
-        cells = self._cells(key)
-        rows = self._rows
-        new = min(min(row[c] for row, c in zip(rows, cells, strict=True)) + n, self._MAX)
-        for row, c in zip(rows, cells, strict=True):
-            if row[c] < new:
-                row[c] = new
-
-    def get(self, key: int) -> int:
-        w = self.width
-        best = self._MAX
-        for m, row in zip(self._mults, self._rows, strict=True):
-            h = (key * m) & 0xFFFFFFFFFFFFFFFF
-            v = row[(h ^ (h >> 29)) % w]
-            if v < best:
-                best = v
-        return best
-
-    def merge(self, other: SketchCounter) -> None:
-        """Add ``other``'s counts (plain sketches of one shape only)."""
-        if self.conservative or other.conservative or \
-                (self.width, self.depth) != (other.width, other.depth):
-            raise ValueError("only plain (not conservative) sketches of one shape merge")
-        cap = self._MAX
-        for i, (mine, theirs) in enumerate(zip(self._rows, other._rows, strict=True)):
-            try:
-                self._rows[i] = array("I", map(operator.add, mine, theirs))
-            except OverflowError:
-                self._rows[i] = array("I", (min(a + b, cap) for a, b in zip(mine, theirs,
-                                                                              strict=True)))
 
 
 class BoundedCounter:
@@ -493,6 +411,15 @@ class ChromeCounts:
         hashes.discard(0)
         self._observe_hashes(site, hashes)
 
+    def observe_pages(self, pages: Sequence[tuple[str | None, str | None, str | None, str]]) -> int:
+        """:meth:`observe_text` each ``(id, site, url, text)`` under its :func:`site_key`;
+        returns how many pages were counted: all of them, a repeated id like any page (the
+        counts of :class:`neardup.ingest.workers.chrome_counts.SharedChromeCounts` count an id
+        once)."""
+        for _, site, url, text in pages:
+            self.observe_text(site_key(site, url), text)
+        return len(pages)
+
     def forget_text(self, site: str, text: str) -> None:
         """Take back one page :meth:`observe_text` counted (a page deleted, or the old version
         of a page that changed): the counts become those of the pages present. Counters
@@ -592,57 +519,3 @@ class ChromeCounts:
         if not any(flags):
             return text
         return "\n".join(line for line, chrome in zip(lines, flags, strict=True) if not chrome)
-
-
-T = TypeVar("T")
-
-
-class DelayedMasker(Generic[T]):
-    """The online rule: pages are observed when pushed and masked when their delay is over.
-
-    ``push(site, item, text)`` observes the page and returns the ``(item, masked text)`` of
-    every page now due: those with ``delay`` later pages of their site observed (default
-    ``T``), or ``max_age`` later pages of any site. :meth:`flush` returns the rest. Pages come
-    out in their site's order; across sites, in the order they fall due.
-    """
-
-    def __init__(self, counts: ChromeCounts, delay: int | None = None,
-                 max_age: int = 100_000) -> None:
-        if (delay is not None and delay < 0) or max_age < 1:
-            raise ValueError("delay >= 0 and max_age >= 1")
-        self.counts = counts
-        self.delay = counts.rule.min_pages if delay is None else delay
-        self.max_age = max_age
-        self._queues: dict[str, deque[tuple[int, T, str]]] = {}
-        self._clock = 0
-        self._all: deque[tuple[int, str]] = deque()  # (arrival, site) of pending pages
-
-    def pending(self) -> int:
-        """Pages pushed and not yet returned."""
-        return sum(len(q) for q in self._queues.values())
-
-    def push(self, site: str, item: T, text: str) -> list[tuple[T, str]]:
-        self.counts.observe_text(site, text)
-        self._clock += 1
-        q = self._queues.setdefault(site, deque())
-        q.append((self._clock, item, text))
-        self._all.append((self._clock, site))
-        out: list[tuple[T, str]] = []
-        while len(q) > self.delay:
-            out.append(self._release(site))
-        while self._all and self._clock - self._all[0][0] >= self.max_age:
-            at, old = self._all.popleft()
-            oq = self._queues.get(old)
-            while oq and oq[0][0] <= at:
-                out.append(self._release(old))
-        return out
-
-    def _release(self, site: str) -> tuple[T, str]:
-        _, item, text = self._queues[site].popleft()
-        return item, self.counts.mask(site, text)
-
-    def flush(self) -> list[tuple[T, str]]:
-        """Every pending page, masked with the counts as they are."""
-        out = [self._release(site) for site, q in self._queues.items() for _ in range(len(q))]
-        self._all.clear()
-        return out

@@ -21,29 +21,21 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
+from neardup.ingest.candidates import CandidateIndex, earlier_candidates
 from neardup.ingest.pairs import page_site, site_verdict
 from neardup.ingest.pipeline import Prepared
-from neardup.ingest.store.ranking import rank_candidates
 from neardup.verifier.compare import compare
 from neardup.verifier.config import VerifyConfig
 from neardup.verifier.grouping import GroupForest, joins
-from neardup.verifier.implementation import select
-
-# The compiled candidate table (ingest/_candidates.pyx), or None where the reference runs
-# (``NEARDUP_IMPL``). No module has its API: the reference is ``_DictTable`` below (the dict rule).
-_candidates = select("neardup.ingest._candidates", None)
-_CandidateTable: Any = None if _candidates is None else _candidates.CandidateTable
 
 __all__ = [
     "DEFAULT_K",
-    "CandidateIndex",
     "CandidateLists",
     "DiskTexts",
     "Grouping",
     "compare_against",
     "decide_as_read",
     "dedup_embedded",
-    "earlier_candidates",
     "spool_texts",
 ]
 
@@ -255,89 +247,6 @@ class Grouping:
         resemble, dup_of, contain = self._best.get(doc_id, (None, None, None)) \
             if group != doc_id else (None, None, None)
         return {"dup_group": group, "dup_of": dup_of, "resemble": resemble, "contain": contain}
-
-
-class CandidateIndex:
-    """The embedded candidate rule, one document at a time, in ``(seq, id)`` order.
-
-    :meth:`add` returns the top-``k`` earlier candidates of a document — documents of the same
-    fingerprint config sharing distinct fingerprints, by shared count desc, then ``seq``, then
-    ``id`` (the OpenSearch query's rule) — and then indexes it. Documents must come in strictly
-    increasing ``(seq, id)`` (``ValueError`` otherwise).
-
-    The compiled table (:mod:`neardup.ingest._candidates`) keeps about 6 bytes per distinct fingerprint
-    of a document in memory and the documents' fingerprints on disk, so a million pages fit in
-    a few hundred MB; without the built extension the rule runs on Python dicts (a fingerprint
-    seen once holds its one id, a shared one the list of ids: ~100 bytes a fingerprint).
-    """
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-        self._table: Any = _CandidateTable(k) if _CandidateTable is not None else _DictTable(k)
-
-    def add(self, doc: Any) -> list[str]:
-        out: list[str] = self._table.add(doc)
-        return out
-
-    def close(self) -> None:
-        """Release the index (its memory and, compiled, its temporary file)."""
-        self._table.close()
-        self._table = None
-
-
-class _DictTable:
-    """:class:`CandidateIndex` on Python dicts: the rule as written, for pure-Python installs."""
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-        self._postings: dict[str, dict[str, Any]] = {}  # fp_config -> fp -> id | [ids]
-        self._seq_of: dict[str, int] = {}
-        self._last: tuple[int, str] | None = None
-
-    def add(self, doc: Any) -> list[str]:
-        if self._last is not None and (doc.seq, doc.id) <= self._last:
-            raise ValueError("documents must be added in strictly increasing (seq, id) order")
-        self._last = (doc.seq, doc.id)
-        postings = self._postings.setdefault(doc.fp_config, {})
-        terms = set(doc.fingerprints)
-        shared: dict[str, int] = {}
-        for t in terms:
-            hit = postings.get(t)
-            if hit is None:
-                continue
-            for j in (hit,) if isinstance(hit, str) else hit:
-                shared[j] = shared.get(j, 0) + 1
-        out = [c.id for c in rank_candidates(shared, self.k, self._seq_of)]
-        for t in terms:
-            hit = postings.get(t)
-            if hit is None:
-                postings[t] = doc.id
-            elif isinstance(hit, str):
-                postings[t] = [hit, doc.id]
-            else:
-                hit.append(doc.id)
-        self._seq_of[doc.id] = doc.seq
-        return out
-
-    def close(self) -> None:
-        self._postings.clear()
-        self._seq_of.clear()
-
-
-def earlier_candidates(docs: Sequence[Any], k: int) -> dict[str, list[str]]:
-    """The top-``k`` earlier candidates of every document, ``docs`` sorted by ``(seq, id)``.
-
-    The embedded store's candidate rule (and the OpenSearch query's), :class:`CandidateIndex`:
-    asked before the document is added, so only earlier documents. An inverted index
-    instead of the SQLite store: the same answer, without storing every body in SQLite (the
-    candidate phase was over half of a 10k-document run). No stoplist: a fresh embedded store
-    has none either.
-    """
-    index = CandidateIndex(k)
-    try:
-        return {d.id: index.add(d) for d in docs}
-    finally:
-        index.close()
 
 
 def dedup_embedded(

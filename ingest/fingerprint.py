@@ -24,10 +24,11 @@ across billions of terms). A document with no fingerprint (too little text) is s
 can only meet its exact copies, through :func:`body_hash` (see :func:`index_terms` and
 docs/fingerprints.md).
 
-Two implementations give identical output: the compiled one (:mod:`neardup.ingest._fingerprint`, used
-when built) and this module's plain-Python reference. ``NEARDUP_IMPL=python|cython`` forces
-one, as for every twin (:func:`neardup.verifier.implementation.select`); forcing ``cython``
-without the built extension is an error.
+Two implementations give identical output: the compiled one (:mod:`neardup.ingest._fingerprint`,
+used when built) and the plain-Python reference (:mod:`neardup.ingest._fingerprint_py`), which
+take a config's numbers. ``NEARDUP_IMPL=python|cython`` forces one, as for every twin
+(:func:`neardup.verifier.implementation.select`); forcing ``cython`` without the built extension
+is an error.
 """
 
 from __future__ import annotations
@@ -38,17 +39,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
+from neardup.ingest import _fingerprint_py as _reference
 from neardup.ingest.chrome import ChromeRule
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.sentences import normalize_text, sentence_keys, spelling_form, width
 from neardup.verifier.implementation import select
 
-# The compiled fingerprinter, or None where this module's reference runs (``NEARDUP_IMPL``,
-# chosen once, at import). No module has the compiled one's API (it takes the config's numbers,
-# not a FingerprintConfig): the reference is this module's own functions.
-_compiled: ModuleType | None = select("neardup.ingest._fingerprint", None)
+COMPILED = "neardup.ingest._fingerprint"
+REFERENCE = "neardup.ingest._fingerprint_py"
+
+# The twin in use (``NEARDUP_IMPL``), chosen once, at import. The reference's helpers without a
+# compiled form (chunk_key, combine) are used from it whichever runs.
+_impl: ModuleType = select(COMPILED, REFERENCE)
+IMPLEMENTATION: str = _impl.IMPLEMENTATION
 
 __all__ = [
+    "IMPLEMENTATION",
     "BODY_HASH_PREFIX",
     "NAME_PREFIX",
     "PAPER",
@@ -186,35 +192,20 @@ def fingerprints(
     >>> len(fingerprints("too short")), len(FingerprintConfig().identity)
     (0, 20)
     """
-    if _compiled is not None:
-        compiled: list[str] = _compiled.fingerprints(
-            text,
-            config.min_sentence,
-            config.per_bucket,
-            config.min_cover,
-            config.buckets,
-            config.rotations,
-            CHUNK_ABOVE,
-            CHUNK_MIN,
-            CHUNK_MAX,
-            CHUNK_DIV,
-        )
-        return compiled
-    return fingerprints_of_keys(sentence_keys(text), config)
+    found: list[str] = _impl.fingerprints(text, *_numbers(config))
+    return found
 
 
 def fingerprints_of_keys(keys: Iterable[str], config: FingerprintConfig) -> list[str]:
     """Fingerprints from sentence keys (:func:`neardup.ingest.sentences.sentence_keys`); the reference."""
-    x = config.min_sentence
-    chosen: dict[bytes, int] = {}  # digest -> width, distinct keys
-    for key in keys:
-        for piece, w in chunk_key(key):
-            if w > x:
-                piece = spelling_form(piece)
-                chosen.setdefault(hashlib.md5(piece.encode("utf-8")).digest(), w)
-    if len(chosen) < config.per_bucket or sum(chosen.values()) <= config.min_cover:
-        return []  # no bucket can ever hold Y sentences covering > Z
-    return _encode(_select_python(list(chosen), list(chosen.values()), config))
+    found: list[str] = _reference.fingerprints_of_keys(keys, *_numbers(config))
+    return found
+
+
+def _numbers(config: FingerprintConfig) -> tuple[int, ...]:
+    """What the twins take: the config's X, Y, Z, m and rotations, and the chunking's."""
+    return (config.min_sentence, config.per_bucket, config.min_cover, config.buckets,
+            config.rotations, CHUNK_ABOVE, CHUNK_MIN, CHUNK_MAX, CHUNK_DIV)
 
 
 # Long runs without sentence punctuation (navigation-like text, tables, pages whose
@@ -224,43 +215,22 @@ CHUNK_ABOVE = 320  # a key wider than this is cut into chunks
 CHUNK_MIN = 24  # no cut before a chunk is this wide
 CHUNK_MAX = 160  # a cut wherever a chunk reaches this width
 CHUNK_DIV = 32  # a cut where the hash of the last three characters is 0 mod this
-_M32 = 0xFFFFFFFF
 
 
 def chunk_key(key: str) -> list[tuple[str, int]]:
-    """``key`` as ``[(piece, width)]``: ``[(key, width(key))]`` when it is at most
-    :data:`CHUNK_ABOVE` wide; otherwise pieces ending where a chunk reaches :data:`CHUNK_MAX`,
-    or is at least :data:`CHUNK_MIN` wide and the hash of its last three characters (code
-    points) is 0 mod :data:`CHUNK_DIV`; a last piece narrower than CHUNK_MIN joins the one
-    before. The cut points depend on the text around them only, as in content-defined chunking
-    of files, so an insertion or deletion moves no cut far from it.
+    """``key`` as ``[(piece, width)]``: itself when it is at most :data:`CHUNK_ABOVE` wide, else
+    its content-defined chunks (:func:`neardup.ingest._fingerprint_py.chunk_key`, with
+    :data:`CHUNK_MIN`, :data:`CHUNK_MAX` and :data:`CHUNK_DIV`).
 
     >>> [w for _, w in chunk_key("a" * 30)], sum(w for _, w in chunk_key("ab" * 400))
     ([30], 800)
     """
-    total = width(key)
-    if total <= CHUNK_ABOVE:
-        return [(key, total)]
-    out: list[tuple[str, int]] = []
-    start = w = a = b = 0
-    for i, ch in enumerate(key):
-        c = ord(ch)
-        w += width(ch)
-        h = ((a * 0x9E3779B1) ^ (b * 0x85EBCA77) ^ (c * 0xC2B2AE3D)) & _M32
-        h ^= h >> 15
-        h = (h * 0x2C1B3C6D) & _M32
-        h ^= h >> 12
-        a, b = b, c
-        if w >= CHUNK_MAX or (w >= CHUNK_MIN and h % CHUNK_DIV == 0):
-            out.append((key[start : i + 1], w))
-            start, w = i + 1, 0
-    if start < len(key):
-        if out and w < CHUNK_MIN:
-            piece, pw = out.pop()
-            out.append((piece + key[start:], pw + w))
-        else:
-            out.append((key[start:], w))
-    return out
+    pieces: list[tuple[str, int]] = _reference.chunk_key(key, CHUNK_ABOVE, CHUNK_MIN, CHUNK_MAX,
+                                                         CHUNK_DIV)
+    return pieces
+
+
+combine = _reference.combine  # a bucket's fingerprint from its sentences' digests
 
 
 def body_hash(text: str, *, normalized: bool = False, min_sentence: int = 10) -> str:
@@ -338,69 +308,6 @@ def index_terms(
     return terms
 
 
-# --- selection: reference implementation ----------------------------------------------------
-
-_MASK = (1 << 128) - 1
-# Odd 128-bit multipliers (the first is PCG's 128-bit LCG multiplier) and a non-zero start.
-_MUL1 = 0x2360ED051FC65DA44385DF649FCCF645
-_MUL2 = 0x5851F42D4C957F2D14057B7EF767814F
-_SEED = 0x6A09E667F3BCC908BB67AE8584CAA73B  # fractional bits of sqrt(2), sqrt(3)
-
-
-def combine(digests: Iterable[bytes]) -> bytes:
-    """One 128-bit value from 16-byte digests, in order: the per-bucket fingerprint.
-
-    The paper asks for "a hash value (128 bits)" of the bucket's sentences. Its inputs are MD5
-    digests (uniformly spread already), so a fast mix suffices: per digest, XOR it into a
-    128-bit state, then multiply by an odd constant and fold the high half into the low half,
-    twice. Every step is a bijection of the state, so two member lists that differ only in the
-    last digest never collide, and every output bit depends on every input bit.
-
-    >>> combine([bytes(16)]).hex() != combine([bytes(15) + b"\\x01"]).hex()
-    True
-    """
-    x = _SEED
-    for d in digests:
-        x ^= int.from_bytes(d, "big")
-        x = (x * _MUL1) & _MASK
-        x ^= x >> 64
-        x = (x * _MUL2) & _MASK
-        x ^= x >> 64
-    return x.to_bytes(16, "big")
-
-
-def _select_python(
-    digests: list[bytes], widths: list[int], config: FingerprintConfig
-) -> list[bytes]:
-    """Fingerprint values, in order of rotation then bucket (duplicates not yet removed)."""
-    m, y, z = config.buckets, config.per_bucket, config.min_cover
-    doubled = [d + d for d in digests]
-    out: list[bytes] = []
-    for r in range(config.rotations):
-        per_bucket: list[list[tuple[bytes, int]]] = [[] for _ in range(m)]
-        for dd, w in zip(doubled, widths, strict=True):
-            rotated = dd[r : r + _DIGEST]
-            per_bucket[int.from_bytes(rotated, "big") % m].append((rotated, w))
-        for members in per_bucket:
-            if len(members) < y:
-                continue
-            members.sort()
-            smallest = members[:y]
-            if sum(w for _, w in smallest) > z:
-                out.append(combine(d for d, _ in smallest))
-    return out
-
-
-def _encode(digests: list[bytes]) -> list[str]:
-    """Unpadded base64url of each 16-byte digest, duplicates dropped, order kept."""
-    if not digests:
-        return []
-    # One b64 call for all: a 16-byte digest padded with 2 zero bytes encodes to 24 characters
-    # whose first 22 are the digest's own unpadded encoding.
-    encoded = base64.urlsafe_b64encode(b"\0\0".join(digests) + b"\0\0").decode("ascii")
-    return list(dict.fromkeys(encoded[i : i + 22] for i in range(0, len(encoded), 24)))
-
-
 def fingerprint_impl() -> str:
-    """The implementation in use: ``"cython"`` or ``"python"``."""
-    return "python" if _compiled is None else "cython"
+    """The implementation in use: ``"cython"`` or ``"python"`` (:data:`IMPLEMENTATION`)."""
+    return IMPLEMENTATION

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from neardup.ingest.chrome import BoundedCounter, ChromeCounts, ChromeRule, site_key
+from neardup.ingest.chrome import ChromeCounts, ChromeRule, site_key
 from neardup.ingest.crawl import CrawlPage, CrawlStats, IdFrom, RecordError, read_input
 from neardup.ingest.errors import ConfigError, DocumentError, DuplicateId, ExtractError
 from neardup.ingest.extract import document_texts
@@ -46,8 +46,6 @@ __all__ = [
     "MAX_DOC_BYTES",
     "MAX_ID_BYTES",
     "Prepared",
-    "chrome_counts",
-    "chrome_counts_of_file",
     "fingerprint_config",
     "mask_chrome",
     "masked_config",
@@ -162,7 +160,8 @@ def prepare_document(
     """Extract the text of a page and fingerprint it; a mapping is validated first
     (:func:`neardup.ingest.records.validate_page`).
 
-    ``chrome``: the site chrome known from the whole input (:func:`chrome_counts`). A
+    ``chrome``: the site chrome known from the whole input
+    (:func:`neardup.ingest.chrome_pass.chrome_counts`). A
     plain-text page's ``content`` — what the fingerprints and the verifier read — is then its
     text without the chrome lines (:func:`mask_chrome`; ``body`` stays whole), and every page's
     ``fp_config`` names the rule (:func:`masked_config`), masked or not.
@@ -217,74 +216,6 @@ def _prepare_one(item: tuple[int, int, Page, Any, Limits],
         done = Prepared(line_no, doc_id, error=f"{doc_id}: {type(exc).__name__}: {exc}",
                         error_type="document_error")
     return done.located(page)
-
-
-# --- site chrome: the counting pass ----------------------------------------------------------
-
-
-def chrome_counts(
-    lines: Iterable[tuple[int, bytes | str | Page | DocumentError]],
-    rule: ChromeRule | None = None,
-    limits: Limits = DEFAULT_LIMITS,
-    counts: ChromeCounts | None = None,
-) -> ChromeCounts:
-    """The chrome counts of an input (the two-pass rule's first pass): every line of every
-    readable plain-text page (``text``, ``rst``, ``markdown``), under its site. HTML pages are
-    not counted (nor masked); a record that is not a valid page is skipped (the preparing pass
-    reports it); a repeated id is counted like any page, so the counts do not depend on which
-    record of an id comes first.
-
-    The counter is a :class:`~neardup.ingest.chrome.BoundedCounter` (exact up to ~1M distinct
-    lines, a fixed 64 MB sketch beyond), so the counts are a function of the set of pages: the
-    same for any order, and :meth:`~neardup.ingest.chrome.ChromeCounts.merge` of the counts of
-    parts of the input gives the whole input's."""
-    if counts is None:
-        counts = ChromeCounts(rule, BoundedCounter(), warmup=False)
-    for _, raw in lines:
-        if isinstance(raw, DocumentError):
-            continue
-        try:
-            page = (
-                raw if isinstance(raw, Page) else validate_page(decode_record(raw, limits), limits)
-            )
-            if page.field == "html":
-                continue
-            texts = document_texts(page.document(), max_bytes=limits.max_doc_bytes)
-            text = clean_text(texts.text, page.id)
-        except Exception:  # noqa: BLE001 - any failure: the preparing pass reports it
-            continue
-        counts.observe_text(site_key(page.site, page.url), text)
-    return counts
-
-
-def _count_share(job: tuple[str, int, int, ChromeRule, Limits]) -> ChromeCounts:
-    path, share, shares, rule, limits = job
-    lines = read_input(path, limits, html=False)  # HTML pages are not counted: not even read
-    return chrome_counts(((n, raw) for n, raw in lines if n % shares == share), rule, limits)
-
-
-def chrome_counts_of_file(
-    path: str | os.PathLike[str], rule: ChromeRule | None = None,
-    limits: Limits = DEFAULT_LIMITS, processes: int = 1,
-) -> ChromeCounts:
-    """:func:`chrome_counts` of an input file, JSONL or WARC (not stdin: it is read once per
-    process); with ``processes > 1`` each process counts every ``processes``-th record and the
-    counts are merged: the same counts as one process."""
-    rule = rule or ChromeRule()
-    if processes <= 1:
-        return chrome_counts(read_input(path, limits, html=False), rule, limits)
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    jobs = [(os.fspath(path), share, processes, rule, limits) for share in range(processes)]
-    counts: ChromeCounts | None = None
-    with ctx.Pool(processes) as pool:
-        # merged as they come (sums: any order gives the same counts), one part held at a time
-        for part in pool.imap_unordered(_count_share, jobs):
-            if counts is None:
-                counts = part
-            else:
-                counts.merge(part)
-    assert counts is not None
-    return counts
 
 
 def prepare_lines(

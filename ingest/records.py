@@ -38,6 +38,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import IO, Any
 
+from neardup.ingest._records_py import CONTROL, CONTROL_CHARS, SURROGATE, SURROGATE_CHARS
 from neardup.ingest.errors import (
     ConfigError,
     DocumentError,
@@ -51,12 +52,14 @@ from neardup.ingest.extract import DEFAULT_TIMEOUT, MARKUP_FIELDS
 from neardup.ingest.settings import Settings
 from neardup.verifier.implementation import select
 
-# The compiled checks of a text's characters (ingest/_text.pyx), or None where the reference
-# runs (``NEARDUP_IMPL``). No module has its API: the reference is this module's
-# ``_text_flags_py`` below.
-_compiled: ModuleType | None = select("neardup.ingest._text", None)
+# The checks of a text's characters: the compiled twin (ingest/_records.pyx) or its reference
+# (ingest/_records_py.py, which also holds the patterns), as ``NEARDUP_IMPL`` chooses.
+_checks: ModuleType = select("neardup.ingest._records", "neardup.ingest._records_py")
+IMPLEMENTATION: str = _checks.IMPLEMENTATION
+_text_flags = _checks.text_flags
 
 __all__ = [
+    "IMPLEMENTATION",
     "CONTENT_FIELDS",
     "DEFAULT_LIMITS",
     "MAX_BODY_BYTES",
@@ -322,42 +325,14 @@ def decode_record(raw: bytes | str, limits: Limits = DEFAULT_LIMITS) -> dict[str
 
 # --- step 3: validation -------------------------------------------------------------------------
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_HAS_CONTROL, _HAS_SURROGATE = 1, 2  # the flags of _text_flags (as neardup.ingest._text)
-
-
-def _has_surrogates_py(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _text_flags_py(text: str) -> int:
-    """1 when ``text`` holds a C0 control character other than tab and line ends, plus 2
-    when it holds a lone surrogate: the specification of the compiled
-    ``neardup.ingest._text.text_flags`` (one pass over the string, where these are a regular
-    expression scan and a UTF-8 encoding)."""
-    return (_HAS_CONTROL if _CONTROL.search(text) else 0) | (
-        _HAS_SURROGATE if _has_surrogates_py(text) else 0
-    )
-
-
 def has_surrogates(text: str) -> bool:
     """Whether ``text`` holds a lone surrogate (it cannot be encoded as UTF-8)."""
-    if _compiled is not None:
-        return bool(_compiled.text_flags(text) & _HAS_SURROGATE)
-    return _has_surrogates_py(text)
-
-
-_text_flags = _compiled.text_flags if _compiled is not None else _text_flags_py
+    return bool(_text_flags(text) & SURROGATE)
 
 
 def replace_surrogates(text: str) -> str:
     """Lone surrogates (JSON ``\\ud800`` escapes) cannot be stored as UTF-8: U+FFFD each."""
-    return _SURROGATE.sub("\ufffd", text) if has_surrogates(text) else text
+    return SURROGATE_CHARS.sub("\ufffd", text) if has_surrogates(text) else text
 
 
 def utf8_size(text: str | bytes, limit: int | None = None) -> int:
@@ -479,13 +454,13 @@ def clean_text(text: str, doc_id: str | None = None) -> str:
     over :data:`MAX_CONTROL_SHARE` of it (binary junk); lone surrogates as U+FFFD;
     :class:`~neardup.ingest.errors.EmptyDocument` when nothing visible is left."""
     flags = _text_flags(text)
-    if flags & _HAS_CONTROL:
-        controls = len(_CONTROL.findall(text))
+    if flags & CONTROL:
+        controls = len(CONTROL_CHARS.findall(text))
         if controls > MAX_CONTROL_SHARE * max(len(text), 1):
             raise ExtractError(f"text is binary junk ({controls} control characters)", doc_id)
-        text = _CONTROL.sub(" ", text)
-    if flags & _HAS_SURROGATE:
-        text = _SURROGATE.sub("\ufffd", text)
+        text = CONTROL_CHARS.sub(" ", text)
+    if flags & SURROGATE:
+        text = SURROGATE_CHARS.sub("\ufffd", text)
     if not text.strip():
         raise EmptyDocument("no text", doc_id)
     return text

@@ -45,11 +45,12 @@ from typing import IO, Any, overload
 
 from neardup.ingest import records
 from neardup.ingest.chrome import DEFAULT_MIN_PAGES, ChromeRule
+from neardup.ingest.chrome_pass import chrome_counts
 from neardup.ingest.crawl import read_warc
 from neardup.ingest.dedup import DEFAULT_K, Grouping, decide_as_read
 from neardup.ingest.errors import ConfigError, InvalidRecord
 from neardup.ingest.pairs import compare_documents
-from neardup.ingest.pipeline import Prepared, chrome_counts, fingerprint_config, prepare_lines
+from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.verifier.compare import Verdict

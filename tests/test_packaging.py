@@ -68,7 +68,7 @@ def test_pip_install_puts_one_import_name_into_site_packages(tmp_path: Path) -> 
         "ingest", "verifier", "evaluation", "mappings"}
     # the compiled twins land beneath the one name, and the data files with them
     assert sorted(p.name.split(".")[0] for p in installed.rglob("*.so")) == [
-        "_candidates", "_fingerprint", "_lcs", "_text", "_words"]
+        "_candidates", "_chrome", "_fingerprint", "_lcs", "_records", "_sketch", "_words"]
     assert (installed / "mappings" / "pages-template.json").is_file()
 
 

@@ -1,12 +1,14 @@
 """Which twin runs: a compiled extension or its pure-Python reference (``NEARDUP_IMPL``).
 
-Every compiled module of neardup has a pure-Python twin that gives the same results and is
-its specification: ``neardup.verifier._lcs`` (reference ``neardup.verifier._lcs_py``),
-``neardup.verifier._words`` (reference ``neardup.verifier._words_py``),
-``neardup.ingest._fingerprint`` (:mod:`neardup.ingest.fingerprint`, and the line keys and
-hashes of :mod:`neardup.ingest.chrome`), ``neardup.ingest._text`` (the character checks of
-:mod:`neardup.ingest.records`, the sketch cells of :mod:`neardup.ingest.workers.chrome_counts`)
-and ``neardup.ingest._candidates`` (the dict table of ``neardup dedup``). Each module that has one binds it through :func:`select`,
+Every compiled module ``_x`` of neardup has a pure-Python twin ``_x_py`` that gives the same
+results and is its specification, and a front ``x`` that binds one of them:
+``neardup.verifier._lcs`` (:mod:`neardup.verifier.lcs`), ``neardup.verifier._words``
+(:mod:`neardup.verifier.words`), ``neardup.ingest._fingerprint``
+(:mod:`neardup.ingest.fingerprint`), ``neardup.ingest._chrome`` (the line keys and hashes of
+:mod:`neardup.ingest.chrome`), ``neardup.ingest._sketch`` (a key's cells,
+:mod:`neardup.ingest.sketch`), ``neardup.ingest._records`` (the character checks of
+:mod:`neardup.ingest.records`) and ``neardup.ingest._candidates`` (the candidate table of
+``neardup dedup``, :mod:`neardup.ingest.candidates`). Each front binds its twin through :func:`select`,
 once, when it is imported; one setting chooses for all of them, as ``RAPIDFUZZ_IMPLEMENTATION``
 does for rapidfuzz's ``_cpp`` and ``_py`` modules:
 

@@ -24,6 +24,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from neardup.ingest.chrome_pass import observe_input
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.errors import ConfigError, DocumentError
@@ -37,7 +38,7 @@ from neardup.ingest.submit import Submitter, WaitReport, wait_for_groups
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
-from neardup.ingest.workers.chrome_counts import SharedChromeCounts, observe_input
+from neardup.ingest.workers.chrome_counts import SharedChromeCounts
 from neardup.ingest.workers.repair import repairs_pending, wait_quiet
 from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.tasks import queue_consumers

@@ -36,13 +36,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from neardup.ingest.candidates import CandidateIndex
 from neardup.ingest.chrome import ChromeCounts
+from neardup.ingest.chrome_pass import chrome_counts_of_file
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.crawl import CrawlStats, input_format
 from neardup.ingest.dedup import (
     DEFAULT_K,
-    CandidateIndex,
     CandidateLists,
     DiskTexts,
     dedup_embedded,
@@ -52,7 +53,6 @@ from neardup.ingest.errors import ConfigError
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import (
     Prepared,
-    chrome_counts_of_file,
     fingerprint_config,
     prepare_lines,
     read_lines,

@@ -34,6 +34,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
+from neardup.ingest.chrome_pass import DEFAULT_MAX_AGE, DEFAULT_MAX_WAIT, delayed_input
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.crawl import CrawlStats, input_format
@@ -55,13 +56,7 @@ from neardup.ingest.submit import (
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.app import broker_url
 from neardup.ingest.workers.batch import DEFAULT_K
-from neardup.ingest.workers.chrome_counts import (
-    DEFAULT_MAX_AGE,
-    DEFAULT_MAX_WAIT,
-    SharedChromeCounts,
-    delayed_input,
-    observe_file,
-)
+from neardup.ingest.workers.chrome_counts import SharedChromeCounts, observe_file
 from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.staging import BatchStaging
 

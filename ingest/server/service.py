@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from neardup.ingest.chrome import ChromeRule, site_key
+from neardup.ingest.chrome_pass import chrome_text
 from neardup.ingest.errors import DocumentError
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
 from neardup.ingest.records import CONTENT_FIELDS, DEFAULT_LIMITS, Limits, Page, validate_page
@@ -56,7 +57,7 @@ from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.store.errors import Unsupported
 from neardup.ingest.store.roles import EngineConnection, Store
 from neardup.ingest.workers._redis import connect
-from neardup.ingest.workers.chrome_counts import SharedChromeCounts, chrome_text
+from neardup.ingest.workers.chrome_counts import SharedChromeCounts
 
 __all__ = ["IngestItem", "IngestService"]
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import Any
 
@@ -51,7 +51,7 @@ from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.writeback import rewrite_merged, settle
 from neardup.verifier.grouping import GROUPED, joins
 
-__all__ = ["DEFAULT_K", "MAX_WHOLE_READS", "Poison", "decide_batch"]
+__all__ = ["DEFAULT_K", "MAX_WHOLE_READS", "IndexParts", "Poison", "decide_batch"]
 
 #: The most candidates a page is verified against (by shared fingerprints, then ``(seq, id)``).
 DEFAULT_K = 100
@@ -85,12 +85,22 @@ def _read(store: EngineStore, ids: Sequence[str]) -> dict[str, StoredDocument]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class IndexParts:
+    """What deciding pages of an index works with — a batch's decision (:func:`decide_batch`)
+    and a repair's (:func:`neardup.ingest.workers.repair.repair`): the index's store, its
+    batches and its group forest in Redis, and the verifier (``compare``, a pair of texts to
+    a verdict)."""
+
+    store: EngineStore
+    staging: BatchStaging
+    forest: RedisGroupForest
+    compare: Callable[[str, str], Any]
+
+
 def decide_batch(
-    store: EngineStore,
-    staging: BatchStaging,
-    forest: RedisGroupForest,
+    parts: IndexParts,
     key: str,
-    compare_fn: Callable[[str, str], Any],
     k: int = DEFAULT_K,
     poison: Poison | None = None,
     live: LiveIndex | None = None,
@@ -102,6 +112,7 @@ def decide_batch(
     ``written_hook(pages)`` is told the pages written (the repairs mask their sites again).
     ``searchable(written_at)`` makes the batch searchable (a
     :class:`~neardup.ingest.workers.refresher.Refresher`'s ``written``, in the background); without it, the batch is refreshed before returning."""
+    store, staging, forest, compare_fn = parts.store, parts.staging, parts.forest, parts.compare
     loaded = staging.load([key])
     batch = loaded.get(key)
     if batch is None:

@@ -7,7 +7,7 @@ counts where the batches and the groups are: in the broker's Redis, under the in
 and the chrome rule's identity (pages masked by two rules never share counts).
 
 * **Line counts**: a plain count-min sketch (:class:`RedisSketch`, the cells and hashes of
-  :class:`~neardup.ingest.chrome.SketchCounter` with ``conservative=False``) in one Redis
+  :class:`~neardup.ingest.sketch.SketchCounter` with ``conservative=False``) in one Redis
   string, read and raised with ``BITFIELD`` (32-bit cells that saturate). Additions are sums,
   so the counts do not depend on the order in which processes add pages; 4 rows of 2^22 cells
   take 64 MB of Redis whatever the number of pages.
@@ -22,69 +22,29 @@ a page joins the set of counted ids only with its counts, so a retried call coun
 twice); reading a page's counts is one script call (``chrome_read.lua``, ``BITFIELD_RO``), and
 :meth:`SharedChromeCounts.prefetch` reads those of a chunk of pages at once (``neardup ingest``
 of a file: 256 pages). Both wait out a broker outage for ``budget`` seconds
-(:func:`neardup.ingest.retry.retry_call`).
+(:func:`neardup.ingest.retry.retry_call`). What a page counts with, and how an input or a
+file is counted into them, is the counting pass's (:mod:`neardup.ingest.chrome_pass`).
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import functools
 import os
-import queue
-import threading
-import time
-from collections import deque
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from types import ModuleType
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
-from neardup.ingest.chrome import (
-    ChromeCounts,
-    ChromeRule,
-    SketchCounter,
-    page_hashes,
-    site_key,
-)
-from neardup.ingest.crawl import IdFrom, read_input
-from neardup.ingest.errors import DocumentError
-from neardup.ingest.extract import document_texts
-from neardup.ingest.records import (
-    DEFAULT_LIMITS,
-    Limits,
-    Page,
-    clean_text,
-    decode_record,
-    validate_page,
-)
+from neardup.ingest import sketch
+from neardup.ingest.chrome import ChromeCounts, ChromeRule, page_hashes, site_key
+from neardup.ingest.chrome_pass import Item, Row, chrome_text, count_file, observe_input
+from neardup.ingest.crawl import IdFrom
+from neardup.ingest.records import DEFAULT_LIMITS, Limits, Page
 from neardup.ingest.retry import TRANSIENT, retry_call
-from neardup.ingest.workers._redis import connect, key_prefix, script, text, transient
-from neardup.verifier.implementation import select
-
-# The compiled cells (ingest/_text.pyx ``sketch_cells``), or None where the reference runs
-# (``NEARDUP_IMPL``): :meth:`RedisSketch.offsets`, joined.
-_compiled: ModuleType | None = select("neardup.ingest._text", None)
+from neardup.ingest.workers._redis import connect, hash_fields, key_prefix, script, text, transient
 
 __all__ = [
-    "DEFAULT_MAX_AGE", "DEFAULT_MAX_WAIT", "RedisSketch", "SharedChromeCounts", "chrome_keys",
-    "chrome_page_keys", "chrome_sweep_keys", "chrome_text", "counted_rules", "delayed_input",
-    "observe_file",
-    "observe_input",
+    "RedisSketch", "SharedChromeCounts", "chrome_keys", "chrome_page_keys", "chrome_sweep_keys",
+    "counted_rules", "observe_file",
 ]
-
-_MASK64 = 0xFFFFFFFFFFFFFFFF
-
-
-def chrome_text(page: Page, limits: Limits = DEFAULT_LIMITS) -> str | None:
-    """The text of a page that chrome counts count (as
-    :func:`neardup.ingest.pipeline.chrome_counts` does): a plain-text page's extracted text;
-    None for an HTML page (not counted) or one that cannot be read (its preparing reports
-    why)."""
-    if page.field == "html":
-        return None
-    try:
-        texts = document_texts(page.document(), max_bytes=limits.max_doc_bytes)
-        return clean_text(texts.text, page.id)
-    except Exception:  # noqa: BLE001 - any failure: the preparing step reports it
-        return None
 
 
 def chrome_keys(index: str, rule: ChromeRule) -> tuple[str, str, str]:
@@ -118,34 +78,26 @@ def chrome_rules_key(index: str) -> str:
 class RedisSketch:
     """A plain count-min sketch of 64-bit keys in one Redis string (``depth`` rows of
     ``width`` saturating 32-bit cells): the cells of
-    ``SketchCounter(width, depth, conservative=False)``."""
+    ``SketchCounter(width, depth, conservative=False)`` (:mod:`neardup.ingest.sketch`)."""
 
     def __init__(self, client: Any, key: str, width: int = 1 << 22, depth: int = 4) -> None:
-        if width < 1 or not 1 <= depth <= len(SketchCounter._MULTIPLIERS):
-            raise ValueError("width >= 1 and 1 <= depth <= 6")
+        self._mults = sketch.multipliers(width, depth)
         self._redis, self.key, self.width, self.depth = client, key, width, depth
         self.budget = 600.0  # seconds a read waits out a broker outage
-        self._mults = SketchCounter._MULTIPLIERS[:depth]
         self._cache: dict[int, int] = {}  # counts read ahead (prefetch)
         self._read_script = script(client, "chrome_read.lua")
 
     def offsets(self, key: int) -> list[int]:
         """The cells of ``key`` (in 32-bit cells from the start of the string), one a row."""
         w = self.width
-        out = []
-        for row, m in enumerate(self._mults):
-            h = (key * m) & _MASK64
-            out.append(row * w + (h ^ (h >> 29)) % w)
-        return out
+        return [row * w + c for row, c in enumerate(sketch.cells(key, self._mults, w))]
 
     def cells_text(self, keys: Iterable[int]) -> str:
         """The cells (:meth:`offsets`) of each of ``keys`` (0 skipped), as one string of decimal
-        numbers separated by spaces: one argument of a script (compiled:
-        :func:`neardup.ingest._text.sketch_cells`)."""
-        if _compiled is not None:
-            return str(_compiled.sketch_cells(keys, self._mults, self.width))
-        offsets = self.offsets
-        return " ".join(str(c) for key in keys if key for c in offsets(key))
+        numbers separated by spaces: one argument of a script
+        (:func:`neardup.ingest.sketch.cells_text`)."""
+        found: str = sketch.cells_text(keys, self._mults, self.width)
+        return found
 
     def cells(self, key: int) -> list[str]:
         """The ``BITFIELD`` offsets (``#n``) of ``key``, one a row."""
@@ -227,8 +179,8 @@ class SharedChromeCounts(ChromeCounts):
         self.sketch = RedisSketch(client, cells, width, depth)
         super().__init__(rule, self.sketch, warmup=warmup)
         self._redis = client
-        self._observe = script(client, "chrome_observe.lua")
-        self._forget_script = script(client, "chrome_forget.lua")
+        self._observe = script(client, "chrome_observe.lua", "chrome_cells.lua")
+        self._forget_script = script(client, "chrome_forget.lua", "chrome_cells.lua")
         self._noted_script = script(client, "chrome_noted.lua")
         self._swept_script = script(client, "chrome_swept.lua")
         self.budget = self.sketch.budget = budget
@@ -236,10 +188,12 @@ class SharedChromeCounts(ChromeCounts):
         # line hashes and key lengths of the pages read ahead, by site and text
         self._hashed: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
 
-    def observe_pages(self, pages: Sequence[tuple[str, str | None, str | None, str]]) -> int:
-        """Count each ``(id, site, url, text)`` not counted before (by id); return how many
-        were new. One atomic script call (``chrome_observe.lua``) a list, retried through a
-        broker outage (:func:`neardup.ingest.retry.retry_call`): a retry counts nothing twice."""
+    def observe_pages(self, pages: Sequence[Row]) -> int:
+        """Count each ``(id, site, url, text)`` not counted before (by id; a page without an id
+        is not counted); return how many were new. One atomic script call
+        (``chrome_observe.lua``) a list, retried through a broker outage
+        (:func:`neardup.ingest.retry.retry_call`): a retry counts nothing twice."""
+        pages = [p for p in pages if p[0]]
         if not pages:
             return 0
         args: list[Any] = [len(pages), self.rule.identity]
@@ -280,10 +234,7 @@ class SharedChromeCounts(ChromeCounts):
     @transient
     def site_of(self, ids: Sequence[str]) -> dict[str, str]:
         """The chrome site each of ``ids`` was counted under (the pages counted only)."""
-        if not ids:
-            return {}
-        found = self._redis.hmget(self._site_of_key, list(ids))
-        return {i: text(s) for i, s in zip(ids, found, strict=True) if s is not None}
+        return hash_fields(self._redis, self._site_of_key, ids, text)
 
     @transient
     def site_pages(self, site: str) -> list[str]:
@@ -438,181 +389,20 @@ def counted_rules(client: Any, index: str) -> list[ChromeRule]:
     return out
 
 
-def _countable(
-    raw: bytes | str | Mapping[str, Any] | Page | DocumentError, limits: Limits
-) -> tuple[str, str | None, str | None, str] | None:
-    """``(id, site, url, text)`` of a plain-text page with an id, as :func:`observe_input`
-    counts it; None for anything else (an HTML page, a record in error: the preparing pass
-    reports those)."""
-    if isinstance(raw, DocumentError):
-        return None
-    try:
-        if isinstance(raw, Page):
-            page = raw
-        else:
-            record = raw if isinstance(raw, Mapping) else decode_record(raw, limits)
-            page = validate_page(record, limits)
-    except Exception:  # noqa: BLE001 - the preparing pass reports it
-        return None
-    body = chrome_text(page, limits) if page.id else None
-    return None if body is None or not page.id else (page.id, page.site, page.url, body)
-
-
-#: :func:`delayed_input`'s ``max_age``: the most pages a stream's page waits for (and about the
-#: most pages an ingest holds in memory while they wait).
-DEFAULT_MAX_AGE = 10_000
-
-#: :func:`delayed_input`'s ``max_wait``: the most seconds a stream's page waits.
-DEFAULT_MAX_WAIT = 30.0
-
-
-class _Failed:
-    """An exception of the stream's reading thread, for the reading generator to raise."""
-
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-
-_END = object()
-
-
-def _read_ahead(items: Iterable[Any], ahead: int = 1024) -> queue.Queue[Any]:
-    """``items`` read by a thread into a bounded queue, then ``_END`` (or a :class:`_Failed`):
-    so that pages held by :func:`delayed_input` can leave while the stream is silent."""
-    q: queue.Queue[Any] = queue.Queue(maxsize=ahead)
-
-    def read() -> None:
-        try:
-            for item in items:
-                q.put(item)
-        except BaseException as exc:  # noqa: BLE001 - raised again by the reader
-            q.put(_Failed(exc))
-        else:
-            q.put(_END)
-
-    threading.Thread(target=read, name="neardup-stream-reader", daemon=True).start()
-    return q
-
-
-def delayed_input(
-    counts: SharedChromeCounts,
-    items: Iterable[tuple[int, Any]],
-    limits: Limits = DEFAULT_LIMITS,
-    delay: int | None = None,
-    max_age: int = DEFAULT_MAX_AGE,
-    counted: list[int] | None = None,
-    max_wait: float | None = DEFAULT_MAX_WAIT,
-    clock: Callable[[], float] = time.monotonic,
-) -> Iterator[tuple[int, Any]]:
-    """The items of a stream (``(n, item)`` as :func:`observe_input` takes them), in their
-    order, each plain-text page counted as it is read and handed on once ``delay`` more pages
-    of its site have been counted (default: the rule's ``T`` for that site), or ``max_age``
-    more pages of any site, or ``max_wait`` seconds after it was read (None: no time limit), or
-    at the end of the input — and once every item before it has been handed on: the online
-    rule's delay (docs/chrome.md). A site's first pages are then masked with the counts of at
-    least ``T`` of its pages, as a file's are with all of them, instead of keeping a chrome
-    they could not yet know; and the pages are accepted in input order, so that the earliest
-    page of a group is the one a file would make its representative. Other items (an HTML
-    page, a record in error) need no count. ``counted[0]`` grows by the pages new to the
-    counts. With ``max_wait``, the items are read by a thread, so that held pages leave while
-    the stream is silent."""
-    if (delay is not None and delay < 0) or max_age < 1 or (max_wait is not None
-                                                            and max_wait < 0):
-        raise ValueError("delay >= 0, max_age >= 1 and max_wait >= 0")
-    # (item, site or None, its site's pages counted with it, arrival, time read), oldest first
-    held: deque[tuple[tuple[int, Any], str | None, int, int, float]] = deque()
-    pages: dict[str, int] = {}  # pages counted per site
-    n = 0
-    limit = max_wait if max_wait is not None else float("inf")
-
-    def due(now: float) -> Iterator[tuple[int, Any]]:
-        while held:
-            item, site, mine, at, since = held[0]
-            if site is not None and now - since < limit and n - at < max_age and (
-                    pages[site] - mine < (counts.rule.threshold(site) if delay is None
-                                          else delay)):
-                return
-            held.popleft()
-            yield item
-
-    source = _read_ahead(items) if max_wait is not None else None
-    plain = iter(items) if source is None else None
-    while True:
-        if source is not None:
-            now = clock()
-            yield from due(now)
-            wait = None if not held else max(0.0, held[0][4] + limit - now)
-            try:
-                item = source.get(timeout=wait)
-            except queue.Empty:
-                continue
-            if item is _END:
-                break
-            if isinstance(item, _Failed):
-                raise item.exc
-        else:
-            assert plain is not None
-            item = next(plain, _END)
-            if item is _END:
-                break
-        row = _countable(item[1], limits)
-        site: str | None = None
-        if row is not None:
-            new = counts.observe_pages([row])
-            if counted is not None:
-                counted[0] += new
-            site = site_key(row[1], row[2])
-            pages[site] = pages.get(site, 0) + 1
-            n += 1
-        held.append((item, site, pages.get(site, 0) if site is not None else 0, n, clock()))
-        yield from due(clock())
-    while held:
-        yield held.popleft()[0]
-
-
-def observe_input(
-    counts: SharedChromeCounts,
-    items: Iterable[tuple[int, bytes | str | Mapping[str, Any] | Page | DocumentError]],
-    limits: Limits = DEFAULT_LIMITS,
-    chunk: int = 500,
-) -> int:
-    """Count the plain-text pages of an input into ``counts`` (the first pass of the two-pass
-    rule): ``(n, item)`` as :func:`neardup.ingest.pipeline.read_lines` gives them — a JSONL
-    line, a page of a WARC or WET file, a record in error — or a document's source as a
-    mapping. A record that is not a valid page with an id is skipped (the preparing pass
-    reports it). Returns how many pages were new to the counts."""
-    new = 0
-    rows: list[tuple[str, str | None, str | None, str]] = []
-    for _, raw in items:
-        row = _countable(raw, limits)
-        if row is not None:
-            rows.append(row)
-        if len(rows) >= chunk:
-            new += counts.observe_pages(rows)
-            rows = []
-    return new + counts.observe_pages(rows)
-
-
-def _observe_share(job: tuple[str, str, ChromeRule, str, int, int, Limits, IdFrom]) -> int:
-    url, index, rule, path, share, shares, limits, id_from = job
-    counts = SharedChromeCounts(connect(url), index, rule)
-    lines = read_input(path, limits, id_from=id_from, html=False)  # HTML pages: not counted
-    return observe_input(counts, ((n, raw) for n, raw in lines if n % shares == share), limits)
+def _count_shared(url: str, index: str, rule: ChromeRule, limits: Limits,
+                  items: Iterator[Item]) -> int:
+    return observe_input(SharedChromeCounts(connect(url), index, rule), items, limits)
 
 
 def observe_file(
     url: str, index: str, rule: ChromeRule, path: str | os.PathLike[str],
     limits: Limits = DEFAULT_LIMITS, id_from: IdFrom = "record", processes: int = 1,
 ) -> int:
-    """:func:`observe_input` of an input file (JSONL or WARC, not stdin) into ``index``'s counts
-    on the Redis at ``url``; with ``processes > 1`` each process counts every
-    ``processes``-th record: the same counts (sums, each page once), in a fraction of the time
-    (the counting pass is the ingest's first, when its workers have nothing to do yet).
-    Returns how many pages were new to the counts."""
-    jobs = [(url, index, rule, os.fspath(path), share, max(1, processes), limits, id_from)
-            for share in range(max(1, processes))]
-    if processes <= 1:
-        return _observe_share(jobs[0])
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ctx.Pool(processes) as pool:
-        return sum(pool.map(_observe_share, jobs))
+    """:func:`~neardup.ingest.chrome_pass.observe_input` of an input file (JSONL or WARC, not
+    stdin) into ``index``'s counts on the Redis at ``url``; with ``processes > 1`` each
+    process counts every ``processes``-th record (:func:`~neardup.ingest.chrome_pass.count_file`):
+    the same counts (sums, each page once), in a fraction of the time (the counting pass is
+    the ingest's first, when its workers have nothing to do yet). Returns how many pages were
+    new to the counts."""
+    work = functools.partial(_count_shared, url, index, rule, limits)
+    return sum(count_file(work, path, limits, id_from, processes))

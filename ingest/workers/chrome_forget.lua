@@ -3,6 +3,7 @@
 -- KEYS as chrome_observe.lua's first six, KEYS[7] its count versions (KEYS[8] there). ARGV[1] the number of pages, then per page: id and
 -- the cells of the text it was counted with (as chrome_observe.lua takes them).
 -- Atomic, each page once: a page not counted is skipped. Returns how many pages were taken out.
+-- Uses chrome_cells.lua.
 local n = tonumber(ARGV[1])
 local i = 2
 local gone = 0
@@ -19,20 +20,7 @@ for _ = 1, n do
     redis.call('SREM', KEYS[6] .. site, id)
     redis.call('SADD', KEYS[5], site)
     redis.call('HINCRBY', KEYS[7], site, 1)
-    local args = {'OVERFLOW', 'SAT'}
-    for c in string.gmatch(cells, '%d+') do
-      args[#args + 1] = 'INCRBY'
-      args[#args + 1] = 'u32'
-      args[#args + 1] = '#' .. c
-      args[#args + 1] = -1
-      if #args >= 4002 then
-        redis.call('BITFIELD', KEYS[1], unpack(args))
-        args = {'OVERFLOW', 'SAT'}
-      end
-    end
-    if #args > 2 then
-      redis.call('BITFIELD', KEYS[1], unpack(args))
-    end
+    add_cells(KEYS[1], cells, -1)
   end
 end
 return gone

@@ -8,7 +8,7 @@
 -- cells (u32 offsets, as one string of decimal numbers separated by spaces: one argument a
 -- page, not one a cell).
 -- Atomic: a page is added to the set only with its counts, so a call retried after a lost
--- reply counts nothing twice. Returns how many pages were new.
+-- reply counts nothing twice. Returns how many pages were new. Uses chrome_cells.lua.
 local n = tonumber(ARGV[1])
 local i = 3
 local new = 0
@@ -22,20 +22,7 @@ for _ = 1, n do
     redis.call('SADD', KEYS[6] .. site, id)
     redis.call('SADD', KEYS[5], site)
     redis.call('HINCRBY', KEYS[8], site, 1)
-    local args = {'OVERFLOW', 'SAT'}
-    for c in string.gmatch(cells, '%d+') do
-      args[#args + 1] = 'INCRBY'
-      args[#args + 1] = 'u32'
-      args[#args + 1] = '#' .. c
-      args[#args + 1] = 1
-      if #args >= 4002 then  -- at most 1,000 cells a BITFIELD: Lua's unpack has a limit
-        redis.call('BITFIELD', KEYS[1], unpack(args))
-        args = {'OVERFLOW', 'SAT'}
-      end
-    end
-    if #args > 2 then
-      redis.call('BITFIELD', KEYS[1], unpack(args))
-    end
+    add_cells(KEYS[1], cells, 1)
   end
 end
 if new > 0 then

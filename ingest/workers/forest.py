@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from neardup.ingest.jsoncodec import dumps_str
-from neardup.ingest.workers._redis import connect, key_prefix, script, text, transient
+from neardup.ingest.workers._redis import connect, hash_fields, key_prefix, script, text, transient
 
 __all__ = ["RedisGroupForest"]
 
@@ -90,10 +90,7 @@ class RedisGroupForest:
     @transient
     def seqs(self, ids: Sequence[str]) -> dict[str, int]:
         """The ``seq`` the forest holds of each of ``ids`` that ever took part in a union."""
-        if not ids:
-            return {}
-        got = self.redis.hmget(self.k_pseq, list(ids))
-        return {i: int(v) for i, v in zip(ids, got, strict=True) if v is not None}
+        return hash_fields(self.redis, self.k_pseq, ids, int)
 
     # -- the groups pages were indexed with --------------------------------------------------
 

@@ -41,12 +41,10 @@ from neardup.ingest.pipeline import _WORD
 from neardup.ingest.regroup import affected, redecide
 from neardup.ingest.store.base import GroupUpdate, StoredDocument, fingerprint_terms, now_iso
 from neardup.ingest.store.ranking import candidate_terms
-from neardup.ingest.store.roles import EngineStore
+from neardup.ingest.workers.batch import IndexParts
 from neardup.ingest.workers.changes import ChangeLog
 from neardup.ingest.workers.chrome_counts import SharedChromeCounts, counted_rules
-from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.gate import Gate
-from neardup.ingest.workers.staging import BatchStaging
 from neardup.ingest.workers.writeback import rewrite_merged
 from neardup.verifier.grouping import GROUPED, joins
 
@@ -120,14 +118,7 @@ def _remask(counts: SharedChromeCounts, site: str, doc: StoredDocument) -> Store
                                fingerprints=index_terms(doc.body, config, content=content))
 
 
-def repair(
-    store: EngineStore,
-    staging: BatchStaging,
-    forest: RedisGroupForest,
-    changes: ChangeLog,
-    compare_fn: Callable[[str, str], Any],
-    sweep: bool = False,
-) -> dict[str, int]:
+def repair(parts: IndexParts, changes: ChangeLog, sweep: bool = False) -> dict[str, int]:
     """One repair of the index (see the module doc); the caller holds the gate. Returns what it
     did: ``changes``, ``deleted``, ``remasked``, ``redecided``, ``compared``, ``joined``, or
     ``waiting`` when batches accepted before a change are not written yet. The sites are
@@ -135,6 +126,7 @@ def repair(
     or with ``sweep`` (``--wait`` asking: a batch
     whose message was lost stays undecided for a while; when it is written its sites are
     marked again, so sweeping before is only work done twice)."""
+    store, staging, forest, compare_fn = parts.store, parts.staging, parts.forest, parts.compare
     client = staging.redis
     snap = changes.snapshot(REPAIR_CHANGES)
     latest = max((c.seq for c in snap), default=0)

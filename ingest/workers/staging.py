@@ -34,7 +34,15 @@ from typing import Any
 
 from neardup.ingest.jsoncodec import dumps_bytes_fast, loads_fast
 from neardup.ingest.store.base import StoredDocument, now_iso
-from neardup.ingest.workers._redis import connect, key_prefix, script, text, transient
+from neardup.ingest.workers._redis import (
+    connect,
+    hash_fields,
+    key_prefix,
+    script,
+    sorted_members,
+    text,
+    transient,
+)
 
 __all__ = ["BatchStaging", "StagedBatch", "batch_payload"]
 
@@ -142,22 +150,14 @@ class BatchStaging:
     @transient
     def pending(self, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are accepted and not yet searchable."""
-        if not ids:
-            return set()
-        found = self.redis.hmget(self.k_pending, list(ids))
-        return {i for i, k in zip(ids, found, strict=True) if k is not None}
+        return set(hash_fields(self.redis, self.k_pending, ids, text))
 
     @transient
     def pending_pages(self, ids: Sequence[str]) -> dict[str, StoredDocument]:
         """The pages of ``ids`` that are accepted and not yet searchable, as accepted."""
-        if not ids:
-            return {}
-        keys = self.redis.hmget(self.k_pending, list(ids))
         by_key: dict[str, set[str]] = {}
-        for doc_id, key in zip(ids, keys, strict=True):
-            if key is not None:
-                by_key.setdefault(text(key),
-                                  set()).add(doc_id)
+        for doc_id, key in hash_fields(self.redis, self.k_pending, ids, text).items():
+            by_key.setdefault(key, set()).add(doc_id)
         found: dict[str, StoredDocument] = {}
         for key, batch in self.load(sorted(by_key)).items():
             for page in batch.pages:
@@ -218,19 +218,12 @@ class BatchStaging:
     @transient
     def live_of(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are still live."""
-        keys = list(keys)
-        if not keys:
-            return set()
-        scores = self.redis.zmscore(self.k_live, keys)
-        return {k for k, s in zip(keys, scores, strict=True) if s is not None}
+        return sorted_members(self.redis, self.k_live, keys)
 
     @transient
     def written_of(self, keys: Iterable[str]) -> set[str]:
-        keys = list(keys)
-        if not keys:
-            return set()
-        scores = self.redis.zmscore(self.k_written, keys)
-        return {k for k, s in zip(keys, scores, strict=True) if s is not None}
+        """Which of ``keys`` are indexed (written) and not yet dropped."""
+        return sorted_members(self.redis, self.k_written, keys)
 
     # -- from written to searchable -------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from neardup.ingest.store.roles import EngineStore
 from neardup.ingest.workers import timings
 from neardup.ingest.workers._redis import key_prefix
 from neardup.ingest.workers.app import app, broker_url, settings
-from neardup.ingest.workers.batch import DEFAULT_K, decide_batch
+from neardup.ingest.workers.batch import DEFAULT_K, IndexParts, decide_batch
 from neardup.ingest.workers.changes import ChangeLog
 from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.gate import Gate, GateBusy, RepairRunning
@@ -231,8 +231,9 @@ def decide_batch_task(
         staging = open_staging(index)
         store = open_task_store(index)
         with open_gate(index).deciding():
+            parts = IndexParts(store, staging, open_forest(index), _compare_fn(profile))
             counts: dict[str, Any] = dict(decide_batch(
-                store, staging, open_forest(index), key, _compare_fn(profile), k,
+                parts, key, k,
                 poison=mark_error, searchable=_refresher(index, staging, store).written,
                 written_hook=lambda pages: mark_written(staging.redis, staging.index, pages),
             ))
@@ -306,8 +307,9 @@ def repair_task(self: Task, index: str | None = None, profile: str = "web",
     t0 = time.perf_counter()
     try:
         with open_gate(index).repairing():
-            done = repair(open_task_store(index), staging, open_forest(index),
-                          ChangeLog(staging.redis, staging.index), _compare_fn(profile), sweep)
+            parts = IndexParts(open_task_store(index), staging, open_forest(index),
+                               _compare_fn(profile))
+            done = repair(parts, ChangeLog(staging.redis, staging.index), sweep)
     except RepairRunning:
         # the repair running looks for work left once it has left the gate (below), and a
         # killed one's message comes back: this one is not needed

@@ -1,6 +1,6 @@
 """The compact candidate index of ``neardup dedup`` answers exactly as the rule says.
 
-The rule (:class:`neardup.ingest.dedup.CandidateIndex`): the earlier documents of the same
+The rule (:class:`neardup.ingest.candidates.CandidateIndex`): the earlier documents of the same
 fingerprint config sharing at least one distinct fingerprint, by shared count desc, then
 ``seq``, then ``id``, top ``k``. The compiled table keeps 16-bit tags of the fingerprints in
 memory and counts exactly from the pages' keys on disk; shrunk to one bucket and no tag bits,
@@ -19,12 +19,18 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from neardup.ingest import dedup
-from neardup.ingest.dedup import CandidateIndex, CandidateLists, _DictTable
+from neardup.ingest import _candidates_py, candidates, dedup
+from neardup.ingest.candidates import CandidateIndex
+from neardup.ingest.dedup import CandidateLists
 from neardup.ingest.pipeline import fingerprint_config, prepare_lines
 from support.ci import require_compiled
 
 needs_table = pytest.mark.compiled("neardup.ingest._candidates")
+
+
+def _compiled(k: int, **params: int) -> Any:
+    table: Any = require_compiled("neardup.ingest._candidates").CandidateTable(k, **params)
+    return table
 
 
 def _rule(docs: list[Any], k: int) -> list[list[str]]:
@@ -80,7 +86,7 @@ def test_compiled_table_follows_the_rule(raw: list[tuple[list[str], str, int]], 
     docs = _docs(raw)
     want = _rule(docs, k)
     for params in TABLES:
-        table = dedup._CandidateTable(k, **params)
+        table = _compiled(k, **params)
         try:
             assert [table.add(d) for d in docs] == want, params
         finally:
@@ -91,7 +97,7 @@ def test_compiled_table_follows_the_rule(raw: list[tuple[list[str], str, int]], 
 @given(DOCS, st.integers(1, 300))
 def test_dict_table_follows_the_rule(raw: list[tuple[list[str], str, int]], k: int) -> None:
     docs = _docs(raw)
-    table = _DictTable(k)
+    table = _candidates_py.CandidateTable(k)
     assert [table.add(d) for d in docs] == _rule(docs, k)
 
 
@@ -106,16 +112,14 @@ def test_many_candidates_after_merges() -> None:
                             fingerprints=[common, *rng.sample(pool, 3), _b64(rng.randbytes(16))])
             for n in range(600)]
     want = _rule(docs, 200)
-    table = dedup._CandidateTable(200, bucket_bits=4, buffer=97)
+    table = _compiled(200, bucket_bits=4, buffer=97)
     assert [table.add(d) for d in docs] == want
     assert len(want[-1]) == 200 and table.postings == sum(len(set(d.fingerprints)) for d in docs)
 
 
 @pytest.mark.parametrize("table", ["compiled", "dict"])
 def test_documents_come_in_seq_id_order(table: str) -> None:
-    if table == "compiled":
-        require_compiled("neardup.ingest._candidates")
-    index = dedup._CandidateTable(5) if table == "compiled" else _DictTable(5)
+    index = _compiled(5) if table == "compiled" else _candidates_py.CandidateTable(5)
     index.add(SimpleNamespace(id="b", seq=2, fingerprints=["x"], fp_config="w"))
     index.add(SimpleNamespace(id="c", seq=2, fingerprints=["x"], fp_config="w"))
     for doc_id, seq in (("a", 2), ("c", 2), ("z", 1)):
@@ -123,9 +127,10 @@ def test_documents_come_in_seq_id_order(table: str) -> None:
             index.add(SimpleNamespace(id=doc_id, seq=seq, fingerprints=["x"], fp_config="w"))
 
 
-def test_candidate_index_uses_the_compiled_table_when_built() -> None:
+def test_candidate_index_uses_the_twin_neardup_impl_chose() -> None:
     index = CandidateIndex(3)
-    assert isinstance(index._table, dedup._CandidateTable or _DictTable)
+    chosen = candidates.COMPILED if candidates.IMPLEMENTATION == "cython" else candidates.REFERENCE
+    assert type(index._table).__module__ == chosen
     index.close()
 
 
@@ -159,7 +164,7 @@ def test_without_the_extension_the_dict_rule_groups_alike(monkeypatch: pytest.Mo
     """A pure-Python install (no ``neardup.ingest._candidates``) takes the dict rule: same groups."""
     config = fingerprint_config("web")
     compiled = dedup.dedup_embedded(list(prepare_lines(_pages(), config)), "web")
-    monkeypatch.setattr(dedup, "_CandidateTable", None)
-    assert isinstance(CandidateIndex(3)._table, _DictTable)
+    monkeypatch.setattr(candidates, "_impl", _candidates_py)
+    assert isinstance(CandidateIndex(3)._table, _candidates_py.CandidateTable)
     assert dedup.dedup_embedded(list(prepare_lines(_pages(), config)), "web") == compiled
     assert compiled["f"]["dup_group"] == "a" and compiled["d"]["dup_group"] == "c"

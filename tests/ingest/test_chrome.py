@@ -1,5 +1,6 @@
 """Chrome known from the corpus (neardup.ingest.chrome): line keys, sites, the two-pass rule,
-the page-level base, the counters, and the online rule (warm-up, delay, max age)."""
+the page-level base, the counters, and the warm-up rule (the stream's delay:
+test_chrome_delay.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ import pytest
 from neardup.ingest.chrome import (
     ChromeCounts,
     ChromeRule,
-    DelayedMasker,
     ExactCounter,
-    SketchCounter,
     normalize_line,
     site_key,
 )
+from neardup.ingest.sketch import SketchCounter
 
 HEADER = ["Example Daily", "Home | World | Business | Sports", "Sign in | Subscribe"]
 FOOTER = ["About us | Contact | Privacy", "© 2004-2024 Example Daily. All rights reserved."]
@@ -201,40 +201,6 @@ def test_rule_arguments_are_checked() -> None:
         ChromeRule(ratio=0.5)
     with pytest.raises(ValueError):
         ChromeRule(warmup_share=0)
-    with pytest.raises(ValueError):
-        DelayedMasker(ChromeCounts(), delay=-1)
-
-
-def test_delayed_masker_matches_two_passes_on_a_steady_site() -> None:
-    """With a delay of T pages, every page of a site whose chrome never changes is masked as
-    the two-pass rule masks it, the first page included."""
-    rng = random.Random(9)
-    pages = [(f"p{i}", _page(_article(rng), views=i * 13)) for i in range(40)]
-    batch = ChromeCounts(ChromeRule(min_pages=5))
-    for _, text in pages:
-        batch.observe_text("s", text)
-    online: DelayedMasker[str] = DelayedMasker(ChromeCounts(ChromeRule(min_pages=5)))
-    out: list[tuple[str, str]] = []
-    for doc_id, text in pages:
-        released = online.push("s", doc_id, text)
-        assert online.pending() <= 5
-        out += released
-    out += online.flush()
-    assert [d for d, _ in out] == [d for d, _ in pages]
-    assert dict(out) == {d: batch.mask("s", t) for d, t in pages}
-    assert online.pending() == 0
-
-
-def test_delayed_masker_max_age_releases_small_sites() -> None:
-    rng = random.Random(10)
-    dm: DelayedMasker[int] = DelayedMasker(ChromeCounts(ChromeRule(min_pages=5)), max_age=10)
-    assert dm.push("tiny", 0, _page(_article(rng))) == []
-    released: list[tuple[int, str]] = []
-    for i in range(1, 12):
-        released += dm.push("big", i, _page(_article(rng)))
-    assert 0 in dict(released)  # waited 10 pages of other sites, then decided
-    # the tiny site's single page was judged by the warm-up rule: nothing known, all kept
-    assert dict(released)[0].split("\n")[0] == HEADER[0]
 
 
 def test_new_chrome_on_an_established_site_is_masked_once_common() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from neardup.ingest import _chrome_py
 from neardup.ingest.chrome import (
     BoundedCounter,
     ChromeCounts,
@@ -26,17 +27,13 @@ from neardup.ingest.chrome import (
     page_hashes,
     site_key,
 )
+from neardup.ingest.chrome_pass import chrome_counts, chrome_counts_of_file
 from neardup.ingest.cli import main
 from neardup.ingest.fingerprint import PROFILES, FingerprintConfig
-from neardup.ingest.pipeline import (
-    chrome_counts,
-    chrome_counts_of_file,
-    fingerprint_config,
-    prepare_document,
-    prepare_lines,
-)
+from neardup.ingest.pipeline import fingerprint_config, prepare_document, prepare_lines
 from neardup.ingest.settings import Settings
 from support.chrome_sites import EN_SITE, ZH_SITE, en_chrome, expected, partition, prose, zh_chrome
+from support.ci import require_compiled
 
 import neardup
 
@@ -241,6 +238,18 @@ def test_page_hashes_are_the_hashes_of_the_line_keys(text: str, site: str, fold:
     keys = [normalize_line(x, fold) for x in text.split("\n")]
     assert page_hashes(site, text, fold) == (
         [_line_hash(site, k) if k else 0 for k in keys], [len(k) for k in keys])
+
+
+@settings(max_examples=600, deadline=None)
+@given(LINE_TEXT, st.sampled_from(["", "news.example", "新闻.cn", "a\ud800b"]), st.booleans())
+def test_the_compiled_line_keys_and_hashes_are_the_reference(
+    text: str, site: str, fold: bool,
+) -> None:
+    compiled = require_compiled("neardup.ingest._chrome")
+    prefix = site.encode("utf-8", "surrogatepass") + b"\x00"
+    for t in (text, text.casefold()):
+        assert compiled.split_line_keys(t, fold) == _chrome_py.split_line_keys(t, fold)
+        assert compiled.line_hashes(t, prefix, fold) == _chrome_py.line_hashes(t, prefix, fold)
 
 
 def test_counts_pickle_and_merge_by_site() -> None:

@@ -1,20 +1,23 @@
-"""The stream's delay (:func:`neardup.ingest.workers.chrome_counts.delayed_input`): a page is
-handed on once ``T`` more pages of its site have been counted, or ``max_age`` pages of any
-site, or at the end; pages that are not counted pass at once. The counts are a fake here (what
-they hold is tested on Redis in tests/integration/test_chrome_shared.py)."""
+"""The stream's delay (:func:`neardup.ingest.chrome_pass.delayed_input`): a page is handed on
+once ``T`` more pages of its site have been counted, or ``max_age`` pages of any site, or at the
+end; pages that are not counted pass at once. The counts are a fake that records what was
+counted, or counts in memory to mask with (the shared counts on Redis are tested in
+tests/integration/test_chrome_shared.py)."""
 
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from neardup.ingest.chrome import ChromeRule
+from neardup.ingest.chrome import ChromeCounts, ChromeRule
+from neardup.ingest.chrome_pass import delayed_input
 from neardup.ingest.errors import InvalidRecord
-from neardup.ingest.workers.chrome_counts import delayed_input
+from neardup.ingest.records import Page
 
 
 class _Counts:
@@ -122,3 +125,46 @@ def test_counted_and_bad_arguments() -> None:
         list(delayed_input(_Counts(t=2), lines, max_age=0))  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         list(delayed_input(_Counts(t=2), lines, max_wait=-1))  # type: ignore[arg-type]
+
+
+HEADER = ["Example Daily", "Home | World | Business | Sports", "Sign in | Subscribe"]
+FOOTER = ["About us | Contact | Privacy", "© 2004-2024 Example Daily. All rights reserved."]
+
+
+def _text_page(doc_id: str, site: str, rng: random.Random, views: int = 5) -> Page:
+    """A page of ``site``: its chrome around an article of its own."""
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+             for _ in range(180)]
+    body = [" ".join(words[i: i + 60]) + "." for i in range(0, len(words), 60)]
+    text = "\n".join([*HEADER, f"Published 2024-01-0{views % 9 + 1} · {views:,} views", *body,
+                      *FOOTER])
+    return Page(id=doc_id, field="text", source=text, site=site)
+
+
+def test_a_steady_site_is_masked_as_two_passes_mask_it() -> None:
+    """With a delay of T pages, every page of a site whose chrome never changes is masked as
+    the two-pass rule masks it (with the counts of every page), its first pages included."""
+    rng = random.Random(9)
+    pages = [_text_page(f"p{i}", "s", rng, views=i * 13) for i in range(40)]
+    whole = ChromeCounts(ChromeRule(min_pages=5), warmup=False)
+    for page in pages:
+        whole.observe_text("s", page.source)
+    online = ChromeCounts(ChromeRule(min_pages=5), warmup=False)
+    out = [(page.id, online.pages("s"), online.mask("s", page.source))
+           for _, page in delayed_input(online, enumerate(pages, 1), max_wait=None)]
+    assert [(i, n) for i, n, _ in out] == [(p.id, min(k + 6, 40)) for k, p in enumerate(pages)]
+    assert {i: m for i, _, m in out} == {p.id: whole.mask("s", p.source) for p in pages}
+    assert all(HEADER[0] not in m for _, _, m in out)
+
+
+def test_max_age_lets_a_small_site_go_with_no_chrome() -> None:
+    rng = random.Random(10)
+    counts = ChromeCounts(ChromeRule(min_pages=5), warmup=False)
+    items = [(1, _text_page("t0", "tiny", rng))]
+    items += [(n, _text_page(f"b{n}", "big", rng)) for n in range(2, 13)]
+    out = [(page.id, counts.pages("big"), counts.mask(page.site, page.source))
+           for _, page in delayed_input(counts, items, max_age=10, max_wait=None)]
+    # the tiny site's page waited for 10 pages of another site, then left first; a site with
+    # one page counted has no chrome: it keeps its whole text
+    assert out[0][:2] == ("t0", 10) and out[0][2] == items[0][1].source
+

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neardup.ingest.chrome import ChromeCounts, ChromeRule, SketchCounter, site_key
+from neardup.ingest.chrome import ChromeCounts, ChromeRule, site_key
 from neardup.ingest.records import Page
+from neardup.ingest.sketch import SketchCounter
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.chrome_counts import RedisSketch, SharedChromeCounts, observe_file
 from support.chrome_sites import EN_SITE, ZH_SITE
@@ -132,7 +133,7 @@ def test_read_ahead_masks_alike_without_a_round_trip_a_page(
         counts.reset()
 
 
-@pytest.mark.compiled("neardup.ingest._text")
+@pytest.mark.compiled("neardup.ingest._sketch")
 def test_the_compiled_cells_are_the_reference(client: Any, index: str) -> None:
     rng = random.Random(11)
     sketch = RedisSketch(client, f"neardup:{index}:cells", WIDTH, DEPTH)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from neardup.ingest.workers import batch
-from neardup.ingest.workers.batch import decide_batch
+from neardup.ingest.workers.batch import IndexParts, decide_batch
 from neardup.ingest.workers.forest import RedisGroupForest
 from neardup.ingest.workers.live import LiveIndex
 from neardup.ingest.workers.staging import BatchStaging
@@ -37,7 +37,7 @@ def _decide_all(
     order = list(enumerate(chunks))
     for n, (i, chunk) in enumerate(reversed(order) if mode == "reversed" else order):
         key = keys[i] if all_first else staging.accept(chunk)[0]
-        out = decide_batch(store, staging, forest, key, compare, live=live,
+        out = decide_batch(IndexParts(store, staging, forest, compare), key, live=live,
                            searchable=None if mode == "refreshed" else (lambda at: None))
         still = {"refreshed": 0, "unrefreshed": n + 1}.get(mode, len(chunks))
         assert out["errors"] == 0 and len(staging.live()) == still, out

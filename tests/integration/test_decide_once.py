@@ -49,13 +49,9 @@ def groups_of(client: Any, index: str) -> dict[str, str]:
 def embedded_partition(path: Path) -> set[frozenset[str]]:
     """``neardup dedup``'s partition of the file: site chrome masked by its whole input's
     counts, as the pipeline masks it by the counts on the broker."""
+    from neardup.ingest.chrome_pass import chrome_counts_of_file
     from neardup.ingest.dedup import dedup_embedded
-    from neardup.ingest.pipeline import (
-        chrome_counts_of_file,
-        fingerprint_config,
-        prepare_lines,
-        read_lines,
-    )
+    from neardup.ingest.pipeline import fingerprint_config, prepare_lines, read_lines
 
     chrome = chrome_counts_of_file(path)
     prepared = list(prepare_lines(read_lines(path), fingerprint_config("web"), chrome=chrome))

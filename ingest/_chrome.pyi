@@ -1,0 +1,6 @@
+"""Types of the compiled twin of neardup.ingest._chrome_py (same API)."""
+
+IMPLEMENTATION: str
+
+def split_line_keys(text: str, fold_digits: bool) -> list[str]: ...
+def line_hashes(text: str, prefix: bytes, fold_digits: bool) -> tuple[list[int], list[int]]: ...
