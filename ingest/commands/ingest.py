@@ -32,16 +32,18 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from typing import Any, TextIO
 
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
+from neardup.ingest.commands.started_workers import WorkerDied, start_workers
 from neardup.ingest.crawl import CrawlStats, input_format
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
 from neardup.ingest.records import Limits
-from neardup.ingest.settings import Settings, child_environ
+from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.submit import (
@@ -69,7 +71,7 @@ from neardup.ingest.workers.staging import BatchStaging
 # the workers have nothing to do yet.
 _COUNTING_PROCESSES = min(4, os.cpu_count() or 1)
 
-__all__ = ["add_parser", "dedup_via_opensearch", "run", "start_workers"]
+__all__ = ["add_parser", "dedup_via_opensearch", "run"]
 
 
 
@@ -250,7 +252,6 @@ def dedup_via_opensearch(
     index = args.index or f"neardup-dedup-{uuid.uuid4().hex[:12]}"
     store = open_store("engine", settings, index=index)
     store.install()
-    workers: list[Any] = []
     queue = settings.queue if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"
     staging = BatchStaging.from_url(broker_url(), index)
     outcomes: list[Prepared] = []
@@ -261,12 +262,13 @@ def dedup_via_opensearch(
             yield p
 
     try:
-        if args.start_workers:
-            workers = start_workers(args.start_workers, queue)
-        submitter = Submitter(store, staging, args.profile, args.candidates, queue)
-        ingest_prepared(submitter, kept(prepared))
-        ids = [i for batch in submitter.ids.values() for i in batch]
-        waited = wait_for_groups(submitter, timeout=args.timeout)
+        # the workers started for the run are stopped first, when it ends; one that exits
+        # before ends it at once (StartedWorkers)
+        with start_workers(args.start_workers, queue) if args.start_workers else nullcontext():
+            submitter = Submitter(store, staging, args.profile, args.candidates, queue)
+            ingest_prepared(submitter, kept(prepared))
+            ids = [i for batch in submitter.ids.values() for i in batch]
+            waited = wait_for_groups(submitter, timeout=args.timeout)
         if waited["timed_out"]:
             raise SystemExit(f"neardup dedup: workers did not finish within {args.timeout}s")
         found: dict[str, dict[str, Any]] = {}
@@ -277,11 +279,9 @@ def dedup_via_opensearch(
             for doc_id, d in found.items()
             if d.get("status") == "grouped"
         }
+    except WorkerDied as exc:
+        raise SystemExit(f"neardup dedup: {exc}") from None
     finally:
-        for w in workers:
-            w.terminate()
-        for w in workers:
-            w.wait(30)
         if not args.keep_index and not args.index:
             store.drop()
             staging.clear()
@@ -298,21 +298,3 @@ def _slim(p: Prepared) -> Prepared:
     if d is None:
         return p
     return dataclasses.replace(p, doc=StoredDocument(d.id, "", [], d.fp_config, d.seq))
-
-
-def start_workers(n: int, queue: str) -> list[Any]:
-    """Start ``n`` single-process Celery workers on ``queue`` (for ``dedup --start-workers``)."""
-    import subprocess
-
-    env = child_environ(NEARDUP_QUEUE=queue)
-    return [
-        subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "neardup.ingest.workers.app", "worker", "--pool=solo",
-             "-Q", queue, "-n", f"dedup{i}-{queue}@%h", "--loglevel=WARNING", "--without-gossip",
-             "--without-mingle", "--without-heartbeat"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for i in range(n)
-    ]

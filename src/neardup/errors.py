@@ -1,7 +1,7 @@
 """The root of every error neardup raises on purpose, and the whole tree.
 
 :class:`NeardupError` sits here, in the top-level package that every layer shares (importing it
-loads nothing else: ``neardup/__init__.py`` imports no layer), so the verifier, the bottom
+loads nothing else: ``src/neardup/__init__.py`` imports no layer), so the verifier, the bottom
 layer, derives its errors from it without importing ``ingest``, and ``except NeardupError``
 catches them all. Each layer keeps its branch in its own ``errors`` module.
 
@@ -28,6 +28,8 @@ errors (a bad page: count it, report it against its id, carry on)::
     ├── StoreError                     the store (neardup.ingest.store.errors): StoreUnavailable,
     │                                  DocumentNotFound(KeyError), IndexNotFound, Unsupported
     ├── DashboardsError                the saved-objects import (neardup.ingest.dashboards)
+    ├── WorkerDied                     a worker started for the run exited before it ended
+    │                                  (neardup.ingest.commands.started_workers)
     ├── DatasetUnavailable             a dataset's source data (neardup.evaluation.datasets)
     └── BaselineError                  a baseline method (neardup.evaluation.baselines.errors):
                                        BaselineUnavailable, NotFittedError
