@@ -1,7 +1,7 @@
 """The root of every error neardup raises on purpose, and the whole tree.
 
 :class:`NeardupError` sits here, in the top-level package that every layer shares (importing it
-loads nothing else: ``src/neardup/__init__.py`` imports no layer), so the verifier, the bottom
+loads nothing else: ``neardup/__init__.py`` imports no layer), so the verifier, the bottom
 layer, derives its errors from it without importing ``ingest``, and ``except NeardupError``
 catches them all. Each layer keeps its branch in its own ``errors`` module.
 
