@@ -35,11 +35,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
 from typing import Any, TextIO
 
+from neardup.ingest.cli import command_parser, existing_input, usage_error
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.commands.started_workers import WorkerDied, start_workers
 from neardup.ingest.crawl import CrawlStats, input_format
-from neardup.ingest.errors import ConfigError
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
 from neardup.ingest.records import Limits
@@ -76,12 +76,7 @@ __all__ = ["add_parser", "dedup_via_opensearch", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
-        "ingest",
-        help="index pages into OpenSearch and queue their verification",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command_parser(sub, "ingest", __doc__)
     p.add_argument(
         "input", help="JSONL (id, text|html|rst|markdown, optional url/site/title), or a WARC or "
         "WET file ('-' = stdin)"
@@ -145,11 +140,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-
-    if args.input != "-" and not os.path.isfile(args.input):
-        print(f"neardup ingest: no such file: {args.input}", file=sys.stderr)
-        return 2
     try:
+        existing_input(args.input)
         config = fingerprint_config(args.profile)
         crawl = input_format(args.input) == "warc"
         rule = chrome_rule(args, "ingest")
@@ -157,12 +149,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 or args.chrome_max_wait < 0:
             raise ValueError("neardup ingest: --chrome-delay and --chrome-max-wait must be >= 0, "
                              "--chrome-max-age >= 1")
-    except ConfigError as exc:
-        print(f"neardup ingest: {exc}", file=sys.stderr)
-        return 2
     except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+        return usage_error("ingest", exc)
     stats = CrawlStats()
     limits = Limits.from_settings(settings)
     queue = args.queue or settings.queue
