@@ -31,7 +31,6 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 
 from _pipeline_corpus import bench_corpus  # noqa: E402
 from neardup.ingest._candidates import CandidateTable  # noqa: E402

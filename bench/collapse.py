@@ -63,22 +63,17 @@ import json
 import os
 import random
 import re
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from _pipeline_corpus import SITES, made_groups, paragraphs  # noqa: E402
-from neardup.ingest.commands.search import search  # noqa: E402
-from neardup.ingest.settings import Settings  # noqa: E402
-from neardup.ingest.store import client_from_env, engine_settings, open_store  # noqa: E402
-from neardup.ingest.store.query import GROUP_FIELD, build_collapse_search  # noqa: E402
-from neardup.ingest.templates import template_names  # noqa: E402
+from _pipeline_corpus import SITES, made_groups, paragraphs
+from neardup.ingest.commands.search import search
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import client_from_env, engine_settings, open_store
+from neardup.ingest.store.query import GROUP_FIELD, build_collapse_search
+from neardup.ingest.templates import template_names
 
 HOSTS = {s: f"www.site{i}.cn" for i, s in enumerate(SITES)}
 # the numeric group key the bench adds to its own index, to collapse on a ``long``

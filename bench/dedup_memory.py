@@ -10,8 +10,9 @@ size, the peak resident set size (``ru_maxrss`` from ``wait4``: the largest proc
 run, the parent or a forked worker), wall and CPU seconds, time per page and its ratio to the
 smallest size's (goal ≤ 1.3, linear cost), and the RSS per page.
 
-``--reference SRC`` also runs a source tree of today's code (``PYTHONPATH=SRC``, e.g. an
-export of ``main``) on the smallest size and checks that both outputs are identical (same
+``--reference SRC`` also runs another checkout of the code (``PYTHONPATH=SRC/src``, its
+compiled twins built in place, e.g. a worktree of ``main`` installed with ``pip install -e``)
+on the smallest size and checks that both outputs are identical (same
 groups, same scores), and reports its peak RSS for comparison.
 """
 
@@ -33,9 +34,10 @@ sys.path.insert(0, str(HERE))
 from _pipeline_corpus import bench_corpus, write_jsonl  # noqa: E402
 
 
-def run_dedup(src: Path, out: Path, processes: int, source: Path) -> dict[str, float]:
-    """Peak RSS (MB), wall and CPU seconds of one ``neardup dedup`` process."""
-    env = dict(os.environ, PYTHONPATH=str(source))
+def run_dedup(src: Path, out: Path, processes: int, source: Path = ROOT) -> dict[str, float]:
+    """Peak RSS (MB), wall and CPU seconds of one ``neardup dedup`` process: of the installed
+    neardup, or of the checkout ``source``."""
+    env = dict(os.environ) if source == ROOT else dict(os.environ, PYTHONPATH=str(source / "src"))
     cmd = [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(src), "-o", str(out),
            "--no-progress", "-j", str(processes)]
     t0 = time.perf_counter()
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             if not src.exists():
                 write_jsonl(src, bench_corpus(n))
             out = work / f"groups-{n}.jsonl"
-            r = run_dedup(src, out, args.processes, ROOT)
+            r = run_dedup(src, out, args.processes)
             per_page = 1000 * r["wall_s"] / n
             first = first or per_page
             print(f"{n:>9}{src.stat().st_size / 1e6:>10.0f}{r['rss_mb']:>13.0f}{r['wall_s']:>9.1f}"

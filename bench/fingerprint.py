@@ -28,10 +28,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from neardup.ingest.extract import extract_text, extract_texts  # noqa: E402
-from neardup.ingest.fingerprint import (  # noqa: E402
+from neardup.ingest.extract import extract_text, extract_texts
+from neardup.ingest.fingerprint import (
     PROFILES,
     FingerprintConfig,
     fingerprint_impl,

@@ -59,7 +59,7 @@ def bench(n_docs: int, workers: int, request: int, clients: int) -> dict[str, An
     cli_index, http_index = f"neardup-bench-cli-{tag}", f"neardup-bench-http-{tag}"
     broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     env = dict(
-        os.environ, PYTHONPATH=str(ROOT),
+        os.environ,
         CELERY_BROKER_URL=f"{broker.rpartition('/')[0]}/{8 + int(tag, 16) % 8}",
         NEARDUP_QUEUE=f"neardup.bench.{tag}", NEARDUP_DEAD_LETTER=f"neardup.bench.{tag}.dead",
         NEARDUP_ENGINE=settings.engine, OPENSEARCH_URL=settings.opensearch_url,

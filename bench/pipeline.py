@@ -66,11 +66,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from _pipeline_corpus import write_bench_corpus
+from _workers import _start_workers
 
-from _pipeline_corpus import write_bench_corpus  # noqa: E402
-from _workers import _start_workers  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _emit(record: dict[str, Any]) -> None:
@@ -130,7 +129,6 @@ def bench_pipeline(
     broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     env = dict(
         os.environ,
-        PYTHONPATH=str(ROOT),
         CELERY_BROKER_URL=f"{broker.rpartition('/')[0]}/{8 + int(tag, 16) % 8}",
         NEARDUP_QUEUE=f"neardup.bench.{tag}",
         NEARDUP_DEAD_LETTER=f"neardup.bench.{tag}.dead",
@@ -585,7 +583,7 @@ def bench_dedup(n_docs: int, tmp_dir: str | None = None) -> dict[str, Any]:
         proc = subprocess.run(
             [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(path), "-o", os.devnull,
              "--no-progress"],
-            cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            cwd=ROOT,
             capture_output=True, text=True, timeout=4 * 3600,
         )
         elapsed = time.perf_counter() - t0

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _pairs import PairGenerator  # noqa: E402
 from neardup.verifier import _lcs_py  # noqa: E402

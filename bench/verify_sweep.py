@@ -31,7 +31,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _pairs import load_paragraphs  # noqa: E402
 from neardup.verifier.compare import DEFAULT_CONFIG, compare  # noqa: E402

@@ -41,7 +41,6 @@ from neardup.verifier.compare import compare
 from neardup.verifier.config import VerifyConfig
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 __all__ = [
     "OURS",

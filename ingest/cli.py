@@ -18,9 +18,10 @@ import argparse
 import dataclasses
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from neardup.ingest.errors import ConfigError, redact
 from neardup.ingest.settings import Settings
@@ -78,6 +79,32 @@ COMMANDS: dict[str, Command] = {
         "install the pages and stoplist index templates on OpenSearch",
     ),
 }
+
+
+def command_parser(
+    subparsers: Any, name: str, description: str | None, *, as_written: bool = True
+) -> argparse.ArgumentParser:
+    """The parser of the command ``name``, for its module's ``add_parser``: its one-line help is
+    the one :data:`COMMANDS` lists, and ``description`` what ``neardup NAME --help`` shows — as
+    written (a docstring), or wrapped to the terminal (``as_written=False``: one paragraph)."""
+    formatter = argparse.RawDescriptionHelpFormatter if as_written else argparse.HelpFormatter
+    return subparsers.add_parser(  # type: ignore[no-any-return]
+        name, help=COMMANDS[name].help, description=description, formatter_class=formatter
+    )
+
+
+def usage_error(command: str, exc: ValueError) -> int:
+    """Say a usage error of ``neardup COMMAND`` on stderr — a :class:`ConfigError` after the
+    command's name, any other ``ValueError`` (whose message names it) as it is — and return its
+    exit status, 2."""
+    print(f"neardup {command}: {exc}" if isinstance(exc, ConfigError) else exc, file=sys.stderr)
+    return 2
+
+
+def existing_input(path: str) -> None:
+    """:class:`ConfigError` unless ``path`` is a file or ``-`` (standard input)."""
+    if path != "-" and not os.path.isfile(path):
+        raise ConfigError(f"no such file: {path}")
 
 
 def _version() -> str:

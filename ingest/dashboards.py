@@ -46,7 +46,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 SOURCE_INDEX = "pages"  # the index name the NDJSON file is written for
 _ID_PREFIX = "neardup-{index}-"

@@ -224,8 +224,7 @@ def prepare_lines(
     seq_base: int = 0,
     processes: int = 1,
     chunksize: int = 32,
-    max_doc_bytes: int | None = None,
-    limits: Limits | None = None,
+    limits: Limits = DEFAULT_LIMITS,
     ahead: int = 1024,
     chrome: ChromeCounts | None = None,
     prefetch: int = 0,
@@ -238,13 +237,10 @@ def prepare_lines(
     ``chrome`` can (``chrome.prefetch(pages, limits)``: counts kept in Redis, for a file
     whose pages were all counted first).
 
-    ``limits`` (default: :data:`neardup.ingest.records.DEFAULT_LIMITS` with ``max_doc_bytes`` when
-    given) are the input rules. A repeated id is an error for the repeat: the first record
+    ``limits`` are the input rules. A repeated id is an error for the repeat: the first record
     with a valid id claims it, even when the rest of that record is bad. With a pool, at most
     ``ahead`` pages (or two chunks per process, if more) are read before the caller takes them.
     """
-    if limits is None:
-        limits = DEFAULT_LIMITS if max_doc_bytes is None else Limits(max_doc_bytes=max_doc_bytes)
     seen: dict[str, int] = {}
 
     def items() -> Iterator[tuple[int, int, Page, Any, Limits] | Prepared]:

@@ -22,7 +22,6 @@ from tenacity.wait import wait_base
 __all__ = ["TRANSIENT", "backoff", "retry_call"]
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 T = TypeVar("T")
 

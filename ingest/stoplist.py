@@ -31,7 +31,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 FREQUENT = "frequent"  # more than max_count documents
 CONCENTRATED = "concentrated"  # more than concentrated_count documents in at most max_sites sites

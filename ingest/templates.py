@@ -42,7 +42,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 # Installation order matters: component templates before the index template composed of them.
 TEMPLATE_FILES = (

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from support import testdata
+from support.installed import Installed, install
 from support.ci import require_compiled, unavailable
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,6 +81,13 @@ def redis_url() -> str:
     """URL of a real redis-server (scripts/redis.sh), for the Celery broker."""
     _start("redis.sh")
     return os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """neardup as a user installs it: ``pip install .`` into a venv of its own, once a session
+    (tests/support/installed.py)."""
+    return install(tmp_path_factory.mktemp("installed") / "venv")
 
 
 @pytest.fixture(scope="session")

@@ -16,26 +16,30 @@
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# The repository's directories and the packages they install as (pyproject.toml package-dir).
-PACKAGES = ("neardup", "ingest", "verifier", "evaluation", "mappings")
+# The package as it installs: the front door, and links to the repository's top-level
+# directories that install beneath it (pyproject.toml [tool.setuptools.packages.find]).
+PACKAGE = ROOT / "src" / "neardup"
+LINKED = ("ingest", "verifier", "evaluation", "mappings")
 
 
 def _modules() -> dict[str, Path]:
+    """Every module of the package by name, with the path of its file in the repository."""
     found: dict[str, Path] = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for folder, dirs, files in os.walk(PACKAGE, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = Path(folder, name)
+            parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            if parts[:1] != ["neardup"]:
-                parts.insert(0, "neardup")
-            found[".".join(parts)] = path
+            found[".".join(parts)] = path.resolve()
     return found
 
 
@@ -264,24 +268,27 @@ def test_ingest_imports_no_evaluation() -> None:
 
 
 def test_the_top_level_package_imports_nothing_at_import() -> None:
-    # `import neardup.verifier` runs neardup/__init__.py first: it must load no layer; and
+    # `import neardup.verifier` runs src/neardup/__init__.py first: it must load no layer; and
     # neardup.errors, which the verifier shares, nothing at all.
     graph = _graph()
     assert graph["neardup"] == set() and graph["neardup.errors"] <= {"neardup"}
 
 
-def test_pyproject_lists_every_package() -> None:
-    import tomllib
+def test_the_package_links_each_top_level_package_directory() -> None:
+    # Relative links, so that every clone and copy of the checkout holds a whole package; and
+    # none missing: a top-level directory with an __init__.py is a part of the package.
+    top = {d.name for d in ROOT.iterdir() if (d / "__init__.py").is_file()}
+    assert top == set(LINKED)
+    links = {p.name: os.readlink(p) for p in PACKAGE.iterdir() if p.is_symlink()}
+    assert links == {name: f"../../{name}" for name in LINKED}
 
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
-    setuptools = config["setuptools"]
-    mapped = {name: ROOT / path for name, path in setuptools["package-dir"].items()}
-    found = set()
-    for name, path in mapped.items():
-        for init in path.rglob("__init__.py"):
-            rel = init.parent.relative_to(path).parts
-            found.add(".".join((name, *rel)))
-    assert sorted(setuptools["packages"]) == sorted(found)
+
+def test_every_directory_of_code_is_a_regular_package() -> None:
+    # Discovery takes a directory without an __init__.py as a namespace package: right for
+    # the data folders (ingest/server/static/, mappings/dashboards/), wrong for code.
+    bare = sorted(str(path.parent.relative_to(ROOT)) for path in MODULES.values()
+                  if not (path.parent / "__init__.py").is_file())
+    assert not bare, f"modules in a directory without __init__.py: {bare}"
 
 
 def test_benches_never_import_tests_and_tests_never_touch_sys_path() -> None:

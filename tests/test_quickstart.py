@@ -69,7 +69,10 @@ def _copy_checkout(dest: Path) -> None:
     ).stdout.decode().split("\0")
     for name in filter(None, listed):
         src = ROOT / name
-        if src.is_file():
+        if src.is_symlink():  # src/neardup's links to the top-level packages, as they are
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            (dest / name).symlink_to(os.readlink(src))
+        elif src.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / name)
 

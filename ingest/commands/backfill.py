@@ -25,9 +25,10 @@ import sys
 from typing import Any, TextIO
 
 from neardup.ingest.chrome_pass import observe_input
+from neardup.ingest.cli import command_parser, usage_error
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
-from neardup.ingest.errors import ConfigError, DocumentError
+from neardup.ingest.errors import DocumentError
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
 from neardup.ingest.records import Limits, validate_page
@@ -47,12 +48,7 @@ __all__ = ["add_parser", "backfill", "count_chrome", "find_dangling"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
-        "backfill",
-        help="tag the pages of an index another pipeline filled with their dup_group",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command_parser(sub, "backfill", __doc__)
     p.add_argument("index", help="the index holding the pages")
     p.add_argument("--profile", choices=("web", "precise", "short"), default="web")
     p.add_argument("-k", "--candidates", type=int, default=DEFAULT_K,
@@ -76,12 +72,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         config = fingerprint_config(args.profile)
         rule = chrome_rule(args, "backfill")
-    except ConfigError as exc:
-        print(f"neardup backfill: {exc}", file=sys.stderr)
-        return 2
     except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+        return usage_error("backfill", exc)
     store = open_store("engine", settings, index=args.index)
     if not store.index_exists():
         print(f"neardup backfill: no index {args.index!r} on {settings.opensearch_url}",

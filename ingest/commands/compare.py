@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from typing import IO, Any, TextIO
 
+from neardup.ingest.cli import command_parser
 from neardup.ingest.errors import DocumentError, InvalidField
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pairs import compare_documents
@@ -38,12 +39,7 @@ log = logging.getLogger(__name__)
 
 def add_parser(subparsers: Any) -> None:
 
-    p = subparsers.add_parser(
-        "compare",
-        help="verify pairs of pages (TLCS resemble/contain rates)",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command_parser(subparsers, "compare", __doc__.split("\n\n", 1)[1] if __doc__ else None)
     p.add_argument("pairs", metavar="PAIRS.jsonl", help="input pairs, '-' for stdin")
     p.add_argument("-o", "--output", metavar="OUT.jsonl", default="-", help="default: stdout")
     p.add_argument("--profile", choices=sorted(PROFILES), default="web", help="verifier parameters")

@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from neardup.ingest import dashboards
+from neardup.ingest.cli import command_parser, usage_error
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
 from neardup.ingest.store.detect import detect
@@ -30,11 +31,8 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "dashboards",
-        help="import the OpenSearch Dashboards objects (index pattern, visualisations, dashboard)",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = command_parser(
+        subparsers, "dashboards", __doc__.split("\n\n", 1)[1] if __doc__ else None
     )
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
@@ -77,8 +75,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         path = dashboards.ndjson_path(settings.mappings_dir, engine)
         objects = dashboards.retarget(dashboards.load(path), index)
     except ConfigError as exc:
-        print(f"neardup dashboards: {exc}", file=sys.stderr)
-        return 2
+        return usage_error("dashboards", exc)
     if args.action == "export-ndjson":
         sys.stdout.write(dashboards.dumps(objects))
         return 0

@@ -39,6 +39,7 @@ from typing import Any
 from neardup.ingest.candidates import CandidateIndex
 from neardup.ingest.chrome import ChromeCounts
 from neardup.ingest.chrome_pass import chrome_counts_of_file
+from neardup.ingest.cli import command_parser, existing_input, usage_error
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
 from neardup.ingest.crawl import CrawlStats, input_format
@@ -49,7 +50,6 @@ from neardup.ingest.dedup import (
     dedup_embedded,
     spool_texts,
 )
-from neardup.ingest.errors import ConfigError
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import (
     Prepared,
@@ -64,12 +64,7 @@ __all__ = ["add_parser", "result_line", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
-        "dedup",
-        help="group the near-duplicates of a JSONL file",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command_parser(sub, "dedup", __doc__)
     p.add_argument(
         "input", help="JSONL (id, html or text, optional url/site/title), or a WARC or WET file "
         "('-' = stdin)",
@@ -115,18 +110,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     try:
         rule = chrome_rule(args, "dedup")
-    except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    if args.input != "-" and not os.path.isfile(args.input):
-        print(f"neardup dedup: no such file: {args.input}", file=sys.stderr)
-        return 2
-    try:
+        existing_input(args.input)
         config = fingerprint_config(args.profile)
         crawl = input_format(args.input) == "warc"
-    except ConfigError as exc:
-        print(f"neardup dedup: {exc}", file=sys.stderr)
-        return 2
+    except ValueError as exc:
+        return usage_error("dedup", exc)
     stats = CrawlStats()
     limits = Limits.from_settings(settings)
     progress = progress_bar(args)

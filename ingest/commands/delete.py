@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Any
 
+from neardup.ingest.cli import command_parser
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.submit import Submitter
@@ -29,9 +30,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("delete", help="delete pages from the index and their groups",
-                       description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "delete", __doc__)
     p.add_argument("ids", nargs="*", help="ids of the pages to delete")
     p.add_argument("--file", default=None, help="ids one a line (- for standard input)")
     p.add_argument("--index", default=None, help="pages index (default $NEARDUP_INDEX)")

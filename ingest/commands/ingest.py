@@ -32,17 +32,19 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from typing import Any, TextIO
 
 from neardup.ingest.chrome_pass import DEFAULT_MAX_AGE, DEFAULT_MAX_WAIT, delayed_input
+from neardup.ingest.cli import command_parser, existing_input, usage_error
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
+from neardup.ingest.commands.started_workers import WorkerDied, start_workers
 from neardup.ingest.crawl import CrawlStats, input_format
-from neardup.ingest.errors import ConfigError
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.pipeline import Prepared, fingerprint_config, prepare_lines, read_lines
 from neardup.ingest.records import Limits
-from neardup.ingest.settings import Settings, child_environ
+from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.submit import (
@@ -64,17 +66,12 @@ from neardup.ingest.workers.staging import BatchStaging
 # the workers have nothing to do yet.
 _COUNTING_PROCESSES = min(4, os.cpu_count() or 1)
 
-__all__ = ["add_parser", "dedup_via_opensearch", "run", "start_workers"]
+__all__ = ["add_parser", "dedup_via_opensearch", "run"]
 
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
-        "ingest",
-        help="index pages into OpenSearch and queue their verification",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command_parser(sub, "ingest", __doc__)
     p.add_argument(
         "input", help="JSONL (id, text|html|rst|markdown, optional url/site/title), or a WARC or "
         "WET file ('-' = stdin)"
@@ -138,11 +135,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-
-    if args.input != "-" and not os.path.isfile(args.input):
-        print(f"neardup ingest: no such file: {args.input}", file=sys.stderr)
-        return 2
     try:
+        existing_input(args.input)
         config = fingerprint_config(args.profile)
         crawl = input_format(args.input) == "warc"
         rule = chrome_rule(args, "ingest")
@@ -150,12 +144,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 or args.chrome_max_wait < 0:
             raise ValueError("neardup ingest: --chrome-delay and --chrome-max-wait must be >= 0, "
                              "--chrome-max-age >= 1")
-    except ConfigError as exc:
-        print(f"neardup ingest: {exc}", file=sys.stderr)
-        return 2
     except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+        return usage_error("ingest", exc)
     stats = CrawlStats()
     limits = Limits.from_settings(settings)
     queue = args.queue or settings.queue
@@ -245,7 +235,6 @@ def dedup_via_opensearch(
     index = args.index or f"neardup-dedup-{uuid.uuid4().hex[:12]}"
     store = open_store("engine", settings, index=index)
     store.install()
-    workers: list[Any] = []
     queue = settings.queue if not args.start_workers else f"neardup.dedup.{uuid.uuid4().hex[:8]}"
     staging = BatchStaging.from_url(broker_url(), index)
     outcomes: list[Prepared] = []
@@ -256,12 +245,13 @@ def dedup_via_opensearch(
             yield p
 
     try:
-        if args.start_workers:
-            workers = start_workers(args.start_workers, queue)
-        submitter = Submitter(store, staging, args.profile, args.candidates, queue)
-        ingest_prepared(submitter, kept(prepared))
-        ids = [i for batch in submitter.ids.values() for i in batch]
-        waited = wait_for_groups(submitter, timeout=args.timeout)
+        # the workers started for the run are stopped first, when it ends; one that exits
+        # before ends it at once (StartedWorkers)
+        with start_workers(args.start_workers, queue) if args.start_workers else nullcontext():
+            submitter = Submitter(store, staging, args.profile, args.candidates, queue)
+            ingest_prepared(submitter, kept(prepared))
+            ids = [i for batch in submitter.ids.values() for i in batch]
+            waited = wait_for_groups(submitter, timeout=args.timeout)
         if waited["timed_out"]:
             raise SystemExit(f"neardup dedup: workers did not finish within {args.timeout}s")
         found: dict[str, dict[str, Any]] = {}
@@ -272,11 +262,9 @@ def dedup_via_opensearch(
             for doc_id, d in found.items()
             if d.get("status") == "grouped"
         }
+    except WorkerDied as exc:
+        raise SystemExit(f"neardup dedup: {exc}") from None
     finally:
-        for w in workers:
-            w.terminate()
-        for w in workers:
-            w.wait(30)
         if not args.keep_index and not args.index:
             store.drop()
             staging.clear()
@@ -293,21 +281,3 @@ def _slim(p: Prepared) -> Prepared:
     if d is None:
         return p
     return dataclasses.replace(p, doc=StoredDocument(d.id, "", [], d.fp_config, d.seq))
-
-
-def start_workers(n: int, queue: str) -> list[Any]:
-    """Start ``n`` single-process Celery workers on ``queue`` (for ``dedup --start-workers``)."""
-    import subprocess
-
-    env = child_environ(NEARDUP_QUEUE=queue)
-    return [
-        subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "neardup.ingest.workers.app", "worker", "--pool=solo",
-             "-Q", queue, "-n", f"dedup{i}-{queue}@%h", "--loglevel=WARNING", "--without-gossip",
-             "--without-mingle", "--without-heartbeat"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for i in range(n)
-    ]

@@ -22,6 +22,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from neardup.ingest.cli import command_parser
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.roles import EngineReads
@@ -31,12 +32,7 @@ __all__ = ["add_parser", "explain_empty", "format_hits", "search"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
-        "search",
-        help="collapsed search: one hit per near-duplicate group",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command_parser(sub, "search", __doc__)
     p.add_argument("query", help="words to search for")
     p.add_argument("--size", type=int, default=10, help="groups to show (default: %(default)s)")
     p.add_argument(

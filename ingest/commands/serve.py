@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 
+from neardup.ingest.cli import command_parser, usage_error
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.records import Limits
 from neardup.ingest.server.app import create_app
@@ -40,12 +40,11 @@ def _size(text: str) -> int:
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
-    parser = subparsers.add_parser(
-        "serve",
-        help="HTTP service: POST /documents, an OpenSearch-compatible /_bulk, the inspector",
-        description="Index pages sent over HTTP (JSON/JSONL or the OpenSearch bulk API), queue "
+    parser = command_parser(
+        subparsers, "serve",
+        "Index pages sent over HTTP (JSON/JSONL or the OpenSearch bulk API), queue "
         "them for verification, read groups back, and inspect duplicate groups in a browser at "
-        "/inspector. See docs/http.md.",
+        "/inspector. See docs/http.md.", as_written=False,
     )
     parser.add_argument(
         "--host",
@@ -116,8 +115,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         chrome = chrome_rule(args, "serve")
     except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+        return usage_error("serve", exc)
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port
     import uvicorn

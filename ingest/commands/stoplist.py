@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Iterable
 
+from neardup.ingest.cli import command_parser, usage_error
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
 from neardup.ingest.stoplist import StoplistConfig, refresh_stoplist
@@ -16,13 +17,12 @@ _DEFAULTS = StoplistConfig()
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "stoplist",
-        help="compute or show the fingerprint stoplist",
-        description="Fingerprints occurring in more than --max-count documents, or in more "
+    parser = command_parser(
+        subparsers, "stoplist",
+        "Fingerprints occurring in more than --max-count documents, or in more "
         "than --concentrated-count documents of at most --max-sites sites (or, with --max-share, "
         "in more than that share of all documents), are never used to look up candidates "
-        "(the paper's template/spam rule).",
+        "(the paper's template/spam rule).", as_written=False,
     )
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
@@ -65,8 +65,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 args.max_count, args.concentrated_count, args.max_sites, args.max_share
             )
         except ConfigError as exc:
-            print(f"neardup stoplist: {exc}", file=sys.stderr)
-            return 2
+            return usage_error("stoplist", exc)
     store = _store(args, settings)
     try:
         if args.action == "compute":

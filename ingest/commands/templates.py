@@ -6,17 +6,17 @@ import argparse
 import json
 import sys
 
+from neardup.ingest.cli import command_parser
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.templates import TEMPLATE_FILES, render, template_names
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "templates",
-        help="install the pages and stoplist index templates on OpenSearch or Elasticsearch",
-        description="Versioned index templates: installed when missing or older than the "
-        "files in mappings/ (see docs/opensearch.md).",
+    parser = command_parser(
+        subparsers, "templates",
+        "Versioned index templates: installed when missing or older than the files in "
+        "mappings/ (see docs/opensearch.md).", as_written=False,
     )
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True

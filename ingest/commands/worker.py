@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from neardup.ingest.cli import command_parser
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import check_access
 from neardup.ingest.workers.app import app
@@ -19,12 +20,7 @@ __all__ = ["add_parser", "worker_argv"]
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser(
-        "worker",
-        help="run a Celery verification worker",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command_parser(sub, "worker", __doc__)
     p.add_argument("-c", "--concurrency", type=int, default=None, help="worker processes")
     p.add_argument("-Q", "--queues", default=None, help="comma-separated queues to consume")
     p.add_argument(

@@ -44,7 +44,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 
 def read_warc(

@@ -21,7 +21,6 @@ from neardup.ingest.workers.staging import BatchStaging
 __all__ = ["OWN_REFRESH_WAIT", "Refresher"]
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 #: Seconds a refresh waits for the pages index's own (``refresh_interval``: 1 s by default)
 #: while other batches are on their way, before refreshing it itself: a written batch stays

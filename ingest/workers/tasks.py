@@ -67,7 +67,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 # Seconds a batch keeps retrying through a store/broker outage, from the outage's first failure.
 OUTAGE_BUDGET = settings.outage_budget

@@ -24,7 +24,6 @@ from neardup.ingest.workers.forest import RedisGroupForest
 __all__ = ["rewrite_merged", "settle"]
 
 log = logging.getLogger(__name__)
-log.addHandler(logging.NullHandler())
 
 
 def rewrite_merged(

@@ -94,7 +94,7 @@ def _neardup(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, **env},
     )
 
 

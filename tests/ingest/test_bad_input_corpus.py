@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NEARDUP_MAX_DOC_BYTES": str(PAGE_LIMIT), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "NEARDUP_MAX_DOC_BYTES": str(PAGE_LIMIT)}
     return subprocess.run(
         [sys.executable, "-m", "neardup.ingest.cli", *args], capture_output=True, text=True, env=env,
         cwd=ROOT, timeout=600,

@@ -258,8 +258,8 @@ def test_4_opensearch_down_is_a_503_everywhere() -> None:
 def test_4_unreachable_opensearch_at_start_is_one_line(tmp_path: Path, argv: list[str]) -> None:
     pages = tmp_path / "pages.jsonl"
     pages.write_bytes(lines(GOOD))
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
-           "OPENSEARCH_URL": "http://neardup:s3cret@127.0.0.1:9", "HOME": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "OPENSEARCH_URL": "http://neardup:s3cret@127.0.0.1:9",
+           "HOME": str(tmp_path)}
     proc = subprocess.run(
         [sys.executable, "-m", "neardup.ingest.cli", *[a.format(pages=pages) for a in argv]],
         capture_output=True, text=True, env=env, timeout=120, cwd=ROOT,

@@ -45,7 +45,7 @@ def test_corpus_through_ingest_and_a_worker(
             proc = subprocess.run(
                 [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(src), "--wait", "--no-progress",
                  "--timeout", "300", "--errors", str(errors)],
-                cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+                cwd=ROOT, env=dict(os.environ, **env),
                 capture_output=True, text=True, timeout=400,
             )
             assert proc.returncode == 0, proc.stderr[-3000:]
@@ -74,7 +74,7 @@ def test_corpus_through_a_running_server(
 ) -> None:
     wenv = worker_env(redis_url, opensearch_url, index_name,
                       NEARDUP_MAX_DOC_BYTES=str(PAGE_LIMIT))
-    env = dict(os.environ, **wenv, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    env = dict(os.environ, **wenv, PYTHONUNBUFFERED="1")
     proc, url = start_server(env, tmp_path, "corpus-server", None)
     try:
         with httpx.Client(base_url=url, timeout=120) as http:
@@ -115,7 +115,7 @@ def test_corpus_through_a_running_server(
 def test_a_server_whose_opensearch_is_gone(tmp_path: Path) -> None:
     dead = free_port()
     env = dict(os.environ, OPENSEARCH_URL=f"http://127.0.0.1:{dead}",
-               CELERY_BROKER_URL=f"redis://127.0.0.1:{dead}/0", PYTHONPATH=str(ROOT))
+               CELERY_BROKER_URL=f"redis://127.0.0.1:{dead}/0")
     proc, url = start_server(env, tmp_path, "dead-opensearch", None)
     try:
         with httpx.Client(base_url=url, timeout=60) as http:
@@ -139,7 +139,7 @@ def test_a_server_whose_opensearch_is_gone(tmp_path: Path) -> None:
 def test_search_and_ingest_tell_a_missing_index_in_one_line(
     opensearch_url: str, index_name: str, tmp_path: Path
 ) -> None:
-    env = dict(os.environ, OPENSEARCH_URL=opensearch_url, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, OPENSEARCH_URL=opensearch_url)
     proc = subprocess.run(
         [sys.executable, "-m", "neardup.ingest.cli", "search", "harbour", "--index", index_name],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

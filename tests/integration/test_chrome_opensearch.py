@@ -76,7 +76,7 @@ def _streamed(tmp_path: Path, env: dict[str, str], lines: str, *extra: str) -> d
         [sys.executable, "-m", "neardup.ingest.cli", "ingest", "-", "--wait", "--no-progress",
          "--batch", "5", *extra],
         cwd=ROOT, input=lines, capture_output=True, text=True, timeout=600,
-        env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+        env=dict(os.environ, **env),
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])

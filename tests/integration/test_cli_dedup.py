@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,3 +51,29 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 2
+
+
+def test_a_started_worker_that_dies_ends_the_run_with_its_last_log_line(
+    tmp_path: Path, opensearch_url: str, redis_url: str
+) -> None:
+    # Run from a folder holding another package named `neardup`: the command (a console
+    # script) does not import from its working directory, the workers it starts
+    # (`python -m celery`) do, and die importing neardup.ingest.workers.app.
+    (tmp_path / "neardup").mkdir()
+    (tmp_path / "neardup" / "__init__.py").write_text("")
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": f"p{i}", "text": f"{ARTICLE} {i}"}) + "\n"
+                           for i in range(20)))
+    env = dict(os.environ, OPENSEARCH_URL=opensearch_url, CELERY_BROKER_URL=redis_url)
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "neardup"), "dedup", str(src), "--no-progress",
+         "--backend", "opensearch", "--start-workers", "2", "--timeout", "600"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert time.monotonic() - t0 < 120
+    assert re.search(r"neardup dedup: worker dedup\d-\S+ exited with status \d+ \(its last log "
+                     r"line: ModuleNotFoundError: No module named 'neardup\.ingest'\)",
+                     proc.stderr), proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr  # the workers' log lines, not the command's

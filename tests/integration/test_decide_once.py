@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 def neardup(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "neardup.ingest.cli", *args, "--no-progress"],
-        cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+        cwd=ROOT, env=dict(os.environ, **env),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 

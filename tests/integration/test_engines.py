@@ -131,7 +131,7 @@ def test_backfill_tags_an_index_filled_by_the_engines_own_bulk_helper(
         with running_workers(env, tmp_path, 2) as workers:
             proc = subprocess.run(
                 [sys.executable, "-m", "neardup.ingest.cli", "backfill", engine_index, "--no-progress"],
-                cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+                cwd=ROOT, env=dict(os.environ, **env),
                 capture_output=True, text=True, timeout=600,
             )
             assert proc.returncode == 0, (proc.stderr[-3000:], workers.logs())
@@ -163,7 +163,7 @@ def test_bulk_endpoint_with_real_clients_groups_like_dedup(
     n = len(engine.bulk_clients)
     cut = [len(docs) * i // n for i in range(n + 1)]
     shares = {name: docs[cut[i] : cut[i + 1]] for i, name in enumerate(engine.bulk_clients)}
-    serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    serve_env = {**os.environ, **env}
     try:
         with running_workers(env, tmp_path, 2):
             proc, url = start_server(serve_env, tmp_path, "serve", None)
@@ -250,7 +250,7 @@ def test_what_clients_send_besides_bulk_is_answered_as_the_engine_would(
     import httpx
 
     env = _worker_env(redis_url, engine, engine_index)
-    serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    serve_env = {**os.environ, **env}
     package = CLIENT_OF.get(engine.name, "opensearchpy")
     module = importlib.import_module(package)
     text = "人民日报 1998 年 1 月 1 日 第 1 版。" * 20

@@ -28,7 +28,7 @@ from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 def _neardup(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "neardup.ingest.cli", *args],
-        cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+        cwd=ROOT, env=dict(os.environ, **env),
         capture_output=True, text=True, timeout=timeout,
     )
 

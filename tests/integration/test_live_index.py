@@ -48,7 +48,7 @@ FIRST, SECOND = PAGES[:HALF], PAGES[len(PAGES) - HALF:]  # they share a fifth of
 
 
 def _env(env: dict[str, str]) -> dict[str, str]:
-    return dict(os.environ, **env, PYTHONPATH=str(ROOT))
+    return dict(os.environ, **env)
 
 
 def _write(path: Path, pages: list[dict[str, Any]]) -> Path:
@@ -255,7 +255,7 @@ def test_serve_in_requests_of_five(live: Live) -> None:
     # neardup serve holds no page between requests: each request of 5 counts its own chrome
     # lines in Redis; once quiet (``POST /{index}/_refresh`` waits for the repairs), the
     # earlier requests' pages are masked as the whole corpus's counts say
-    proc, url = start_server(dict(os.environ, **live.env, PYTHONPATH=str(ROOT)), live.tmp,
+    proc, url = start_server(dict(os.environ, **live.env), live.tmp,
                              "serve", None, *CHROME)
     try:
         with httpx.Client(base_url=url, timeout=120) as http:

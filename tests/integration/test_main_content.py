@@ -79,8 +79,7 @@ def test_dedup_groups_on_the_main_content_embedded(tmp_path: Path) -> None:
 def test_dedup_groups_on_the_main_content_opensearch(
     tmp_path: Path, opensearch_url: str, redis_url: str, index_name: str
 ) -> None:
-    env = dict(os.environ, OPENSEARCH_URL=opensearch_url, CELERY_BROKER_URL=redis_url,
-               PYTHONPATH=str(ROOT))
+    env = dict(os.environ, OPENSEARCH_URL=opensearch_url, CELERY_BROKER_URL=redis_url)
     groups = _dedup(
         tmp_path, "--backend", "opensearch", "--index", index_name, "--start-workers", "1",
         "--timeout", "300", env=env,

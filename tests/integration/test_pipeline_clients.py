@@ -57,7 +57,7 @@ def serve(
     opensearch_url: str, redis_url: str, index_name: str, tmp_path: Path
 ) -> Any:
     env = worker_env(redis_url, opensearch_url, index_name)
-    serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    serve_env = {**os.environ, **env}
     try:
         with running_workers(env, tmp_path, 2):
             proc, url = start_server(serve_env, tmp_path, "serve", None)
@@ -138,7 +138,7 @@ def test_rsyslog_omelasticsearch_bulk_through_an_outage(
 ) -> None:
     docs, clean = pages
     env = worker_env(redis_url, opensearch_url, index_name)
-    serve_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
+    serve_env = {**os.environ, **env}
     port = free_port()  # both servers: back on the same port
     work = tmp_path / "rsyslog"
     work.mkdir()

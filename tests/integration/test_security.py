@@ -58,7 +58,7 @@ def _neardup(
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, **env},
     )
 
 
@@ -89,7 +89,7 @@ def test_the_commands_run_as_the_least_privileged_user(
             "--without-heartbeat",
         ],
         cwd=ROOT,
-        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, **env},
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
     )
@@ -195,7 +195,7 @@ def test_a_wrong_password_ca_or_key_is_one_line_and_exit_1_in_every_command(
                     [sys.executable, "-m", "neardup.ingest.cli", *args],
                     cwd=ROOT,
                     text=True,
-                    env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+                    env={**os.environ, **env},
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                 ),

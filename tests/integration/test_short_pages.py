@@ -61,8 +61,7 @@ def test_identical_short_pages_share_a_group_opensearch(
     tmp_path: Path, opensearch_url: str, redis_url: str, index_name: str
 ) -> None:
     _write(tmp_path / "in.jsonl", 600)
-    env = dict(os.environ, OPENSEARCH_URL=opensearch_url, CELERY_BROKER_URL=redis_url,
-               PYTHONPATH=str(ROOT))
+    env = dict(os.environ, OPENSEARCH_URL=opensearch_url, CELERY_BROKER_URL=redis_url)
     rows = _dedup(
         tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--backend", "opensearch",
         "--index", index_name, "--start-workers", "2", "--timeout", "600", env=env,

@@ -11,7 +11,6 @@ with the hits of one search; a limit lowered during a run is read again.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -95,7 +94,7 @@ def neardup_dedup(path: Path, out: Path) -> dict[str, str]:
     proc = subprocess.run(
         [sys.executable, "-m", "neardup.ingest.cli", "dedup", str(path), "-o", str(out),
          "-j", "1", "--no-progress"],
-        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True,
+        cwd=ROOT, capture_output=True, text=True,
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]

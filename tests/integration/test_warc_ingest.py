@@ -47,7 +47,7 @@ def test_ingest_a_warc_then_every_page_has_its_url_site_and_group(
             proc = subprocess.run(
                 [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(warc), "--wait",
                  "--no-progress", "--errors", str(errors)],
-                cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+                cwd=ROOT, env=dict(os.environ, **env),
                 capture_output=True, text=True, timeout=300,
             )  # fmt: skip
             assert proc.returncode == 0, (proc.stderr, workers.logs())

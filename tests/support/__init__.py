@@ -14,6 +14,7 @@ imports another test module (or a ``conftest``): what two test files need lives 
 * :mod:`support.workers` — real Celery worker processes on a queue of their own;
 * :mod:`support.ingest` — ``neardup ingest`` runs, fed from a file or a pipe, and what they stored;
 * :mod:`support.server` — a real ``neardup serve`` process;
+* :mod:`support.installed` — a plain ``pip install .`` into a venv of its own, run from the root;
 * :mod:`support.indices` — deleting a test's indices and templates by exact name;
 * :mod:`support.engines` — the search engines of the compatibility suite;
 * :mod:`support.fakes`, :mod:`support.badinput` — stand-ins and the bad-input corpus for unit tests.

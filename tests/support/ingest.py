@@ -32,7 +32,7 @@ def run_ingest(path: Path, env: dict[str, str], *extra: str, timeout: float = 90
     proc = subprocess.run(
         [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(path), "--wait", "--no-progress",
          "--timeout", str(timeout - 30), *extra],
-        cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+        cwd=ROOT, env=dict(os.environ, **env),
         capture_output=True, text=True, timeout=timeout,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -58,7 +58,7 @@ class PipedIngest:
              "--no-progress", "-j", "1", "--batch", "25", "--index", index, "--timeout", "400",
              # pages fed in parts must not wait long for their sites' chrome counts
              "--chrome-max-wait", "1", *extra],
-            cwd=ROOT, env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+            cwd=ROOT, env=dict(os.environ, **env),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("wb"),
         )
 

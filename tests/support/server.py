@@ -94,7 +94,6 @@ def server_env(queue: str, opensearch_url: str, redis_url: str, index: str) -> d
         NEARDUP_INDEX=index,
         NEARDUP_QUEUE=queue,
         NEARDUP_DEAD_LETTER=f"{queue}.dead",
-        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
         PYTHONUNBUFFERED="1",
     )
     return env

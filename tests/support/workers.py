@@ -45,7 +45,7 @@ def celery_worker(env: dict[str, str], log: Path, name: str | None = None
         [sys.executable, "-m", "celery", "-A", "neardup.ingest.workers.app", "worker",
          "--pool=solo", "-Q", env["NEARDUP_QUEUE"], *(["-n", name] if name else []),
          "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        cwd=ROOT, env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT, env={**os.environ, **env},
         stdout=log.open("wb"), stderr=subprocess.STDOUT,
     )
 
@@ -54,7 +54,7 @@ class Workers:
     """A set of worker processes sharing one environment."""
 
     def __init__(self, env: dict[str, str], log_dir: Path) -> None:
-        self.env = dict(os.environ, **env, PYTHONPATH=str(ROOT))
+        self.env = dict(os.environ, **env)
         self.log_dir = log_dir
         self.procs: list[subprocess.Popen[bytes]] = []
 

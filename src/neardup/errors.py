@@ -28,6 +28,8 @@ errors (a bad page: count it, report it against its id, carry on)::
     ├── StoreError                     the store (neardup.ingest.store.errors): StoreUnavailable,
     │                                  DocumentNotFound(KeyError), IndexNotFound, Unsupported
     ├── DashboardsError                the saved-objects import (neardup.ingest.dashboards)
+    ├── WorkerDied                     a worker started for the run exited before it ended
+    │                                  (neardup.ingest.commands.started_workers)
     ├── DatasetUnavailable             a dataset's source data (neardup.evaluation.datasets)
     └── BaselineError                  a baseline method (neardup.evaluation.baselines.errors):
                                        BaselineUnavailable, NotFittedError

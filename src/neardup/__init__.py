@@ -18,12 +18,17 @@ They load on first use, so ``import neardup.verifier`` loads the verifier alone.
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from neardup.api import Dedup, Grouped, compare, dedup, group_of, read_warc, submit
 
 __all__ = ["Dedup", "Grouped", "compare", "dedup", "group_of", "read_warc", "submit"]
+
+# The library's one handler: neardup's modules log to `neardup.*` loggers, which the program
+# configures (the command line does); unconfigured, nothing is printed.
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
 def __getattr__(name: str) -> Any:
