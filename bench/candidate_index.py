@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _pipeline_corpus import bench_corpus  # noqa: E402
+
 from neardup.ingest._candidates import CandidateTable  # noqa: E402
 from neardup.ingest._candidates_py import CandidateTable as DictTable  # noqa: E402
 from neardup.ingest.pipeline import fingerprint_config, prepare_lines  # noqa: E402

@@ -69,6 +69,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from _pipeline_corpus import SITES, made_groups, paragraphs
+
 from neardup.ingest.commands.search import search
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import client_from_env, engine_settings, open_store

@@ -23,10 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _pairs import PairGenerator  # noqa: E402
+from rapidfuzz.distance import LCSseq  # noqa: E402
+
 from neardup.verifier import _lcs_py  # noqa: E402
 from neardup.verifier.compare import DEFAULT_CONFIG, compare  # noqa: E402
 from neardup.verifier.lcs import implementation  # noqa: E402
-from rapidfuzz.distance import LCSseq  # noqa: E402
 
 
 def rates(

@@ -65,6 +65,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 import regex
+
 from neardup.ingest._chrome_py import DIGITS, key_hashes
 from neardup.ingest.sketch import SketchCounter
 from neardup.verifier.implementation import select

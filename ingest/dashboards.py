@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
+
 from neardup.ingest.errors import ConfigError, NeardupError
 from neardup.ingest.templates import mappings_dir
 

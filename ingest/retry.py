@@ -15,9 +15,10 @@ import random
 from collections.abc import Callable
 from typing import TypeVar
 
-from neardup.ingest.store.errors import StoreUnavailable
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_delay
 from tenacity.wait import wait_base
+
+from neardup.ingest.store.errors import StoreUnavailable
 
 __all__ = ["TRANSIENT", "backoff", "retry_call"]
 

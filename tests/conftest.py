@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 from support import testdata
-from support.installed import Installed, install
 from support.ci import require_compiled, unavailable
+from support.installed import Installed, install
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neardup.ingest.cli import main
-from neardup.ingest.errors import ConfigError
-from neardup.ingest.settings import Settings
 from support.chrome_sites import EN_SITE, ZH_SITE, partition, prose
 
 import neardup
 from neardup import Grouped
+from neardup.ingest.cli import main
+from neardup.ingest.errors import ConfigError
+from neardup.ingest.settings import Settings
 
 
 def _sentences(seed: int, n: int) -> list[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from neardup.evaluation import datasets as ds
 
 ROOT = Path(__file__).resolve().parent.parent

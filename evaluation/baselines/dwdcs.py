@@ -36,12 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import regex
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components, shortest_path
+
 from neardup.evaluation.baselines._text import frequent_tokens
 from neardup.evaluation.baselines.errors import NotFittedError
 from neardup.evaluation.baselines.wordnet import WordNet, load_wordnet
 from neardup.ingest.errors import ConfigError
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components, shortest_path
 
 __all__ = ["DWDCS", "ConceptVector", "key_concepts"]
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from datasketch import LeanMinHash, MinHash, MinHashLSH
+
 from neardup.evaluation.baselines._text import tokens
 from neardup.evaluation.baselines.shingling import shingles
 from neardup.ingest.errors import ConfigError

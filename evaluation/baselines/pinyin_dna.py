@@ -25,6 +25,7 @@ from itertools import combinations
 
 import numpy as np
 import regex
+
 from neardup.ingest.errors import ConfigError
 
 __all__ = ["PinyinDNA", "initials"]

@@ -21,6 +21,7 @@ from itertools import combinations
 
 import numpy as np
 from datasketch import MinHash
+
 from neardup.evaluation.baselines._text import tokens
 from neardup.ingest.errors import ConfigError
 

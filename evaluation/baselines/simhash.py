@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from itertools import combinations
 
 import numpy as np
+
 from neardup.evaluation.baselines._text import hash64, terms
 from neardup.ingest.errors import ConfigError
 

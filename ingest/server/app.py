@@ -26,16 +26,17 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 
-from neardup.ingest.server import compat, documents, inspector_api, probes
-from neardup.ingest.server.config import ServerConfig
-from neardup.ingest.server.middleware import ProductHeaders, SecurityHeaders, TokenAuth
-from neardup.ingest.server.responses import EXCEPTION_HANDLERS
-from neardup.ingest.server.service import IngestService
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+
+from neardup.ingest.server import compat, documents, inspector_api, probes
+from neardup.ingest.server.config import ServerConfig
+from neardup.ingest.server.middleware import ProductHeaders, SecurityHeaders, TokenAuth
+from neardup.ingest.server.responses import EXCEPTION_HANDLERS
+from neardup.ingest.server.service import IngestService
 
 __all__ = ["INSPECTOR_DIR", "create_app"]
 

@@ -25,6 +25,10 @@ import json
 import time
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
 from neardup.ingest.server.bulk import (
     BulkOp,
     BulkSyntaxError,
@@ -39,9 +43,6 @@ from neardup.ingest.server.config import ServerConfig
 from neardup.ingest.server.request import path_id, read_body, refresh_param
 from neardup.ingest.server.responses import HTTPError, JSONResponse, took_ms
 from neardup.ingest.server.service import IngestItem, IngestService
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
 
 __all__ = [
     "bulk",

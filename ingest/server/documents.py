@@ -10,14 +10,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
 from neardup.ingest.server.bulk import DocumentsSyntaxError, ItemError, parse_documents
 from neardup.ingest.server.config import ServerConfig
 from neardup.ingest.server.request import path_id, read_body, refresh_param
 from neardup.ingest.server.responses import HTTPError, JSONResponse, took_ms
 from neardup.ingest.server.service import IngestItem, IngestService
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import Response
 
 __all__ = ["delete_document", "get_document", "get_group", "post_documents"]
 

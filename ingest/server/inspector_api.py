@@ -5,15 +5,16 @@ overview, a group explained) and the redirect to its page; the data comes from
 
 from __future__ import annotations
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
 from neardup.ingest.server.config import ServerConfig
 from neardup.ingest.server.inspector import MAX_GROUPS
 from neardup.ingest.server.request import int_param, path_id
 from neardup.ingest.server.responses import HTTPError, JSONResponse
 from neardup.ingest.server.service import IngestService
 from neardup.ingest.store.query import FIND_FILTERS
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
 
 __all__ = ["api_explain", "api_groups", "api_overview", "api_pages", "inspector_root"]
 

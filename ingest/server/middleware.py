@@ -8,9 +8,10 @@ import hmac
 from collections.abc import Callable
 from typing import Any
 
-from neardup.ingest.server.responses import error_response
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from neardup.ingest.server.responses import error_response
 
 __all__ = [
     "API_CSP",

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import logging
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
 from neardup.ingest.server.config import ServerConfig
 from neardup.ingest.server.middleware import authorized
 from neardup.ingest.server.responses import JSONResponse
 from neardup.ingest.server.service import IngestService
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import Response
 
 log = logging.getLogger(__name__)
 log.addHandler(logging.NullHandler())

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import zlib
 
+from starlette.requests import Request
+
 from neardup.ingest.errors import DocumentError
 from neardup.ingest.records import validate_id
 from neardup.ingest.server.responses import HTTPError
-from starlette.requests import Request
 
 __all__ = ["int_param", "path_id", "read_body", "refresh_param"]
 

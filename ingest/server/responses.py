@@ -8,12 +8,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from neardup.ingest.jsoncodec import dumps_bytes_strict
-from neardup.ingest.store.errors import StoreUnavailable
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse as _StarletteJSONResponse
 from starlette.responses import Response
+
+from neardup.ingest.jsoncodec import dumps_bytes_strict
+from neardup.ingest.store.errors import StoreUnavailable
 
 __all__ = ["EXCEPTION_HANDLERS", "HTTPError", "JSONResponse", "error_response", "took_ms"]
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import urllib3
+
 from neardup.ingest.errors import redact
 from neardup.ingest.settings import Settings
 from neardup.ingest.store.errors import (

@@ -7,11 +7,12 @@ from typing import Any
 
 import opensearchpy
 import orjson
+from opensearchpy import helpers
+from opensearchpy.serializer import JSONSerializer
+
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import engine
 from neardup.ingest.store.engine import Dialect, EngineBackend, client_options
-from opensearchpy import helpers
-from opensearchpy.serializer import JSONSerializer
 
 __all__ = ["DIALECT", "OpenSearchStore", "connect", "open_backend"]
 

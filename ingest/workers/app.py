@@ -27,6 +27,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import after_setup_logger, celeryd_after_setup
+
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import check_access
 from neardup.ingest.store.errors import AccessDenied, explain

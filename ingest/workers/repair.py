@@ -41,6 +41,7 @@ from neardup.ingest.pipeline import _WORD
 from neardup.ingest.regroup import affected, redecide
 from neardup.ingest.store.base import GroupUpdate, StoredDocument, fingerprint_terms, now_iso
 from neardup.ingest.store.ranking import candidate_terms
+from neardup.ingest.store.roles import EngineStore
 from neardup.ingest.workers.batch import IndexParts
 from neardup.ingest.workers.changes import ChangeLog
 from neardup.ingest.workers.chrome_counts import SharedChromeCounts, counted_rules

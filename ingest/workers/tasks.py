@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from celery import Task
+
 from neardup.ingest.jsoncodec import dumps_str
 from neardup.ingest.retry import TRANSIENT, backoff, retry_call
 from neardup.ingest.store import open_store

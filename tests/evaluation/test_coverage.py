@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from neardup.evaluation.coverage import (
     build_index,
     candidate_coverage,

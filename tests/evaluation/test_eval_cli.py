@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from neardup.ingest.cli import main
 
 ARTICLE = "".join(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from neardup.evaluation import datasets as ds
 from neardup.evaluation.evaluate import (
     doc_text,

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from neardup.evaluation import datasets
 from neardup.ingest.cli import main
 from neardup.ingest.settings import Settings

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from neardup.evaluation import datasets as ds
 from neardup.evaluation.datasets import sites, splits
 from neardup.ingest.extract import document_text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from neardup.evaluation.evaluate import (
     Confusion,
     EvalReport,

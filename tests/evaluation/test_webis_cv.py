@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from neardup.evaluation import cv, webis
 from neardup.evaluation.datasets import DatasetUnavailable
 from neardup.ingest.cli import main

@@ -17,11 +17,12 @@ import time
 from pathlib import Path
 
 import pytest
+from support.stub import StubNode, stub_node
+from support.workers import ROOT, celery_worker, worker_env
+
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import client_from_env, open_store
-from support.stub import StubNode, stub_node
-from support.workers import ROOT, celery_worker, worker_env
 
 KEY_ID, KEY_SECRET = "VuaCfGcBCdbkQm-e5aOx", "ui2lp2axTNmsyakw9tvNnw"
 ENCODED = base64.b64encode(f"{KEY_ID}:{KEY_SECRET}".encode()).decode()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import lxml.html
 import pytest
+
 from neardup.ingest.extract import document_texts
 from neardup.ingest.pairs import compare_documents
 from neardup.verifier.compare import compare

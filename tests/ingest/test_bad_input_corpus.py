@@ -16,12 +16,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from support.badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers, pairs_jsonl
+from support.fakes import FakeBatchQueue
+
 from neardup.ingest.server.app import create_app
 from neardup.ingest.server.config import ServerConfig
 from neardup.ingest.server.service import IngestService
 from neardup.ingest.store import open_store
-from support.badinput import CASES, OK, PAGE_LIMIT, jsonl, line_numbers, pairs_jsonl
-from support.fakes import FakeBatchQueue
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

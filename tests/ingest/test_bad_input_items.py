@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.fakes import FakeBatchQueue, fake_cli_pipeline
+
 from neardup.ingest.cli import main
 from neardup.ingest.server.app import create_app
 from neardup.ingest.server.config import ServerConfig
@@ -24,7 +26,6 @@ from neardup.ingest.server.service import IngestService
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.roles import Store
-from support.fakes import FakeBatchQueue, fake_cli_pipeline
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")

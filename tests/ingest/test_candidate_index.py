@@ -19,11 +19,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.ci import require_compiled
+
 from neardup.ingest import _candidates_py, candidates, dedup
 from neardup.ingest.candidates import CandidateIndex
 from neardup.ingest.dedup import CandidateLists
 from neardup.ingest.pipeline import fingerprint_config, prepare_lines
-from support.ci import require_compiled
 
 needs_table = pytest.mark.compiled("neardup.ingest._candidates")
 

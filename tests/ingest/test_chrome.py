@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from neardup.ingest.chrome import (
     ChromeCounts,
     ChromeRule,

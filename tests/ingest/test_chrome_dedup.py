@@ -16,6 +16,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.chrome_sites import EN_SITE, ZH_SITE, en_chrome, expected, partition, prose, zh_chrome
+from support.ci import require_compiled
+
+import neardup
 from neardup.ingest import _chrome_py
 from neardup.ingest.chrome import (
     BoundedCounter,
@@ -32,10 +36,6 @@ from neardup.ingest.cli import main
 from neardup.ingest.fingerprint import PROFILES, FingerprintConfig
 from neardup.ingest.pipeline import fingerprint_config, prepare_document, prepare_lines
 from neardup.ingest.settings import Settings
-from support.chrome_sites import EN_SITE, ZH_SITE, en_chrome, expected, partition, prose, zh_chrome
-from support.ci import require_compiled
-
-import neardup
 
 
 def _run_dedup(tmp_path: Path, pages: list[dict[str, Any]], *extra: str) -> dict[str, str]:

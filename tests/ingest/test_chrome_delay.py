@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
+
 from neardup.ingest.chrome import ChromeCounts, ChromeRule
 from neardup.ingest.chrome_pass import delayed_input
 from neardup.ingest.errors import InvalidRecord

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
 from neardup.ingest import dashboards
 from neardup.ingest.cli import main
 from neardup.ingest.errors import ConfigError

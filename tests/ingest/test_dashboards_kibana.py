@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from neardup.ingest import dashboards
 from neardup.ingest.cli import main
 

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from neardup.ingest.candidates import CandidateIndex, earlier_candidates
 from neardup.ingest.dedup import DiskTexts, dedup_embedded, spool_texts
 from neardup.ingest.pipeline import fingerprint_config, prepare_lines

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.ci import require_compiled
+
 from neardup.ingest import _fingerprint_py
 from neardup.ingest import fingerprint as fp
 from neardup.ingest.errors import ConfigError
@@ -23,7 +25,6 @@ from neardup.ingest.fingerprint import (
     fingerprints,
     index_terms,
 )
-from support.ci import require_compiled
 
 _B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 _WORDS = (

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from neardup.ingest.incremental import IncrementalDedup
 
 import neardup
+from neardup.ingest.incremental import IncrementalDedup
 
 T = 3  # chrome threshold: small, so that a few pages cross it
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from neardup.ingest.errors import DocumentError, EmptyDocument
 from neardup.ingest.extract import document_texts
 from neardup.ingest.pairs import compare_documents, verified_text

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.wait import wait_for
+
 from neardup.ingest.errors import ConfigError, DocumentError, EmptyDocument, ExtractError
 from neardup.ingest.pipeline import (
     MAX_ID_BYTES,
@@ -18,7 +20,6 @@ from neardup.ingest.pipeline import (
     read_lines,
 )
 from neardup.ingest.records import Limits
-from support.wait import wait_for
 
 ARTICLE = "新华社北京一月一日电 今天是新年的第一天，首都各界群众欢聚一堂，庆祝新年的到来。" * 12
 CONFIG = fingerprint_config("web")

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.ci import require_compiled
+
 from neardup.ingest import _records_py, records
 from neardup.ingest.errors import DocumentError, DocumentTooLarge, InvalidField, InvalidRecord
 from neardup.ingest.jsoncodec import dumps_str
@@ -31,7 +33,6 @@ from neardup.ingest.records import (
     validate_page,
 )
 from neardup.ingest.store.base import StoredDocument
-from support.ci import require_compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 # Every type a per-record error can have (docs/limits.md).

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings, settings_table
 

@@ -18,7 +18,6 @@ import random
 from typing import Any
 
 import pytest
-from neardup.ingest.pairs import compare_documents
 from support.sibling_families import (
     COLOR_US,
     KINDS,
@@ -33,6 +32,7 @@ from support.sibling_families import (
 )
 
 import neardup
+from neardup.ingest.pairs import compare_documents
 
 
 def _groups(pages: list[dict[str, Any]]) -> list[set[str]]:

@@ -3,11 +3,11 @@ the verifier alone (:func:`neardup.ingest.pairs.site_verdict`, docs/quality.md).
 
 from __future__ import annotations
 
-from neardup.ingest.pairs import compare_documents
 from support.chrome_sites import partition
 from support.sibling_sites import sibling_pages, twins
 
 import neardup
+from neardup.ingest.pairs import compare_documents
 
 
 def _partition(pages: list[dict[str, object]]) -> set[frozenset[str]]:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
 from neardup.ingest.sites import site_of
 

@@ -9,10 +9,11 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.ci import require_compiled
+
 from neardup.ingest import _sketch_py, sketch
 from neardup.ingest.sketch import MULTIPLIERS, SketchCounter, multipliers
 from neardup.ingest.workers.chrome_counts import RedisSketch
-from support.ci import require_compiled
 
 KEYS = st.lists(st.integers(0, (1 << 64) - 1) | st.sampled_from([0, 1, (1 << 64) - 1]),
                 max_size=50)

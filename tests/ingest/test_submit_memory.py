@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 import pytest
+from support.fakes import FakeBatchQueue, FakeStaging
+
 from neardup.ingest import submit
 from neardup.ingest.store.base import PutResult, StoredDocument
 from neardup.ingest.store.embedded import EmbeddedStore
 from neardup.ingest.submit import Submitter, wait_for_groups
-from support.fakes import FakeBatchQueue, FakeStaging
 
 
 def _page(i: int) -> StoredDocument:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import brotli
 import pytest
+from support.warcs import chunked
+
 from neardup.ingest.crawl.body import BodyError, dechunk, decode_body
 from neardup.ingest.errors import DocumentTooLarge
-from support.warcs import chunked
 
 
 @pytest.fixture(scope="module")

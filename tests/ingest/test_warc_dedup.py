@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neardup.ingest.crawl import CrawlStats
 from support.corpus import corpus, paragraphs
 from support.warcs import ENCODINGS, Fetch, Written, docs_pages, variant, write_warc
 
 import neardup
+from neardup.ingest.crawl import CrawlStats
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "https://docs.python.org/3.11/"

@@ -16,6 +16,9 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from support.corpus import paragraphs
+from support.warcs import ENCODINGS, Fetch, docs_pages, write_warc
+
 from neardup.ingest.crawl import (
     CrawlPage,
     CrawlStats,
@@ -29,8 +32,6 @@ from neardup.ingest.errors import ConfigError
 from neardup.ingest.extract import document_texts
 from neardup.ingest.pipeline import fingerprint_config, prepare_document
 from neardup.ingest.records import Limits
-from support.corpus import paragraphs
-from support.warcs import ENCODINGS, Fetch, docs_pages, write_warc
 
 BASE = "https://docs.python.org/3.11/"
 

@@ -5,6 +5,7 @@ same results on the same input"): candidates, the stoplist, grouping."""
 from __future__ import annotations
 
 import pytest
+
 from neardup.ingest.stoplist import StoplistConfig, refresh_stoplist
 from neardup.ingest.store.base import GroupUpdate, StoredDocument
 from neardup.ingest.store.embedded import EmbeddedStore

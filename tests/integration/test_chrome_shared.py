@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.chrome_sites import EN_SITE, ZH_SITE
+
 from neardup.ingest.chrome import ChromeCounts, ChromeRule, site_key
 from neardup.ingest.records import Page
 from neardup.ingest.sketch import SketchCounter
 from neardup.ingest.workers._redis import connect
 from neardup.ingest.workers.chrome_counts import RedisSketch, SharedChromeCounts, observe_file
-from support.chrome_sites import EN_SITE, ZH_SITE
 
 WIDTH, DEPTH = 1 << 12, 4  # small: cells are shared, so the sketch's arithmetic is exercised
 

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neardup.ingest.settings import Settings
-from neardup.ingest.store import open_store
 from support.ci import unavailable
 from support.corpus import corpus
 from support.ingest import PipedIngest, dead_letters, embedded_groups, write_jsonl
 from support.wait import wait_for
 from support.workers import ROOT, cleanup_broker, running_workers, worker_env
+
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import open_store
 
 PORTS = os.environ.get("NEARDUP_TEST_CLUSTER_PORTS", "9240 9242").split()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from neardup.ingest.workers import batch
 from neardup.ingest.workers.batch import IndexParts, decide_batch
 from neardup.ingest.workers.forest import RedisGroupForest

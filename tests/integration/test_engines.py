@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from neardup.ingest.settings import Settings
-from neardup.ingest.store import client_from_env, open_store
-from neardup.ingest.store.detect import detect
-from neardup.ingest.templates import load
 from support.corpus import corpus, partition
 from support.ingest import embedded_groups, run_ingest, wait_grouped, write_jsonl
 from support.server import start_server, stop
 from support.workers import ROOT, cleanup_broker, running_workers, worker_env
+
+from neardup.ingest.settings import Settings
+from neardup.ingest.store import client_from_env, open_store
+from neardup.ingest.store.detect import detect
+from neardup.ingest.templates import load
 
 
 def _settings(engine: Any, **extra: str) -> Settings:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from neardup.ingest.extract import document_texts
 from neardup.ingest.pairs import compare_documents
 from neardup.verifier.compare import compare

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.chrome_sites import EN_SITE
+
 from neardup.ingest.chrome import ChromeRule
 from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.workers._redis import connect
@@ -17,7 +19,6 @@ from neardup.ingest.workers.changes import ChangeLog
 from neardup.ingest.workers.chrome_counts import SharedChromeCounts, counted_rules
 from neardup.ingest.workers.gate import Gate, GateBusy
 from neardup.ingest.workers.staging import BatchStaging
-from support.chrome_sites import EN_SITE
 
 
 @pytest.fixture

@@ -283,10 +283,11 @@ def test_site_chrome_counted_in_redis_keeps_a_sites_articles_apart(stack: Stack)
     # One site's 26 short articles and 3 copies of one, inside a ~600-word header and footer
     # (tests/support/chrome_sites.py), in one bulk request: the service counts the request's
     # lines in Redis before it masks any page, so each article is its own group.
+    from opensearchpy import OpenSearch, helpers
+
     from neardup.ingest.chrome import ChromeRule
     from neardup.ingest.workers._redis import connect
     from neardup.ingest.workers.chrome_counts import SharedChromeCounts
-    from opensearchpy import OpenSearch, helpers
 
     pages, copies = EN_SITE
     client = OpenSearch(stack.url, http_auth=("pipeline", stack.token), timeout=120)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from neardup.ingest import templates
 from neardup.ingest.stoplist import StoplistConfig, refresh_stoplist
 from neardup.ingest.store import open_store

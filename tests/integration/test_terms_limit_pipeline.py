@@ -18,13 +18,14 @@ from typing import Any
 
 import pytest
 import urllib3
+from support.corpus import corpus, stored_in_threes
+from support.ingest import run_ingest, stored_groups, write_jsonl
+from support.workers import ROOT, cleanup_broker, running_workers, worker_env
+
 from neardup.ingest.fingerprint import PROFILES, fingerprints
 from neardup.ingest.settings import Settings
 from neardup.ingest.store import open_store
 from neardup.ingest.store.opensearch import OpenSearchStore
-from support.corpus import corpus, stored_in_threes
-from support.ingest import run_ingest, stored_groups, write_jsonl
-from support.workers import ROOT, cleanup_broker, running_workers, worker_env
 
 
 class Admin:

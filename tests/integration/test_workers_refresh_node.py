@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from neardup.ingest.store.base import StoredDocument
 from neardup.ingest.store.opensearch import OpenSearchStore
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 
 import pytest
+
 from neardup.verifier import _lcs_py
 
 try:

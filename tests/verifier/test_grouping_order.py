@@ -9,6 +9,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from neardup.ingest.dedup import dedup_embedded
 from neardup.ingest.pipeline import fingerprint_config, prepare_lines
 from neardup.verifier.grouping import GroupForest, joins

@@ -10,10 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.ci import require_compiled
+
 from neardup.verifier import _lcs_py
 from neardup.verifier.errors import ImplementationUnavailable, NeardupError, VerifierError
 from neardup.verifier.implementation import bind, choice, select
-from support.ci import require_compiled
 
 try:
     from neardup.verifier import _lcs as _lcs_c

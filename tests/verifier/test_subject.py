@@ -6,6 +6,7 @@ from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from neardup.verifier.subject import (
     _WORD,
     HEAD_WORDS,

@@ -14,6 +14,7 @@ import gzip
 from pathlib import Path
 
 import pytest
+
 from neardup.ingest.extract import to_simplified
 from neardup.verifier import _lcs_py as ref
 from neardup.verifier.config import VerifyConfig

@@ -8,6 +8,7 @@ import sys
 from types import ModuleType
 
 import pytest
+
 from neardup.verifier import _lcs_py
 from neardup.verifier.compare import compare
 from neardup.verifier.config import VerifyConfig

@@ -7,6 +7,7 @@ from types import ModuleType
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from neardup.verifier import _lcs_py
 from neardup.verifier.compare import compare
 from neardup.verifier.config import VerifyConfig

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from neardup.verifier import _words_py, verdict
 from neardup.verifier.compare import compare
 from neardup.verifier.config import PROFILES, VerifyConfig

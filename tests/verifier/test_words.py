@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from neardup.verifier import _words_py, verdict, words
 
 try:

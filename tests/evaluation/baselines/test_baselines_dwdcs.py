@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from neardup.evaluation.baselines.errors import BaselineUnavailable, NotFittedError
 from neardup.evaluation.baselines.wordnet import WordNet, wordnet_dir
 

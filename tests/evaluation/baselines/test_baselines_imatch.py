@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from neardup.evaluation.baselines.errors import NotFittedError
 from neardup.evaluation.baselines.imatch import IMatch, MultiLexiconIMatch, idf_lexicon
 

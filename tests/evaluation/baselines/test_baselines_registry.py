@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from neardup.evaluation.baselines import BASELINES, Baseline, get_baseline
 from neardup.evaluation.baselines.wordnet import wordnet_dir
 from neardup.ingest.errors import ConfigError

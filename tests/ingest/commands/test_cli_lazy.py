@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from neardup.ingest.cli import COMMANDS, build_parser, main
 
 HEAVY = (

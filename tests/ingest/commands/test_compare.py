@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from neardup.ingest.cli import main
 
 BODY = "今天是新年的第一天，首都各界群众欢聚一堂，共同庆祝新年。The quick brown fox jumps over it. " * 12

@@ -12,6 +12,7 @@ import sys
 import time
 
 import pytest
+
 from neardup.ingest.commands.started_workers import StartedWorkers, WorkerDied
 
 HEALTHY = [sys.executable, "-c", "import time; print('ready.', flush=True); time.sleep(300)"]

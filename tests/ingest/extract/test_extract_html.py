@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+
 from neardup.ingest.errors import DocumentTooLarge, ExtractError, ExtractTimeout
 from neardup.ingest.extract import extract_text
 

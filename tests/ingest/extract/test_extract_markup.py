@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from neardup.ingest.errors import DocumentTooLarge, EmptyDocument, ExtractError
 from neardup.ingest.extract import document_text, rst_text
 

@@ -11,11 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.fakes import FakeBatchQueue
+
 from neardup.ingest.server.app import create_app
 from neardup.ingest.server.config import ServerConfig
 from neardup.ingest.server.service import IngestService
 from neardup.ingest.store import open_store
-from support.fakes import FakeBatchQueue
 
 with warnings.catch_warnings():
     # Starlette >= 1.x prefers httpx2 for its test client; httpx works the same here.

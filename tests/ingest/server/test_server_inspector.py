@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.server.inspector import (
     MAX_GROUPS,

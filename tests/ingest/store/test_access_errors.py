@@ -10,6 +10,8 @@ import ssl
 import opensearchpy
 import pytest
 import urllib3
+from support.stub import stub_node
+
 from neardup.ingest.settings import Settings
 from neardup.ingest.store.detect import detect
 from neardup.ingest.store.engine import translate_errors
@@ -23,7 +25,6 @@ from neardup.ingest.store.errors import (
     explain,
 )
 from neardup.ingest.store.opensearch import DIALECT
-from support.stub import stub_node
 
 VERIFY = ssl.SSLCertVerificationError(
     1,

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.store import open_store
 from neardup.ingest.store.base import Candidate, GroupUpdate, StoplistEntry, StoredDocument

@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from neardup.ingest.store.frequencies import frequent_fingerprints, misra_gries
 
 TERMS = st.sampled_from([f"t{i}" for i in range(12)])

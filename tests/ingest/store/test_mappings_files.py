@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from neardup.ingest import templates
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.settings import Settings

@@ -16,6 +16,7 @@ import elastic_transport
 import elasticsearch8
 import opensearchpy
 import pytest
+
 from neardup.ingest.store.elasticsearch import dialect
 from neardup.ingest.store.engine import EngineBackend
 from neardup.ingest.store.engine.candidates import DEFAULT_MAX_TERMS

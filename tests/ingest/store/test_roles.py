@@ -9,6 +9,8 @@ import inspect
 from collections.abc import Iterator
 
 import pytest
+from support.fakes import FakeBatchQueue
+
 from neardup.ingest.server.service import IngestService
 from neardup.ingest.store import open_store, roles
 from neardup.ingest.store.errors import StoreUnavailable, Unsupported
@@ -22,7 +24,6 @@ from neardup.ingest.store.roles import (
     EngineWrites,
     Store,
 )
-from support.fakes import FakeBatchQueue
 
 ENGINE_ROLES = (EngineConnection, EngineWrites, EngineCandidates, EngineReads)
 

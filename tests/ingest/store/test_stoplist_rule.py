@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.stoplist import (
     CONCENTRATED,

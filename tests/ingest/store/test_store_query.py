@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from neardup.ingest.errors import ConfigError
 from neardup.ingest.store.query import (
     CANDIDATE_SORT,

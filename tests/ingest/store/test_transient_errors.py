@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import opensearchpy
 import pytest
+
 from neardup.ingest.store.engine import translate_errors
 from neardup.ingest.store.errors import StoreUnavailable
 from neardup.ingest.store.opensearch import DIALECT
@@ -60,8 +61,9 @@ def test_the_client_serializer_is_orjson_with_the_stock_fallback() -> None:
     the stock serializer's path, with the same result the stock client gives."""
     from decimal import Decimal
 
-    from neardup.ingest.store.opensearch import FastJSONSerializer
     from opensearchpy.serializer import JSONSerializer
+
+    from neardup.ingest.store.opensearch import FastJSONSerializer
 
     fast, stock = FastJSONSerializer(), JSONSerializer()
     for value in ({"a": "é 中", "b": [1, 2.5, None]}, {"d": Decimal("1.5")}, "as is",
