@@ -11,12 +11,16 @@
   ``_x.pyx`` compiled (typed by ``_x.pyi``), ``_x_py.py`` the pure-Python reference with the
   same public API; the front binds one of them (``select``, ``bind``) and no module imports
   them.
+* One module per concept: docs/architecture.md's table "One module per concept" names each
+  concept's module and what it defines; each module stands once in it, and each name is
+  defined at the top of that module (or of its twins) and of no other module.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -347,3 +351,73 @@ def test_test_modules_have_unique_names() -> None:
     for path in sorted((ROOT / "tests").rglob("test_*.py")):
         other = seen.setdefault(path.name, path)
         assert other == path, f"{path.relative_to(ROOT)} and {other.relative_to(ROOT)}"
+
+
+# --- one module per concept (docs/architecture.md) ---------------------------------------------
+
+def _concepts() -> list[tuple[str, Path, list[str]]]:
+    """The rows of docs/architecture.md's table "One module per concept"."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## One module per concept", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or cells[0] in ("concept", "") or set(cells[0]) <= {"-"}:
+            continue
+        module = ROOT / cells[1].strip("`")
+        rows.append((cells[0], module, [n.strip(" `") for n in cells[2].split(",")]))
+    return rows
+
+
+CONCEPTS = _concepts()
+
+
+_PYX_DEF = re.compile(r"^(?:cpdef|def)\s+(?:[\w.\[\]]+\s+)*?(\w+)\s*\(|^(?:cdef\s+)?class\s+(\w+)",
+                      re.M)
+
+
+def _top_level_names(path: Path) -> set[str]:
+    """The functions, classes and assigned names at the top of a module (a .pyx: its ``def``,
+    ``cpdef`` and ``class`` lines)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".pyx":
+        return {a or b for a, b in _PYX_DEF.findall(text)}
+    names = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _twins(module: Path) -> set[Path]:
+    """A module and its compiled and reference twins (``_x.pyx``, ``_x_py.py``)."""
+    stem = module.stem
+    return {module} | {p for p in (module.with_name(f"_{stem}.pyx"),
+                                   module.with_name(f"_{stem}_py.py")) if p.exists()}
+
+
+def test_the_concept_table_names_each_module_once() -> None:
+    assert len(CONCEPTS) >= 20
+    modules = [m for _, m, _ in CONCEPTS]
+    assert len(set(modules)) == len(modules), "a module stands for two concepts"
+    assert len({c for c, _, _ in CONCEPTS}) == len(CONCEPTS), "a concept stands twice"
+    for concept, module, _ in CONCEPTS:
+        assert module.is_file(), f"{concept}: {module} is missing"
+
+
+@pytest.mark.parametrize(("concept", "module", "names"), CONCEPTS,
+                         ids=[c for c, _, _ in CONCEPTS])
+def test_a_concept_lives_in_its_module_alone(concept: str, module: Path, names: list[str]
+                                             ) -> None:
+    home = _twins(module.resolve())
+    defined_home = set().union(*(_top_level_names(p) for p in home))
+    for name in names:
+        assert name in defined_home, f"{concept}: {name} is not defined in {module.name}"
+    sources = [p for p in set(MODULES.values()) | {
+        p.resolve() for d in LINKED for p in (ROOT / d).rglob("*.pyx")} if p not in home]
+    elsewhere = {name: sorted(str(p.relative_to(ROOT)) for p in sources
+                              if name in _top_level_names(p)) for name in names}
+    assert not {n: w for n, w in elsewhere.items() if w}, f"{concept} is written twice"

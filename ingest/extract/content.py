@@ -43,7 +43,7 @@ __all__ = [
     "extract_text",
     "extract_texts",
     "named",
-    "page_name",
+    "page_heading",
     "page_title",
     "texts_of",
 ]
@@ -135,7 +135,7 @@ def extract_texts(
             text, content = texts_of(root, deadline, doc_id)
             # Named by its heading, else by its title; first, when the main content fell back
             # to the full text (navigation first).
-            content = named(page_name(root) or page_title(root), content, first=content == text)
+            content = named(page_heading(root) or page_title(root), content, first=content == text)
         else:
             text = content = text_of(root, deadline, doc_id)
     if to_simplified and text:
@@ -266,7 +266,7 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
 _TITLED = "//*[contains(concat(' ', normalize-space(@class), ' '), ' title ')]"
 
 
-def page_name(root: Any) -> str:
+def page_heading(root: Any) -> str:
     """A parsed page's heading: the text of its first ``h1``, else of its first element of
     class ``title`` (Doxygen's ``div.title``), white space made single spaces; ``""`` when it
     has none."""

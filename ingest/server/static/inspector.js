@@ -110,6 +110,12 @@
   // -- pagination -------------------------------------------------------------------------
 
   function pager(nav, offset, shown, total, go) {
+    // a pager's buttons, made once: previous, where the shown rows are, next
+    if (!nav.querySelector(".prev")) {
+      nav.append(el("button", { type: "button", class: "prev" }, "\u2039 previous"),
+                 el("span", { class: "where" }),
+                 el("button", { type: "button", class: "next" }, "next \u203a"));
+    }
     const prev = nav.querySelector(".prev");
     const next = nav.querySelector(".next");
     const last = offset + shown;
