@@ -48,7 +48,7 @@ CMD ["--help"]
 FROM runtime AS smoke
 RUN neardup --version && celery --version \
  && python -c "import redis, neardup.ingest.workers.tasks; from neardup.ingest.workers.staging import BatchStaging; from neardup.ingest.workers.forest import RedisGroupForest; BatchStaging(redis.Redis(), 'smoke'); RedisGroupForest(redis.Redis(), 'smoke')" \
- && python -c "import neardup.verifier._lcs, neardup.verifier._words, neardup.ingest._fingerprint, neardup.ingest._text, neardup.ingest._candidates" \
+ && python -c "import neardup.verifier._lcs, neardup.verifier._words, neardup.ingest._fingerprint, neardup.ingest._records, neardup.ingest._chrome, neardup.ingest._sketch, neardup.ingest._candidates" \
  && NEARDUP_IMPL=cython python -c "import neardup.verifier.verdict, neardup.ingest.fingerprint, neardup.ingest.records, neardup.ingest.dedup; from neardup.verifier.lcs import lcs_length; assert lcs_length('abcabba', 'cbabac') == 4"
 RUN test "$(id -u):$(id -g)" = "10001:10001" \
  && ! command -v gcc && ! command -v cc \
