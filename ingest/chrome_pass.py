@@ -113,21 +113,25 @@ def countable(raw: bytes | str | Mapping[str, Any] | Page | DocumentError,
 
 
 def observe_input(counts: PageCounts, items: Iterable[Item], limits: Limits = DEFAULT_LIMITS,
-                  chunk: int = 500) -> int:
+                  chunk: int = 500, chunk_chars: int = 1 << 20) -> int:
     """Count the plain-text pages of an input into ``counts`` (the first pass of the two-pass
     rule): ``(n, item)`` as :func:`neardup.ingest.pipeline.read_lines` gives them — a JSONL
     line, a page of a WARC or WET file, a record in error — or a document's source as a
-    mapping; ``chunk`` pages a call. A repeated id is counted like any page by counts in
-    memory, once by the shared counts. Returns how many pages were new to the counts."""
+    mapping; ``chunk`` pages a call, fewer when their texts reach ``chunk_chars`` (the pages
+    of a call are held together: a crawl of large pages is not held 500 at a time). A repeated
+    id is counted like any page by counts in memory, once by the shared counts. Returns how
+    many pages were new to the counts."""
     new = 0
     rows: list[Row] = []
+    chars = 0
     for _, raw in items:
         row = countable(raw, limits)
         if row is not None:
             rows.append(row)
-        if len(rows) >= chunk:
+            chars += len(row[3])
+        if len(rows) >= chunk or chars >= chunk_chars:
             new += counts.observe_pages(rows)
-            rows = []
+            rows, chars = [], 0
     return new + counts.observe_pages(rows)
 
 

@@ -300,7 +300,7 @@ def prepare_lines(
 
     def raw_items() -> Iterator[tuple[int, int, Any, Any, Limits] | Prepared]:
         for line_no, raw in lines:
-            while not slots.acquire(timeout=0.5):
+            while not slots.acquire(timeout=0.5) or done.is_set():
                 if done.is_set():  # the caller stopped early: let the pool's feeder end
                     return
             if isinstance(raw, DocumentError):
@@ -313,9 +313,9 @@ def prepare_lines(
 
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ctx.Pool(processes, initializer=_set_chrome, initargs=(chrome,)) as pool:
+        results = pool.imap(_passthrough_or_prepare, raw_items(), chunksize=chunksize)
         try:
-            for result, claimed in pool.imap(_passthrough_or_prepare, raw_items(),
-                                             chunksize=chunksize):
+            for result, claimed in results:
                 mine = sent.popleft()
                 slots.release()
                 if mine is not None and claimed is not None:
@@ -334,6 +334,16 @@ def prepare_lines(
                 yield result
         finally:
             done.set()  # before the pool's exit joins its feeder
+            # and the pages in flight are taken: terminating a pool whose processes still
+            # write results can hang (its result thread stops reading them, and its feeder
+            # then waits on a full pipe); there are at most ``max_ahead`` of them
+            while True:
+                try:
+                    next(results)
+                except StopIteration:
+                    break
+                except Exception:  # noqa: BLE001,S112 - a page's failure: the next is still taken
+                    continue
 
 
 def _adopt(p: Prepared, line_no: int, seq: int, doc_id: str | None) -> None:

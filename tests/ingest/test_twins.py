@@ -1,6 +1,6 @@
 """The compiled twins of ``ingest/``: one convention and one setting. Each ``_x.pyx`` stands
 beside its front ``x.py`` and its pure-Python reference ``_x_py.py`` (with its types,
-``_x.pyi``), is built by ``pyproject.toml``, and ``NEARDUP_IMPL`` chooses for all of them
+``_x.pyi``), is built by ``setup.py`` (every ``.pyx`` of the package), and ``NEARDUP_IMPL`` chooses for all of them
 (:func:`neardup.verifier.implementation.select`)."""
 
 from __future__ import annotations
@@ -19,16 +19,35 @@ INGEST = ROOT / "ingest"
 TWINS = sorted(p.stem[1:] for p in INGEST.glob("_*.pyx"))
 
 
-def test_each_compiled_module_has_its_front_reference_types_and_build() -> None:
-    import tomllib
+def _built() -> dict[str, list[str]]:
+    """What ``setup.py`` builds, as setuptools sees it: extension name → its sources."""
+    import setuptools
 
+    seen: dict[str, list[str]] = {}
+
+    def capture(**kwargs: object) -> None:
+        for ext in kwargs["ext_modules"]:  # type: ignore[attr-defined]
+            seen[ext.name] = list(ext.sources)
+
+    cwd = os.getcwd()
+    real_setup = setuptools.setup
+    try:
+        os.chdir(ROOT)
+        setuptools.setup = capture  # type: ignore[assignment]
+        exec(compile((ROOT / "setup.py").read_text(encoding="utf-8"), "setup.py", "exec"), {})
+    finally:
+        setuptools.setup = real_setup
+        os.chdir(cwd)
+    return seen
+
+
+def test_each_compiled_module_has_its_front_reference_types_and_build() -> None:
     assert TWINS, "no compiled module found"
-    built = {m["name"]: m["sources"] for m in tomllib.loads(
-        (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["ext-modules"]}
+    built = _built()
     for x in TWINS:
         for name in (f"{x}.py", f"_{x}_py.py", f"_{x}.pyi"):
             assert (INGEST / name).is_file(), f"ingest/_{x}.pyx has no ingest/{name}"
-        assert built.get(f"neardup.ingest._{x}") == [f"ingest/_{x}.pyx"]
+        assert built.get(f"neardup.ingest._{x}") == [f"src/neardup/ingest/_{x}.pyx"]
     # and no reference without its compiled twin
     assert sorted(p.stem[1:-3] for p in INGEST.glob("_*_py.py")) == TWINS
 
