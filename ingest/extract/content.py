@@ -267,24 +267,35 @@ _TITLED = "//*[contains(concat(' ', normalize-space(@class), ' '), ' title ')]"
 
 
 def page_heading(root: Any) -> str:
-    """A parsed page's heading: the text of its first ``h1``, else of its first element of
-    class ``title`` (Doxygen's ``div.title``), white space made single spaces; ``""`` when it
-    has none."""
-    el = root.find(".//h1")
+    """A parsed page's heading: the text of its ``h1``, else of its first element of class
+    ``title`` (Doxygen's ``div.title``), white space made single spaces; ``""`` when it has
+    none. When a page has several ``h1`` and its ``title`` names none of them, they head its
+    sections (mandoc's man pages: "NAME", "SYNOPSIS", ...): none is the page's heading."""
+    h1 = root.findall(".//h1")
+    el = h1[0] if h1 else None
+    if len(h1) > 1:
+        title = page_title(root).casefold()
+        if title and not any(_spaced(h).casefold() in title for h in h1):
+            el = None
     if el is None:
         titled = root.xpath(_TITLED)
         el = titled[0] if titled else None
     if el is None:
         return ""
-    name = " ".join(el.text_content().split())
+    name = _spaced(el)
     return name if len(name) <= 300 else ""
+
+
+def _spaced(el: Any) -> str:
+    """An element's text, white space made single spaces."""
+    return " ".join(el.text_content().split())
 
 
 def page_title(root: Any) -> str:
     """A parsed page's ``title`` element, white space made single spaces; ``""`` when it has
     none."""
     el = root.find(".//title")
-    return "" if el is None else " ".join(el.text_content().split())
+    return "" if el is None else _spaced(el)
 
 
 def named(name: str, content: str, first: bool = False) -> str:

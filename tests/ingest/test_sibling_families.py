@@ -21,10 +21,12 @@ import pytest
 from support.sibling_families import (
     COLOR_US,
     KINDS,
+    OPTIONS,
     conversions,
     functions,
     gallery,
     indexes,
+    man_page,
     operators,
     page,
     statements,
@@ -204,3 +206,15 @@ def test_the_incremental_rule_gives_dedups_partition_in_any_order(kind: str) -> 
         for doc in order:
             live.put(doc)
         assert _partition(live.groups()) == _partition(expected)
+
+
+# --- man pages: every section an h1 ------------------------------------------------------------
+
+def test_man_pages_whose_sections_are_h1_are_named_by_their_title() -> None:
+    """``mandoc -Thtml`` makes each section's heading an ``h1``: the page's name is its title
+    ("OPT_TIMEOUT(3)"), not its first section's ("NAME", which every page carries)."""
+    pages = [man_page(*option) for option in OPTIONS]
+    assert not compare_documents(*pages).similar
+    assert _groups(pages) == []
+    again = pages[0] | {"id": "again"}
+    assert _groups([pages[0], again]) == [{"OPT_TIMEOUT", "again"}]

@@ -253,3 +253,43 @@ Example
 
 =COLOR(0;0;255;0) returns 255, and the colorNumber of a cell is read the same way.
 """
+
+
+#: Man pages of one option family, as ``mandoc -Thtml`` renders them: the title names the page,
+#: each section has its ``h1`` ("NAME", "SYNOPSIS", ...) holding a permalink. Two options one
+#: suffix apart, each naming the other.
+OPTIONS = [("OPT_TIMEOUT", "seconds", "10L", "OPT_TIMEOUT_MS"),
+           ("OPT_TIMEOUT_MS", "milliseconds", "10000L", "OPT_TIMEOUT")]
+
+OPTION_SECTIONS = [
+    ("NAME", "{name} - timeout for the connect phase"),
+    ("SYNOPSIS", "#include <net/net.h>\nint net_setopt(NET *handle, {name}, long timeout);"),
+    ("DESCRIPTION", "Pass a long. It should contain the maximum time in {unit} that you allow "
+                    "the connection phase to the server to take. This only limits the connection "
+                    "phase, it has no impact once it has connected. Set to zero to switch to the "
+                    "default built-in connection timeout of 300 seconds."),
+    ("", "If both OPT_TIMEOUT(3) and OPT_TIMEOUT_MS(3) are set, the value set last will be "
+         "used. The connection phase is complete when the handshakes are done."),
+    ("EXAMPLE", "NET *net = net_init();\nif(net) {{\n  /* connect within {count} {unit} */\n"
+                "  net_setopt(net, {name}, {arg});\n  net_perform(net);\n}}"),
+    ("RETURN VALUE", "Returns NET_OK. Returns an error code when the value is negative or too "
+                     "large in milliseconds."),
+    ("SEE ALSO", "{other}(3), OPT_LOW_SPEED_LIMIT(3), OPT_LOW_SPEED_TIME(3)"),
+]
+
+
+def man_page(name: str, unit: str, arg: str, other: str) -> dict[str, Any]:
+    def block(body: str) -> str:
+        text = html.escape(body.format(name=name, unit=unit, arg=arg, count=arg[:-1], other=other))
+        return f"<pre>{text}</pre>" if "\n" in body else f'<p class="Pp">{text}</p>'
+
+    sections = "".join(
+        '<section class="Sh">'
+        + (f'<h1 class="Sh" id="{h}"><a class="permalink" href="#{h}">{h}</a></h1>' if h else "")
+        + block(body) + "</section>"
+        for h, body in OPTION_SECTIONS)
+    return {"id": name, "url": f"https://{SITE}/man/{name}.3.html", "site": SITE,
+            "html": f"<html><head><title>{name}(3)</title></head><body>"
+                    f'<table class="head"><tr><td>{name}(3)</td><td>net_setopt options</td>'
+                    f'<td>{name}(3)</td></tr></table><div class="manual-text">{sections}</div>'
+                    f"</body></html>"}
