@@ -39,6 +39,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
+import regex
+
 from neardup.ingest import _fingerprint_py as _reference
 from neardup.ingest.chrome import ChromeRule
 from neardup.ingest.errors import ConfigError
@@ -271,11 +273,14 @@ def name_term(text: str) -> str | None:
     True
     >>> name_term("One block only."), name_term("Name\\n\\n" + "word " * 200)
     (None, None)
+    >>> name_term("一月一日社论，新年献词。\\n\\n" + "人民日报评论员文章。" * 20) is None
+    True
     """
     head, sep, rest = text.lstrip().partition("\n\n")
-    if not sep or not rest.strip() or len(head.split()) > NAME_WORDS:
+    if not sep or not rest.strip():
         return None
-    if len(head.split()) + len(rest.split()) > SHORT_PAGE_WORDS:
+    words = _word_count(head)
+    if words > NAME_WORDS or words + _word_count(rest) > SHORT_PAGE_WORDS:
         return None
     keys = sentence_keys(head)
     if not keys:
@@ -283,6 +288,21 @@ def name_term(text: str) -> str | None:
     data = spelling_form("".join(keys))
     digest = hashlib.md5(data.encode("utf-8")).digest()
     return NAME_PREFIX + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+# A word: a run of letters, digits and marks, or one character of a script written without
+# spaces between its words (Chinese, Japanese), which counts as one.
+_WORD = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|[^\s\p{Han}\p{Hiragana}\p{Katakana}]+")
+
+
+def _word_count(text: str) -> int:
+    """How many words ``text`` has: white-space separated, each Chinese or Japanese character
+    one (a Chinese paragraph is no one-word name).
+
+    >>> _word_count("Opens the dialog."), _word_count("人民日报 社论"), _word_count("PDF 文件")
+    (3, 6, 3)
+    """
+    return len(_WORD.findall(text))
 
 
 def index_terms(
