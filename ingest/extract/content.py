@@ -269,13 +269,14 @@ _TITLED = "//*[contains(concat(' ', normalize-space(@class), ' '), ' title ')]"
 def page_heading(root: Any) -> str:
     """A parsed page's heading: the text of its ``h1``, else of its first element of class
     ``title`` (Doxygen's ``div.title``), white space made single spaces; ``""`` when it has
-    none. When a page has several ``h1`` and its ``title`` names none of them, they head its
+    none. When a page has several ``h1`` and its ``title`` names none of them (word for word,
+    case and punctuation aside: Sphinx ends each heading with a "¶" link), they head its
     sections (mandoc's man pages: "NAME", "SYNOPSIS", ...): none is the page's heading."""
     h1 = root.findall(".//h1")
     el = h1[0] if h1 else None
     if len(h1) > 1:
-        title = page_title(root).casefold()
-        if title and not any(_spaced(h).casefold() in title for h in h1):
+        title = _words(page_title(root))
+        if title.strip() and not any(_words(_spaced(h)) in title for h in h1):
             el = None
     if el is None:
         titled = root.xpath(_TITLED)
@@ -284,6 +285,14 @@ def page_heading(root: Any) -> str:
         return ""
     name = _spaced(el)
     return name if len(name) <= 300 else ""
+
+
+def _words(text: str) -> str:
+    """A text's words, casefolded, each between single spaces: ``" floating point "``."""
+    return " " + " ".join(_WORD.findall(text.casefold())) + " "
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _spaced(el: Any) -> str:

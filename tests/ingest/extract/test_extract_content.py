@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import lxml.html
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,7 @@ from neardup.ingest.extract import (
     extract_text,
     extract_texts,
 )
+from neardup.ingest.extract.content import page_heading
 
 ARTICLE = "<p>" + "A sentence of the article that carries its content. " * 4 + "</p>"
 
@@ -95,3 +97,23 @@ def test_extract_texts_keeps_the_full_text_and_takes_content_from_it(html: str) 
     assert both.content == both.text or all(
         b in blocks or b in both.text for b in both.content.split("\n\n")
     )
+
+
+@pytest.mark.parametrize(
+    ("page", "heading"),
+    [
+        # Sphinx: several h1, each ending in its "¶" link; the title names the first
+        (
+            "<title>Slice Objects — Python 3.11 documentation</title>"
+            "<h1>Slice Objects<a class='headerlink' href='#s'>¶</a></h1>"
+            "<h1>Ellipsis Object<a class='headerlink' href='#e'>¶</a></h1>",
+            "Slice Objects¶",
+        ),
+        # mandoc: several h1 naming sections, none in the title
+        ("<title>CURL(1)</title><h1>NAME</h1><h1>SYNOPSIS</h1>", ""),
+        ("<title>Page</title><h1>One h1</h1>", "One h1"),
+        ("<div class='title'>Doxygen's title</div>", "Doxygen's title"),
+    ],
+)
+def test_page_heading(page: str, heading: str) -> None:
+    assert page_heading(lxml.html.fromstring(f"<html><body>{page}</body></html>")) == heading
