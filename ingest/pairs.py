@@ -53,7 +53,9 @@ def compare_documents(
     pages of one site never makes them similar and another site's template never keeps the
     same article apart. Other inputs are verified as they are. Spans refer to those texts.
 
-    Two pages of one site (:func:`page_site`) are judged by :func:`site_verdict`.
+    Two pages of one site (:func:`page_site`; for HTML pages without ``site`` or URL, of one
+    template: :func:`neardup.ingest.extract.content.page_template`) are judged by
+    :func:`site_verdict`.
 
     >>> story = "The harbour authority confirmed on Monday that the northern pier will close."
     >>> compare_documents({"text": story}, {"html": f"<p>{story}</p>"}).reason
@@ -61,9 +63,17 @@ def compare_documents(
     """
     pa = a if isinstance(a, Page) else validate_page(a, require_id=False)
     pb = b if isinstance(b, Page) else validate_page(b, require_id=False)
-    ta, tb = verified_text(pa), verified_text(pb)
-    return site_verdict(compare(ta, tb, config), ta, tb, page_site(pa) == page_site(pb) != "",
+    (sa, ta), (sb, tb) = _site_and_text(pa), _site_and_text(pb)
+    return site_verdict(compare(ta, tb, config), ta, tb, sa == sb != "",
                         lambda x, y: compare(x, y, config))
+
+
+def _site_and_text(page: Page) -> tuple[str, str]:
+    """A page's site as it is stored (its own, its URL's, else its HTML template:
+    :func:`neardup.ingest.pipeline.page_site_or_template`) and the text the verifier compares."""
+    texts = document_texts(page.document())
+    site = page_site(page) or site_key(texts.template or None)
+    return site, clean_text(texts.content)
 
 
 class _Located(Protocol):

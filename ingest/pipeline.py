@@ -141,6 +141,17 @@ def mask_chrome(chrome: ChromeCounts, page: Page, text: str) -> str | None:
     return masked
 
 
+def page_site_or_template(page: Page, template: str) -> str | None:
+    """The ``site`` a page is stored with: its own, else its URL's
+    (:func:`~neardup.ingest.sites.site_of`), else its HTML template
+    (:func:`neardup.ingest.extract.content.page_template`: ``template:<hash>``), so that
+    pages of one site sent without a URL are still judged as pages of one site
+    (:func:`neardup.ingest.pairs.site_verdict`); None when it has none of them."""
+    if page.site is not None:
+        return page.site
+    return site_of(page.url) or template or None
+
+
 def masked_config(config: FingerprintConfig, chrome: ChromeCounts | None) -> FingerprintConfig:
     """``config`` with the chrome rule its pages are masked with (part of the identity)."""
     if chrome is None or config.chrome == chrome.rule:
@@ -196,7 +207,7 @@ def prepare_document(
         fp_config=config.identity,
         seq=seq,
         url=page.url,
-        site=page.site if page.site is not None else site_of(page.url),
+        site=page_site_or_template(page, texts.template),
         title=page.title,
         content=content,
     )

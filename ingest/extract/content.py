@@ -10,6 +10,7 @@ pass.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -44,6 +45,7 @@ __all__ = [
     "extract_texts",
     "named",
     "page_heading",
+    "page_template",
     "page_title",
     "texts_of",
 ]
@@ -64,6 +66,9 @@ class ExtractedText:
 
     text: str
     content: str
+    # An HTML page's template (:func:`page_template`): its style sheets and scripts; "" for
+    # plain text and a page that has none.
+    template: str = ""
 
 
 class ExtractOptions(TypedDict, total=False):
@@ -124,6 +129,7 @@ def extract_texts(
     (['Home', 'Body text long enough to be the content of the page.', '© Site'], 'Body text long enough to be the content of the page.')
     """
     deadline = deadline_after(timeout)
+    template = ""
     try:
         root = parse_page(html, content_type, max_bytes, deadline, doc_id)
     except TooDeep as deep:  # no tree to find the main content in: the full text
@@ -138,12 +144,13 @@ def extract_texts(
             content = named(page_heading(root) or page_title(root), content, first=content == text)
         else:
             text = content = text_of(root, deadline, doc_id)
+        template = page_template(root)
     if to_simplified and text:
         convert = t2s_converter().convert
         simplified = convert(text)
         content = convert(content) if content != text else simplified
         text = simplified
-    return ExtractedText(text, content)
+    return ExtractedText(text, content, template)
 
 
 _BOILER_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})
@@ -285,6 +292,38 @@ def page_heading(root: Any) -> str:
         return ""
     name = _spaced(el)
     return name if len(name) <= 300 else ""
+
+
+def page_template(root: Any) -> str:
+    """A parsed page's template: ``"template:"`` and a hash of the file names of the style
+    sheets and scripts it links and of the text of its ``style`` elements, the same on every
+    page that one site's generator or theme writes (``../_static/basic.css`` and
+    ``_static/basic.css`` are one name); ``""`` when the page has none of them.
+
+    >>> import lxml.html
+    >>> one = lxml.html.fromstring('<link rel="stylesheet" href="../_static/a.css?v=2"><p>x')
+    >>> two = lxml.html.fromstring('<link rel="Stylesheet" href="_static/a.css"><p>y')
+    >>> page_template(one) == page_template(two) != "", page_template(lxml.html.fromstring("<p>z"))
+    (True, '')
+    """
+    names = set()
+    for el in root.iter("link", "script", "style"):
+        if el.tag == "style":
+            names.add("style " + " ".join((el.text or "").split()))
+            continue
+        if el.tag == "link" and "stylesheet" in (el.get("rel") or "").casefold().split():
+            ref = el.get("href")
+        elif el.tag == "script":
+            ref = el.get("src")
+        else:
+            continue
+        name = (ref or "").split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        if name:
+            names.add(name)
+    if not names:
+        return ""
+    digest = hashlib.blake2b("\n".join(sorted(names)).encode(), digest_size=8).hexdigest()
+    return f"template:{digest}"
 
 
 def _words(text: str) -> str:

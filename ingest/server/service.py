@@ -367,8 +367,9 @@ class IngestService:
             elif doc_id in known:
                 stored = known[doc_id]
                 base = {"url": stored.url, "title": stored.title,
-                        # a site derived from the URL follows the URL
-                        "site": None if stored.site == site_of(stored.url) else stored.site}
+                        # a site derived from the URL or the template follows the page
+                        "site": None if stored.site == site_of(stored.url)
+                        or (stored.site or "").startswith("template:") else stored.site}
             elif broker_down:
                 item.id = doc_id
                 item.fail(_unreachable(broker_down[0]))

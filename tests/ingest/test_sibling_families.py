@@ -31,6 +31,7 @@ from support.sibling_families import (
     page,
     statements,
     twin,
+    unlocated,
 )
 
 import neardup
@@ -218,3 +219,26 @@ def test_man_pages_whose_sections_are_h1_are_named_by_their_title() -> None:
     assert _groups(pages) == []
     again = pages[0] | {"id": "again"}
     assert _groups([pages[0], again]) == [{"OPT_TIMEOUT", "again"}]
+
+
+# --- pages of unknown site: HTML judged by its template ---------------------------------------
+
+def test_html_pages_without_url_of_one_template_are_judged_as_one_site() -> None:
+    """Without a URL or ``site``, HTML pages that link one style sheet are of one template
+    (``page_template``): the sibling rules part the families and join the spelling twin."""
+    families = [functions("html"), statements("html"), operators("html")]
+    for family in families:
+        assert _groups(unlocated(family)) == []
+    pages = {p["id"]: p for p in unlocated(functions("html"))}
+    assert not compare_documents(pages["XCOS"], pages["XCOT"]).similar
+    us, gb = unlocated(twin("html"))
+    assert compare_documents(us, gb).similar
+    assert _groups([us, gb]) == [{us["id"], gb["id"]}]
+
+
+def test_pages_of_two_templates_without_url_keep_the_verifiers_verdict() -> None:
+    """One page of the family under another site's style sheet is of no site in common with
+    the others: the verifier's verdict stands (the pair is similar, as between two sites)."""
+    pages = {p["id"]: p for p in unlocated(functions("html"))}
+    other = pages["XCOT"] | {"html": pages["XCOT"]["html"].replace("help.css", "theme.css")}
+    assert compare_documents(pages["XCOS"], other).similar

@@ -4,7 +4,8 @@ template, different pages"): real OpenSearch, Redis and two Celery workers, ``ne
 by one letter, statement pages sharing a syntax block, conversion functions, operator pages,
 index pages naming another kind of index, pages without content told by their title — each stay
 a group of one, and the twins (a 25-word page in British spelling, a function page whose
-translation renames its identifiers) are grouped: as HTML and as text, sent in two orders.
+translation renames its identifiers) are grouped: as HTML and as text, sent in two orders, and
+as HTML without URLs (one site by the template the pages link).
 The index's partition is the one ``neardup.dedup`` gives on the same pages.
 """
 
@@ -31,6 +32,7 @@ from support.sibling_families import (
     page,
     statements,
     twin,
+    unlocated,
 )
 from support.workers import cleanup_broker, running_workers, worker_env
 
@@ -42,7 +44,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pages(kind: str) -> tuple[list[dict[str, Any]], list[set[str]]]:
-    """The pages of one input kind and the groups of 2+ a reader draws."""
+    """The pages of one input kind and the groups of 2+ a reader draws; ``html-unlocated``: the
+    HTML pages without URL or ``site`` (of one site by their template)."""
+    if kind == "html-unlocated":
+        pages, groups = _pages("html")
+        return unlocated(pages), groups
     twins = twin(kind)
     gb = (COLOR_US.replace("COLOR", "COLOUR").replace("colors", "colours")
           .replace("color", "colour"))
@@ -73,7 +79,7 @@ def stack(tmp_path: Path, opensearch_url: str, redis_url: str, index_name: str
         cleanup_broker(env)
 
 
-@pytest.mark.parametrize("kind", ["html", "text"])
+@pytest.mark.parametrize("kind", ["html", "text", "html-unlocated"])
 def test_siblings_stay_apart_and_twins_join_through_the_pipeline(
     kind: str, stack: dict[str, str], tmp_path: Path, os_client: Any, index_name: str
 ) -> None:

@@ -30,9 +30,17 @@ def page(doc_id: str, path: str, text: str, kind: str) -> dict[str, Any]:
             body.append(f"<p>{html.escape(' '.join(block.split()))}</p>")
         else:
             body.append(f"<pre>{html.escape(block)}</pre>")
-    doc["html"] = (f"<html><head><title>{html.escape(title)}</title></head><body><main>"
+    # the site's style sheet, relative to the page's folder: one template at every depth
+    css = "../" * path.count("/") + "_static/help.css"
+    doc["html"] = (f"<html><head><title>{html.escape(title)}</title>"
+                   f'<link rel="stylesheet" href="{css}"></head><body><main>'
                    f"<h1>{html.escape(title)}</h1>{''.join(body)}</main></body></html>")
     return doc
+
+
+def unlocated(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pages without their URL and ``site``: pages of unknown site."""
+    return [{k: v for k, v in p.items() if k not in ("url", "site")} for p in pages]
 
 
 FUNCTIONS = [("XCOS", "cosine"), ("XCOT", "cotangent"), ("XCOSH", "hyperbolic cosine"),
@@ -231,7 +239,8 @@ def gallery(title: str) -> dict[str, Any]:
     nav = "".join(f'<li><a href="/{i}.html">Chapter {i}</a></li>' for i in range(12))
     return {"id": title, "url": f"https://{SITE}/media/{title.lower().replace(' ', '_')}.html",
             "site": SITE,
-            "html": f"<html><head><title>{title}</title></head><body><header><p>Office Help"
+            "html": f"<html><head><title>{title}</title><link rel='stylesheet' "
+                    f"href='../_static/help.css'></head><body><header><p>Office Help"
                     f"</p></header><nav><ul>{nav}</ul></nav><div id='display'>"
                     f"<p><img src='a.png'></p></div><footer><p>Help content, version 7.4. "
                     f"Licensed under the Mozilla Public License.</p></footer></body></html>"}
