@@ -89,6 +89,8 @@ from typing import Any
 import docsite  # bench/ helper: text rendering, the dedup run and its figures
 from _partition import pairwise, work_dir  # bench/ helpers
 
+from neardup.verifier.grouping import GroupForest
+
 HELD_OUT = ("git", "gio")
 
 
@@ -205,27 +207,21 @@ def grouped_pages(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any
 def copies_as_one(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any]]
                   ) -> float | None:
     """Pairwise precision against a truth in which copies are one page: two true clusters are
-    one when a page of each has the same rendered text (LibreOffice's one help page under two
-    modules, Javadoc's source listing under a nested class's name). None when no pair is
+    one when a page of each has the same rendered text (Javadoc's source listing under a nested
+    class's name, one man page installed under several names). None when no pair is
     predicted."""
-    parent = {i: i for i in info}
-
-    def find(i: str) -> str:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    forest = GroupForest()
+    for n, i in enumerate(info):
+        forest.add(i, n)
     first: dict[Any, str] = {}
     for i in info:
         shas = info[i].get("text_sha") or {}
         text = shas.get("rendered") or next(iter(shas.values()), info[i]["sha"])
         for key in (("cluster", info[i]["cluster"]), ("text", text)):
-            j = first.setdefault(key, i)
-            parent[find(i)] = find(j)
+            forest.union([i, first.setdefault(key, i)])
     group = {i: str(rows[i]["dup_group"]) if rows.get(i, {}).get("dup_group") is not None
              else "\0" + i for i in info}
-    scores = pairwise(group, {i: find(i) for i in info})
+    scores = pairwise(group, {i: forest.find(i) for i in info})
     return float(scores["precision"]) if scores["pred_pairs"] else None
 
 

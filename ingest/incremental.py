@@ -35,7 +35,13 @@ from neardup.ingest.chrome import (
 )
 from neardup.ingest.extract import document_texts
 from neardup.ingest.pairs import page_site, site_verdict
-from neardup.ingest.pipeline import fingerprint_config, mask_chrome, prepare_document
+from neardup.ingest.pipeline import (
+    CHROME_SITE,
+    chrome_site,
+    fingerprint_config,
+    mask_chrome,
+    prepare_document,
+)
 from neardup.ingest.records import DEFAULT_LIMITS, Page, clean_text, validate_page
 from neardup.ingest.regroup import affected, redecide
 from neardup.ingest.store.base import StoredDocument
@@ -194,7 +200,11 @@ class IncrementalDedup:
             for doc_id in sorted(self._site_pages.get(site, ())):
                 doc, page = self._docs[doc_id], self._pages[doc_id]
                 _, text, masked = self._counted[doc_id]
-                if not masked or mask_chrome(self.counts, page, text) == doc.content:
+                if not masked:
+                    continue
+                content = mask_chrome(self.counts, page, text)
+                site = chrome_site(self.counts, page, text, content)
+                if content == doc.content and (site == CHROME_SITE) == (doc.site == CHROME_SITE):
                     continue
                 new = prepare_document(page, doc.seq, self.config, chrome=self.counts)
                 self._unindex(doc_id)

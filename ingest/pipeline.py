@@ -43,9 +43,11 @@ from neardup.ingest.sites import site_of
 from neardup.ingest.store.base import StoredDocument
 
 __all__ = [
+    "CHROME_SITE",
     "MAX_DOC_BYTES",
     "MAX_ID_BYTES",
     "Prepared",
+    "chrome_site",
     "fingerprint_config",
     "mask_chrome",
     "masked_config",
@@ -152,6 +154,23 @@ def page_site_or_template(page: Page, template: str) -> str | None:
     return site_of(page.url) or template or None
 
 
+CHROME_SITE = "template:chrome"
+"""The site of a plain-text page of unknown site that carries the input's chrome."""
+
+
+def chrome_site(chrome: ChromeCounts | None, page: Page, text: str, content: str | None) -> str:
+    """:data:`CHROME_SITE` for a plain-text page of unknown site (no ``site``, no URL with a
+    host) that carries the chrome of the input — the lines chrome counting finds on many pages
+    of unknown site, which it counts as one site — and ``""`` otherwise (a page with a site, an
+    HTML page, a page with no chrome line, no counts). ``content``: the page's masked text
+    (:func:`mask_chrome`); a page that is all chrome carries chrome too."""
+    if chrome is None or page.field == "html" or page.site is not None or site_of(page.url):
+        return ""
+    if content is None and chrome.mask(site_key(page.site, page.url), text) == text:
+        return ""
+    return CHROME_SITE
+
+
 def masked_config(config: FingerprintConfig, chrome: ChromeCounts | None) -> FingerprintConfig:
     """``config`` with the chrome rule its pages are masked with (part of the identity)."""
     if chrome is None or config.chrome == chrome.rule:
@@ -207,7 +226,8 @@ def prepare_document(
         fp_config=config.identity,
         seq=seq,
         url=page.url,
-        site=page_site_or_template(page, texts.template),
+        site=page_site_or_template(
+            page, texts.template or chrome_site(chrome, page, text, content)),
         title=page.title,
         content=content,
     )

@@ -25,6 +25,7 @@ from support.sibling_families import (
     conversions,
     functions,
     gallery,
+    in_chrome,
     indexes,
     man_page,
     operators,
@@ -188,22 +189,29 @@ def _partition(groups: dict[str, str]) -> set[frozenset[str]]:
     return {frozenset(m) for m in members.values()}
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", [*KINDS, "text-unlocated"])
 def test_the_incremental_rule_gives_dedups_partition_in_any_order(kind: str) -> None:
     """The pipeline's rule in memory (:class:`neardup.ingest.incremental.IncrementalDedup`),
-    pages arriving in shuffled orders: the partition of ``neardup.dedup``."""
+    pages arriving in shuffled orders: the partition of ``neardup.dedup``. ``text-unlocated``:
+    plain text in the site's chrome without URLs, of one site once the chrome is counted (a
+    page's site changes as lines become chrome)."""
     from neardup.ingest.incremental import IncrementalDedup
 
+    unlocated_text = kind == "text-unlocated"
+    kind = "text" if unlocated_text else kind
     pages = (functions(kind) + statements(kind) + conversions(kind) + operators(kind)
              + indexes(kind) + twin(kind))
-    expected = {g.id: g.dup_group for g in neardup.dedup(pages)}
+    if unlocated_text:
+        pages = unlocated(in_chrome(pages))
+    t = 5 if unlocated_text else 20  # the default: the pages of the other kinds carry no chrome
+    expected = {g.id: g.dup_group for g in neardup.dedup(pages, chrome_min_pages=t)}
     assert _partition(expected) == (
         {frozenset([p["id"]]) for p in pages[:-2]} | {frozenset(p["id"] for p in pages[-2:])})
     rng = random.Random(37)
     for _ in range(3):
         order = pages[:]
         rng.shuffle(order)
-        live = IncrementalDedup()
+        live = IncrementalDedup(chrome_min_pages=t)
         for doc in order:
             live.put(doc)
         assert _partition(live.groups()) == _partition(expected)
@@ -242,3 +250,28 @@ def test_pages_of_two_templates_without_url_keep_the_verifiers_verdict() -> None
     pages = {p["id"]: p for p in unlocated(functions("html"))}
     other = pages["XCOT"] | {"html": pages["XCOT"]["html"].replace("help.css", "theme.css")}
     assert compare_documents(pages["XCOS"], other).similar
+
+
+def _text_unlocated() -> list[dict[str, Any]]:
+    """Plain-text pages of one site in its chrome, without URL or ``site``."""
+    return unlocated(in_chrome(functions("text") + statements("text") + operators("text")
+                               + twin("text")))
+
+
+def test_text_pages_without_url_that_carry_the_inputs_chrome_are_judged_as_one_site() -> None:
+    """Chrome counting counts pages of unknown site as one site; those that carry its chrome
+    (here on 5 pages or more) are of that site for the sibling rules too."""
+    pages = _text_unlocated()
+    groups = _groups_of(neardup.dedup(pages, chrome_min_pages=5))
+    assert groups == [{p["id"] for p in pages[-2:]}]  # the twin only
+    # no line on 20 pages (the default): no chrome to tell the pages' site by, the verifier's
+    # verdict stands
+    bare = unlocated(functions("text"))
+    assert _groups_of(neardup.dedup(bare)) == [{p["id"] for p in bare}]
+
+
+def _groups_of(results: Any) -> list[set[str]]:
+    members: dict[str, set[str]] = {}
+    for g in results:
+        members.setdefault(g.dup_group, set()).add(g.id)
+    return [m for m in members.values() if len(m) > 1]

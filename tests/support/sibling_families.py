@@ -43,6 +43,16 @@ def unlocated(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in p.items() if k not in ("url", "site")} for p in pages]
 
 
+HEADER = "Office Help 7.4\nHome | Writer | Calc | Impress | Draw | Base | Math\nSearch the help"
+FOOTER = "Help content, version 7.4. Licensed under the Mozilla Public License, v. 2.0."
+
+
+def in_chrome(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Plain-text pages inside the site's chrome: its header and footer lines, as a crawler's
+    text dump carries them."""
+    return [p | {"text": f"{HEADER}\n{p['text']}\n{FOOTER}"} for p in pages]
+
+
 FUNCTIONS = [("XCOS", "cosine"), ("XCOT", "cotangent"), ("XCOSH", "hyperbolic cosine"),
              ("XSIN", "sine"), ("XSINH", "hyperbolic sine")]
 
