@@ -63,7 +63,8 @@ leaves both out (pages of unknown site).
 one at a time. Per site and input kind: pages, pairwise group precision / recall over the
 partition (P is ``-`` when no pair is predicted, R when there is no true pair), the precision
 again with copies as one page (``P, copies one page``: two true clusters are one when a page of
-each has the same rendered text; what a reader would not call a false pair), twins found,
+each has the same rendered text, or, where a site names the region its generator writes a page's
+own text in, the same text there; what a reader would not call a false pair), twins found,
 the largest predicted group, the pages in a group of 2+ (% of the site's pages: for a
 one-version site each of them is wrongly grouped), the pages in a group holding two or more
 distinct rendered texts (``grouped, not same text``: Javadoc lists a nested class's source file
@@ -77,6 +78,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
 import statistics
 import subprocess
@@ -87,6 +89,7 @@ from pathlib import Path
 from typing import Any
 
 import docsite  # bench/ helper: text rendering, the dedup run and its figures
+import lxml.html
 from _partition import pairwise, work_dir  # bench/ helpers
 
 from neardup.verifier.grouping import GroupForest
@@ -105,6 +108,9 @@ class Site:
     site: str = ""  # the ``site`` field (default: ``name``)
     notes: tuple[str, ...] = field(default=())
     render: str = ""  # "mandoc": the folder holds man pages, rendered to HTML by mandoc
+    # where the generator writes a page's own text (an XPath), for the copies of one text under
+    # two paths: "" where the rendered text has no navigation naming the page's place
+    article: str = ""
 
     @property
     def site_field(self) -> str:
@@ -126,7 +132,7 @@ SITES = [
     Site("libreoffice", "LibreOffice help XSLT (xhp -> HTML)",
          {"en-US": "libreoffice-help-en-us", "en-GB": "libreoffice-help-en-gb"},
          "usr/share/libreoffice/help/{variant}", "https://help.libreoffice.org/7.4/{variant}/{path}",
-         "MPL-2.0", site="libreoffice-help"),
+         "MPL-2.0", site="libreoffice-help", article='//div[@id="DisplayArea"]'),
     Site("xerces", "Doxygen 1.9.4 (API reference) with the project's site pages",
          {"3.2.4": "libxerces-c-doc"}, "usr/share/doc/libxerces-c-doc/html",
          "https://xerces.apache.org/xerces-c/{path}", "Apache-2.0", site="xerces-c"),
@@ -204,12 +210,27 @@ def grouped_pages(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any
     return sum(n for n in sizes if n > 1), max(sizes, default=1), mixed
 
 
-def copies_as_one(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any]]
-                  ) -> float | None:
+def article_texts(corpus: Path, xpath: str) -> dict[str, str]:
+    """A hash of the text of each page's ``xpath`` region (the site's :attr:`Site.article`),
+    by page id, for the pages that have it."""
+    out = {}
+    with corpus.open(encoding="utf-8") as f:
+        for line in f:
+            page = json.loads(line)
+            found = lxml.html.fromstring(page["html"]).xpath(xpath)
+            if found:
+                text = " ".join(" ".join(el.text_content().split()) for el in found)
+                out[page["id"]] = hashlib.sha1(text.encode()).hexdigest()
+    return out
+
+
+def copies_as_one(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any]],
+                  articles: dict[str, str] | None = None) -> float | None:
     """Pairwise precision against a truth in which copies are one page: two true clusters are
     one when a page of each has the same rendered text (Javadoc's source listing under a nested
-    class's name, one man page installed under several names). None when no pair is
-    predicted."""
+    class's name, one man page installed under several names), or the same article text
+    (``articles``: LibreOffice's one help page under two modules, whose navigation names the
+    module). None when no pair is predicted."""
     forest = GroupForest()
     for n, i in enumerate(info):
         forest.add(i, n)
@@ -217,7 +238,10 @@ def copies_as_one(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any
     for i in info:
         shas = info[i].get("text_sha") or {}
         text = shas.get("rendered") or next(iter(shas.values()), info[i]["sha"])
-        for key in (("cluster", info[i]["cluster"]), ("text", text)):
+        keys = [("cluster", info[i]["cluster"]), ("text", text)]
+        if articles and i in articles:
+            keys.append(("article", articles[i]))
+        for key in keys:
             forest.union([i, first.setdefault(key, i)])
     group = {i: str(rows[i]["dup_group"]) if rows.get(i, {}).get("dup_group") is not None
              else "\0" + i for i in info}
@@ -326,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
                 "packages": {k: v["deb"] for k, v in variants.items()}, "pages": len(info),
                 "pages_in_all_variants": len(common), "twins_byte_identical": identical,
                 "median_words": statistics.median(words) if words else None, "runs": {}}
+            articles: dict[str, str] | None = None
             for name, corpus in corpora.items():
                 kind = name.split("-", 1)[0]
                 if args.only and args.only != kind:
@@ -335,7 +360,9 @@ def main(argv: list[str] | None = None) -> int:
                 m = docsite.evaluate(run["rows"], info, args.show)
                 m["pages_grouped"], m["largest_group"], m["pages_mixed"] = grouped_pages(
                     run["rows"], info)
-                m["precision_copies_one"] = copies_as_one(run["rows"], info)
+                if site.article and articles is None:
+                    articles = article_texts(corpora["html"], site.article)
+                m["precision_copies_one"] = copies_as_one(run["rows"], info, articles)
                 m["wall_s"] = run["wall_s"]
                 m["summary"] = run["summary"]
                 if args.details:
