@@ -69,8 +69,9 @@ def compare_documents(
 
 
 def _site_and_text(page: Page) -> tuple[str, str]:
-    """A page's site as it is stored (its own, its URL's, else its HTML template:
-    :func:`neardup.ingest.pipeline.page_site_or_template`) and the text the verifier compares."""
+    """A page's site (its own, its URL's, else its HTML template, as
+    :func:`neardup.ingest.pipeline.page_site_or_template` stores it; two pages alone have no
+    chrome counts) and the text the verifier compares."""
     texts = document_texts(page.document())
     site = page_site(page) or site_key(texts.template or None)
     return site, clean_text(texts.content)

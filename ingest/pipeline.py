@@ -145,10 +145,11 @@ def mask_chrome(chrome: ChromeCounts, page: Page, text: str) -> str | None:
 
 def page_site_or_template(page: Page, template: str) -> str | None:
     """The ``site`` a page is stored with: its own, else its URL's
-    (:func:`~neardup.ingest.sites.site_of`), else its HTML template
-    (:func:`neardup.ingest.extract.content.page_template`: ``template:<hash>``), so that
-    pages of one site sent without a URL are still judged as pages of one site
-    (:func:`neardup.ingest.pairs.site_verdict`); None when it has none of them."""
+    (:func:`~neardup.ingest.sites.site_of`), else ``template``: an HTML page's
+    (:func:`neardup.ingest.extract.content.page_template`: ``template:<hash>``), a plain-text
+    page's by its chrome (:func:`chrome_site`), so that pages of one site sent without a URL
+    are still judged as pages of one site (:func:`neardup.ingest.pairs.site_verdict`); None
+    when it has none of them."""
     if page.site is not None:
         return page.site
     return site_of(page.url) or template or None
