@@ -39,10 +39,10 @@ import neardup
 from neardup.ingest.pairs import compare_documents
 
 
-def _groups(pages: list[dict[str, Any]]) -> list[set[str]]:
-    """The groups of 2+ pages that ``neardup.dedup`` gives."""
+def _groups(pages: list[dict[str, Any]], **options: Any) -> list[set[str]]:
+    """The groups of 2+ pages that ``neardup.dedup`` gives (``options``: its own)."""
     members: dict[str, set[str]] = {}
-    for g in neardup.dedup(pages):
+    for g in neardup.dedup(pages, **options):
         assert g.id is not None and g.dup_group is not None
         members.setdefault(g.dup_group, set()).add(g.id)
     return [m for m in members.values() if len(m) > 1]
@@ -262,16 +262,8 @@ def test_text_pages_without_url_that_carry_the_inputs_chrome_are_judged_as_one_s
     """Chrome counting counts pages of unknown site as one site; those that carry its chrome
     (here on 5 pages or more) are of that site for the sibling rules too."""
     pages = _text_unlocated()
-    groups = _groups_of(neardup.dedup(pages, chrome_min_pages=5))
-    assert groups == [{p["id"] for p in pages[-2:]}]  # the twin only
+    assert _groups(pages, chrome_min_pages=5) == [{p["id"] for p in pages[-2:]}]  # the twin
     # no line on 20 pages (the default): no chrome to tell the pages' site by, the verifier's
     # verdict stands
     bare = unlocated(functions("text"))
-    assert _groups_of(neardup.dedup(bare)) == [{p["id"] for p in bare}]
-
-
-def _groups_of(results: Any) -> list[set[str]]:
-    members: dict[str, set[str]] = {}
-    for g in results:
-        members.setdefault(g.dup_group, set()).add(g.id)
-    return [m for m in members.values() if len(m) > 1]
+    assert _groups(bare) == [{p["id"] for p in bare}]
