@@ -35,13 +35,7 @@ from neardup.ingest.chrome import (
 )
 from neardup.ingest.extract import document_texts
 from neardup.ingest.pairs import page_site, site_verdict
-from neardup.ingest.pipeline import (
-    CHROME_SITE,
-    chrome_site,
-    fingerprint_config,
-    mask_chrome,
-    prepare_document,
-)
+from neardup.ingest.pipeline import chrome_site, fingerprint_config, mask_page, prepare_document
 from neardup.ingest.records import DEFAULT_LIMITS, Page, clean_text, validate_page
 from neardup.ingest.regroup import affected, redecide
 from neardup.ingest.store.base import StoredDocument
@@ -202,9 +196,8 @@ class IncrementalDedup:
                 _, text, masked = self._counted[doc_id]
                 if not masked:
                     continue
-                content = mask_chrome(self.counts, page, text)
-                site = chrome_site(self.counts, page, text, content)
-                if content == doc.content and (site == CHROME_SITE) == (doc.site == CHROME_SITE):
+                content, carries = mask_page(self.counts, page, text)
+                if content == doc.content and chrome_site(doc.site, carries) == doc.site:
                     continue
                 new = prepare_document(page, doc.seq, self.config, chrome=self.counts)
                 self._unindex(doc_id)

@@ -70,11 +70,11 @@ def compare_documents(
 
 def _site_and_text(page: Page) -> tuple[str, str]:
     """A page's site (its own, its URL's, else its HTML template, as
-    :func:`neardup.ingest.pipeline.page_site_or_template` stores it; two pages alone have no
+    :func:`neardup.ingest.pipeline.prepare_document` stores it; two pages alone have no
     chrome counts) and the text the verifier compares."""
-    texts = document_texts(page.document())
-    site = page_site(page) or site_key(texts.template or None)
-    return site, clean_text(texts.content)
+    site = page_site(page)
+    texts = document_texts(page.document(), template=not site)
+    return site or site_key(texts.template or None), clean_text(texts.content)
 
 
 class _Located(Protocol):

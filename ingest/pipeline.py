@@ -49,7 +49,9 @@ __all__ = [
     "Prepared",
     "chrome_site",
     "fingerprint_config",
+    "kept_mask",
     "mask_chrome",
+    "mask_page",
     "masked_config",
     "prepare_document",
     "prepare_lines",
@@ -135,41 +137,36 @@ def mask_chrome(chrome: ChromeCounts, page: Page, text: str) -> str | None:
     page (its main content is taken by structure, :func:`neardup.ingest.extract.extract_texts`)
     and when the masked text has no letter or digit left — a page that is all chrome keeps its
     whole text rather than become empty (its copies still meet on it)."""
+    return mask_page(chrome, page, text)[0]
+
+
+def mask_page(chrome: ChromeCounts, page: Page, text: str) -> tuple[str | None, bool]:
+    """:func:`mask_chrome`'s content, and whether the page carries a chrome line (a page that
+    is all chrome carries chrome too): what :func:`chrome_site` needs."""
     if page.field == "html":
-        return None
+        return None, False
     masked = chrome.mask(site_key(page.site, page.url), text)
-    if masked == text or _WORD.search(masked) is None:
-        return None
-    return masked
+    return kept_mask(masked, text), masked != text
 
 
-def page_site_or_template(page: Page, template: str) -> str | None:
-    """The ``site`` a page is stored with: its own, else its URL's
-    (:func:`~neardup.ingest.sites.site_of`), else ``template``: an HTML page's
-    (:func:`neardup.ingest.extract.content.page_template`: ``template:<hash>``), a plain-text
-    page's by its chrome (:func:`chrome_site`), so that pages of one site sent without a URL
-    are still judged as pages of one site (:func:`neardup.ingest.pairs.site_verdict`); None
-    when it has none of them."""
-    if page.site is not None:
-        return page.site
-    return site_of(page.url) or template or None
+def kept_mask(masked: str, text: str) -> str | None:
+    """A page's ``content`` once ``text`` is masked: the masked text, None when it is the text
+    or has no letter or digit left."""
+    return None if masked == text or _WORD.search(masked) is None else masked
 
 
 CHROME_SITE = "template:chrome"
 """The site of a plain-text page of unknown site that carries the input's chrome."""
 
 
-def chrome_site(chrome: ChromeCounts | None, page: Page, text: str, content: str | None) -> str:
-    """:data:`CHROME_SITE` for a plain-text page of unknown site (no ``site``, no URL with a
-    host) that carries the chrome of the input — the lines chrome counting finds on many pages
-    of unknown site, which it counts as one site — and ``""`` otherwise (a page with a site, an
-    HTML page, a page with no chrome line, no counts). ``content``: the page's masked text
-    (:func:`mask_chrome`); a page that is all chrome carries chrome too."""
-    if chrome is None or page.field == "html" or page.site is not None or site_of(page.url):
-        return ""
-    if content is None and chrome.mask(site_key(page.site, page.url), text) == text:
-        return ""
-    return CHROME_SITE
+def chrome_site(site: str | None, carries: bool) -> str | None:
+    """The site a masked plain-text page is stored with. A page of unknown site — stored with
+    none (no ``site``, no URL with a host: chrome counting counts it under the input's one
+    site) or with :data:`CHROME_SITE` — is of :data:`CHROME_SITE` when it ``carries`` a chrome
+    line of that site, else of none; any other page keeps ``site``."""
+    if site is None or site == CHROME_SITE:
+        return CHROME_SITE if carries else None
+    return site
 
 
 def masked_config(config: FingerprintConfig, chrome: ChromeCounts | None) -> FingerprintConfig:
@@ -201,8 +198,12 @@ def prepare_document(
     """
     page = obj if isinstance(obj, Page) else validate_page(obj, limits)
     doc_id = page.id or ""
+    # A page without a site of its own or its URL's is given its template's: an HTML page's
+    # (extract.content.page_template), a plain-text page's by its chrome (chrome_site).
+    site = page.site if page.site is not None else site_of(page.url)
     try:
-        texts = document_texts(page.document(), max_bytes=limits.max_doc_bytes)
+        texts = document_texts(page.document(), max_bytes=limits.max_doc_bytes,
+                               template=site is None)
     except DocumentError as exc:
         raise exc.with_id(doc_id) from None
     except (ValueError, TypeError) as exc:
@@ -216,8 +217,12 @@ def prepare_document(
             content = clean_text(texts.content, doc_id)
         except DocumentError:
             content = None
-    elif chrome is not None:
-        content = mask_chrome(chrome, page, text)
+    elif chrome is not None and page.field != "html":
+        content, carries = mask_page(chrome, page, text)
+        if site is None and carries:
+            site = CHROME_SITE
+    if site is None and texts.template:
+        site = texts.template
     if chrome is not None:
         config = masked_config(config, chrome)
     return StoredDocument(
@@ -227,8 +232,7 @@ def prepare_document(
         fp_config=config.identity,
         seq=seq,
         url=page.url,
-        site=page_site_or_template(
-            page, texts.template or chrome_site(chrome, page, text, content)),
+        site=site,
         title=page.title,
         content=content,
     )

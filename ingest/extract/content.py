@@ -66,8 +66,8 @@ class ExtractedText:
 
     text: str
     content: str
-    # An HTML page's template (:func:`page_template`): its style sheets and scripts; "" for
-    # plain text and a page that has none.
+    # An HTML page's template (:func:`page_template`), when asked for: its style sheets and
+    # scripts; "" for plain text, a page that has none, and when not asked for.
     template: str = ""
 
 
@@ -100,6 +100,7 @@ def extract_texts(
     to_simplified: bool = False,
     doc_id: str | None = None,
     main_content: bool = True,
+    template: bool = False,
 ) -> ExtractedText:
     """A page's visible text and its main content, from one parse and one tree walk.
 
@@ -111,7 +112,8 @@ def extract_texts(
     :class:`~neardup.ingest.errors.ExtractError` when the page cannot be parsed; ``doc_id`` is
     put on the error. An empty or text-free page gives two empty texts. ``to_simplified``
     converts Traditional Chinese to Simplified. Without ``main_content`` the content is the
-    text.
+    text. With ``template`` the result names the page's template (:func:`page_template`; asked
+    for a page of unknown site only: it walks the tree once more).
 
     Boilerplate is dropped from ``content`` by structure, not by comparing pages: subtrees of
     ``nav``, ``header``, ``footer``, ``aside`` and ``menu`` elements, of ARIA landmark roles
@@ -129,7 +131,7 @@ def extract_texts(
     (['Home', 'Body text long enough to be the content of the page.', '© Site'], 'Body text long enough to be the content of the page.')
     """
     deadline = deadline_after(timeout)
-    template = ""
+    found = ""
     try:
         root = parse_page(html, content_type, max_bytes, deadline, doc_id)
     except TooDeep as deep:  # no tree to find the main content in: the full text
@@ -144,13 +146,14 @@ def extract_texts(
             content = named(page_heading(root) or page_title(root), content, first=content == text)
         else:
             text = content = text_of(root, deadline, doc_id)
-        template = page_template(root)
+        if template:
+            found = page_template(root)
     if to_simplified and text:
         convert = t2s_converter().convert
         simplified = convert(text)
         content = convert(content) if content != text else simplified
         text = simplified
-    return ExtractedText(text, content, template)
+    return ExtractedText(text, content, found)
 
 
 _BOILER_TAGS = frozenset({"nav", "header", "footer", "aside", "menu"})

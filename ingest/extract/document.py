@@ -36,8 +36,8 @@ def document_texts(doc: Mapping[str, Any], **options: Any) -> ExtractedText:
     sources) and ``markdown`` are converted to plain text (:func:`rst_text`,
     :func:`markdown_text`). ``text``/``html`` may be ``str`` or ``bytes``; an optional
     ``content_type`` is the HTTP header hint for bytes. ``options`` go to
-    :func:`extract_texts` (``max_bytes``, ``timeout``, ``to_simplified``, ``main_content``;
-    ``max_bytes`` and ``to_simplified`` also apply to ``rst``/``markdown``). Raises
+    :func:`extract_texts` (``max_bytes``, ``timeout``, ``to_simplified``, ``main_content``,
+    ``template``; ``max_bytes`` and ``to_simplified`` also apply to ``rst``/``markdown``). Raises
     :class:`EmptyDocument` when there is no text, :class:`ExtractError` (or a subclass) when the
     content cannot be extracted; both carry the document's ``id``.
     """

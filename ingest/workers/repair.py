@@ -37,7 +37,7 @@ from typing import Any
 from neardup.ingest.chrome import ChromeRule
 from neardup.ingest.fingerprint import FingerprintConfig, index_terms
 from neardup.ingest.pairs import page_site, site_verdict
-from neardup.ingest.pipeline import _WORD, CHROME_SITE
+from neardup.ingest.pipeline import chrome_site, kept_mask
 from neardup.ingest.regroup import affected, redecide
 from neardup.ingest.store.base import GroupUpdate, StoredDocument, fingerprint_terms, now_iso
 from neardup.ingest.store.ranking import candidate_terms
@@ -109,14 +109,11 @@ def _unmark(swept: Sequence[tuple[SharedChromeCounts, str, int, str | None]]) ->
 
 def _remask(counts: SharedChromeCounts, site: str, doc: StoredDocument) -> StoredDocument | None:
     """``doc`` masked with the counts now (as :func:`neardup.ingest.pipeline.mask_chrome`
-    masks a plain-text page, and a page of unknown site carrying chrome gets
-    :data:`~neardup.ingest.pipeline.CHROME_SITE`), or None when its mask and site are
-    unchanged."""
+    masks a plain-text page, with the site :func:`~neardup.ingest.pipeline.chrome_site`
+    gives it), or None when its mask and site are unchanged."""
     masked = counts.mask(site, doc.body)
-    content = None if masked == doc.body or _WORD.search(masked) is None else masked
-    new_site = doc.site
-    if site == "" and doc.site in (None, CHROME_SITE):  # of unknown site: the input's chrome
-        new_site = CHROME_SITE if masked != doc.body else None
+    content = kept_mask(masked, doc.body)
+    new_site = chrome_site(doc.site, masked != doc.body)
     if content == doc.content and new_site == doc.site:
         return None
     config = FingerprintConfig.from_identity(doc.fp_config)
