@@ -59,6 +59,7 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -266,11 +267,23 @@ def checkout_state() -> dict[str, Any]:
 
 # --- figures ----------------------------------------------------------------------------------
 
+def predicted_groups(rows: dict[str, dict[str, Any]], ids: Iterable[str]) -> dict[str, str]:
+    """Each page's ``dup_group``; a page without one (an error) a group of its own."""
+    return {i: str(rows[i]["dup_group"]) if rows.get(i, {}).get("dup_group") is not None
+            else "\0" + i for i in ids}
+
+
+def text_key(entry: dict[str, Any]) -> str:
+    """What tells a page's text from another's in ``info``: its rendered text's hash, else the
+    first text style's, else the HTML's."""
+    shas = entry.get("text_sha") or {}
+    return str(shas.get("rendered") or next(iter(shas.values()), entry["sha"]))
+
+
 def evaluate(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any]],
              show: int) -> dict[str, Any]:
     ids = list(info)
-    group = {i: str(rows[i]["dup_group"]) if rows.get(i, {}).get("dup_group") is not None
-             else "\0" + i for i in ids}
+    group = predicted_groups(rows, ids)
     errors = sorted(i for i in ids if rows.get(i, {}).get("dup_group") is None)
     cluster = {i: info[i]["cluster"] for i in ids}
     scores = pairwise(group, cluster)

@@ -201,12 +201,9 @@ def grouped_pages(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any
         if g is not None:
             members.setdefault(str(g), []).append(i)
 
-    def text_of(i: str) -> str:
-        shas = info[i].get("text_sha") or {}
-        return str(shas.get("rendered") or next(iter(shas.values()), info[i]["sha"]))
-
     sizes = [len(m) for m in members.values()]
-    mixed = sum(len(m) for m in members.values() if len({text_of(i) for i in m}) > 1)
+    mixed = sum(len(m) for m in members.values()
+                if len({docsite.text_key(info[i]) for i in m}) > 1)
     return sum(n for n in sizes if n > 1), max(sizes, default=1), mixed
 
 
@@ -236,24 +233,19 @@ def copies_as_one(rows: dict[str, dict[str, Any]], info: dict[str, dict[str, Any
         forest.add(i, n)
     first: dict[Any, str] = {}
     for i in info:
-        shas = info[i].get("text_sha") or {}
-        text = shas.get("rendered") or next(iter(shas.values()), info[i]["sha"])
-        keys = [("cluster", info[i]["cluster"]), ("text", text)]
+        keys = [("cluster", info[i]["cluster"]), ("text", docsite.text_key(info[i]))]
         if articles and i in articles:
             keys.append(("article", articles[i]))
         for key in keys:
             forest.union([i, first.setdefault(key, i)])
-    group = {i: str(rows[i]["dup_group"]) if rows.get(i, {}).get("dup_group") is not None
-             else "\0" + i for i in info}
-    scores = pairwise(group, {i: forest.find(i) for i in info})
+    scores = pairwise(docsite.predicted_groups(rows, info), {i: forest.find(i) for i in info})
     return float(scores["precision"]) if scores["pred_pairs"] else None
 
 
 # --- table --------------------------------------------------------------------------------------
 
 COLUMNS = ("site", "generator", "input", "pages", "P", "R", "P, copies one page", "twins found",
-           "largest group",
-           "pages grouped", "grouped, not same text", "false pairs", "wall s")
+           "largest group", "pages grouped", "grouped, not same text", "false pairs", "wall s")
 
 
 def table_row(site: Site, kind: str, m: dict[str, Any]) -> list[str]:
