@@ -219,14 +219,21 @@ def _typo(token: str, others: Iterable[str], long: bool = True,
     characters or more): what an edit of one occurrence makes of a word; within
     :data:`TYPO_EDITS` only, when not ``long``. With ``parts`` (a token's parts,
     :func:`_parts`), two tokens written in different numbers of parts are no typo of each
-    other ("FailableSupplier", "FailableIntSupplier": a part added), unless one is one part."""
+    other ("FailableSupplier", "FailableIntSupplier": a part added), unless one is one part;
+    two written in the same parts, within :data:`TYPO_EDITS` only ("FailableCallable",
+    "FailableRunnable": a part replaced, two names)."""
     if len(token) < 3:
         return False
     k = _edits(token) if long else TYPO_EDITS
-    pattern = _typo_pattern(token, k)
     mine = parts(token) if parts else 1
+    if mine > 1 and parts is not None:
+        near = _typo_pattern(token, min(k, TYPO_EDITS))
+        return any(len(o) >= 3 and abs(len(o) - len(token)) <= k and o != token
+                   and (parts(o) == 1 and _typo_pattern(token, k).fullmatch(o) is not None
+                        or parts(o) == mine and near.fullmatch(o) is not None)
+                   for o in others)
+    pattern = _typo_pattern(token, k)
     return any(len(o) >= 3 and abs(len(o) - len(token)) <= k and o != token
-               and (mine == 1 or parts is None or parts(o) in (1, mine))
                and pattern.fullmatch(o) is not None for o in others)
 
 
@@ -245,8 +252,13 @@ def _telling(
 def page_name(text: str) -> tuple[str, ...]:
     """The tokens, as written, of the page's name: its first block (text up to the first blank
     line) when it has at most :data:`NAME_WORDS` tokens and :data:`NAME_CHARS` characters — a
-    title or a heading; ``()`` when the page opens with a longer block."""
+    title or a heading —, else its first line within those bounds (a text of lines without
+    blank ones between, as a browser renders a page); ``()`` when the page opens with a
+    longer line."""
     first = text.lstrip().split("\n\n", 1)[0]
+    if len(first) > NAME_CHARS or len(_TOKEN.findall(first)) > NAME_WORDS:
+        # A text of lines without blank ones between (a rendered page's): its first line.
+        first = first.split("\n", 1)[0]
     if len(first) > NAME_CHARS:
         return ()
     tokens = _TOKEN.findall(first)
@@ -258,21 +270,27 @@ def _name_identifier(token: str) -> bool:
 
 
 def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
-    """The tokens of name ``a`` that name ``b`` does not have: as an identifier or a number,
-    the same token (case folded); as a word, the same word or a spelling variant of one of
-    ``b``'s words (within one letter for 4 or 5 letters, two for longer, same first letter).
+    """The tokens of name ``a`` that name ``b`` does not have, each token of ``b`` standing for
+    one of ``a``'s ("arch ... Processor.Arch" / "arch ... Processor.Type": "arch" once in
+    ``b``): as an identifier or a number, the same token (case folded); as a word, the same
+    word or a spelling variant of another of ``b``'s words (within one letter for 4 or 5
+    letters, two for longer, same first letter).
     A name's token with a capital after its first letter is an identifier ("CLng" / "CSng":
     two functions)."""
-    exact = {t.casefold() for t in b}
+    exact = Counter(t.casefold() for t in b)
+    left = exact.copy()  # each token of ``b`` matches one of ``a``'s: "arch ... Processor.Arch"
     words = [t.casefold() for t in b if t.isalpha() and not _name_identifier(t)]
     out = []
     for t in a:
         f = t.casefold()
-        if f in exact or _compound(f, Counter(exact), Counter({t.casefold(): 1 for t in a})):
+        if left[f] > 0:
+            left[f] -= 1
+            continue
+        if _compound(f, exact, Counter({t.casefold(): 1 for t in a})):
             continue
         if t.isalpha() and not _name_identifier(t) and len(f) >= 4:
             pattern = _near_pattern(f)
-            if any(w[0] == f[0] and pattern.fullmatch(w) for w in words):
+            if any(w[0] == f[0] and w != f and pattern.fullmatch(w) for w in words):
                 continue
         out.append(f)
     return out

@@ -179,6 +179,7 @@ LINK_DENSITY = 0.5
 MIN_CONTENT_SHARE = 0.1
 MIN_CONTENT_CHARS = 100
 _CONTENT, _LINK, _BOILER, _BREAK = 0, 1, 2, 3  # the modes of a piece of text
+_OWN_WORD = re.compile(r"[^\W_]{2,}")  # a word of a block's own text, outside its links
 
 
 # Inline elements are not page furniture by themselves (and are most of the elements of a page:
@@ -251,8 +252,12 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
             mark(piece_mode)
     full = join_blocks("".join(parts))
     kept: list[str] = []
+    # ... and with the link-dense blocks that have words of their own besides their links
+    # ("FileHandle : XMLFileMgr.hpp", not "Home"): what a page of such entries is about.
+    entries: list[str] = []
     pieces: list[str] = []
     links: list[str] = []
+    own: list[str] = []
     for piece, m in zip([*parts, BLOCK_BREAK], [*modes, _BREAK], strict=True):
         if m == _BREAK:
             if pieces:
@@ -260,14 +265,24 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
                 if not links or _visible_len("".join(links)) <= LINK_DENSITY * _visible_len(text):
                     kept.append(text)
                     kept.append(BLOCK_BREAK)
+                    entries.append(text)
+                    entries.append(BLOCK_BREAK)
+                elif _OWN_WORD.search("".join(own)):
+                    entries.append(text)
+                    entries.append(BLOCK_BREAK)
                 pieces.clear()
                 links.clear()
+                own.clear()
         elif m != _BOILER:
             pieces.append(piece)
-            if m == _LINK:
-                links.append(piece)
+            (links if m == _LINK else own).append(piece)
     content = join_blocks("".join(kept))
     size = _visible_len(content)
+    if size < MIN_CONTENT_CHARS and len(entries) > len(kept):
+        # A page whose text is its entries (an index of members, each a name and a link to
+        # where it is declared): they are its content, not only the sentence all such share.
+        content = join_blocks("".join(entries))
+        size = _visible_len(content)
     if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * _visible_len(full):
         content = full
     return full, content

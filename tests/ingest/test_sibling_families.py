@@ -21,6 +21,7 @@ import pytest
 from support.sibling_families import (
     COLOR_US,
     KINDS,
+    MEMBERS,
     OPTIONS,
     conversions,
     functions,
@@ -28,6 +29,7 @@ from support.sibling_families import (
     in_chrome,
     indexes,
     man_page,
+    member_index,
     operators,
     page,
     statements,
@@ -164,6 +166,17 @@ def test_pages_without_content_are_told_apart_by_their_title() -> None:
     assert _groups(pages) == []
     same = gallery("Calc Screenshots") | {"id": "again"}
     assert _groups([pages[0], same]) == [{"Calc Screenshots", "again"}]
+
+
+# --- index pages whose own text is their links -----------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_index_pages_of_one_member_each_form_no_group(kind: str) -> None:
+    pages = [member_index(*m, kind) for m in MEMBERS]
+    assert _groups(pages) == []
+    again = member_index(*MEMBERS[0], kind) | {"id": "again"}
+    assert _groups([pages[0], again]) == [{"globals_f", "again"}]
 
 
 # --- a twin whose translation renames identifiers -------------------------------------------

@@ -15,6 +15,7 @@ from neardup.verifier.subject import (
     identifier_words,
     is_identifier,
     name_differs,
+    page_name,
     spelling_variants,
     subject_differs,
     subject_words,
@@ -113,6 +114,22 @@ def test_names_differ_by_a_substitution_that_tells_the_subject() -> None:
     assert not name_differs("Table 1937 rows\n\nText.", "Table 1O37 rows\n\nText.")
 
 
+def test_a_name_token_stands_for_one_token_of_the_other_name() -> None:
+    # "arch" is in both names once as the package; the second "Arch" names the enum
+    arch = "Uses of Enum lang3.arch.Processor.Arch\n\nArch is used by the Processor."
+    kind = "Uses of Enum lang3.arch.Processor.Type\n\nType is used by the Processor."
+    assert name_differs(arch, kind)
+    assert not name_differs(arch, arch)
+
+
+def test_a_text_of_lines_is_named_by_its_first_line() -> None:
+    # a rendered page's text has no blank lines: its first line is the title
+    lines = "\n".join(f"member{i}() : SomeClass{i}" for i in range(40))
+    assert page_name(f"Class Members - Functions\n{lines}") == (
+        "Class", "Members", "Functions", "-")
+    assert page_name("A paragraph " * 20) == ()
+
+
 def test_identifiers_each_page_lacks() -> None:
     a = "package builder; @interface EqualsExclude {} see reflectionEquals, EqualsBuilder."
     b = "package builder; @interface HashCodeExclude {} see reflectionHashCode, HashCodeBuilder."
@@ -122,6 +139,12 @@ def test_identifiers_each_page_lacks() -> None:
     # edits of one letter or two in a copy are typos, not other identifiers
     assert not subject_differs(a, a.replace("EqualsBuilder", "EqualsBuidler")
                                .replace("reflectionEquals", "reflectionEqals"))
+    # a part replaced is another name, however long the identifier: two interfaces of one
+    # family, each named once in its source listing
+    header = "Licensed under the Apache License, Version 2.0. " * 6
+    ints = header + "public interface FailableIntSupplier { int getAsInt() throws E; }"
+    shorts = header + "public interface FailableShortSupplier { short getAsShort() throws E; }"
+    assert subject_differs(ints, shorts)
 
 
 def test_spelling_variants_are_written_in_one_spelling() -> None:
