@@ -257,7 +257,7 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
     entries: list[str] = []
     pieces: list[str] = []
     links: list[str] = []
-    own: list[str] = []
+    unlinked: list[str] = []  # a block's text outside its links
     for piece, m in zip([*parts, BLOCK_BREAK], [*modes, _BREAK], strict=True):
         if m == _BREAK:
             if pieces:
@@ -267,15 +267,15 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
                     kept.append(BLOCK_BREAK)
                     entries.append(text)
                     entries.append(BLOCK_BREAK)
-                elif _OWN_WORD.search("".join(own)):
+                elif _OWN_WORD.search("".join(unlinked)):
                     entries.append(text)
                     entries.append(BLOCK_BREAK)
                 pieces.clear()
                 links.clear()
-                own.clear()
+                unlinked.clear()
         elif m != _BOILER:
             pieces.append(piece)
-            (links if m == _LINK else own).append(piece)
+            (links if m == _LINK else unlinked).append(piece)
     content = join_blocks("".join(kept))
     size = _visible_len(content)
     if size < MIN_CONTENT_CHARS and len(entries) > len(kept):
