@@ -110,19 +110,20 @@ def is_identifier(token: str) -> bool:
 
 
 @lru_cache(maxsize=512)
-def _tokens(text: str) -> tuple[Counter[str], frozenset[str], dict[str, int]]:
+def _tokens(text: str) -> tuple[Counter[str], frozenset[str], dict[str, tuple[str, ...]]]:
     """The case-folded tokens of ``text`` counted, those written as identifiers
-    (:func:`is_identifier`) wherever they occur, and the most parts each token is written in
-    (:func:`_parts`). Kept for the last texts seen."""
+    (:func:`is_identifier`) wherever they occur, and the parts (:func:`_parts`, case folded) of
+    each token written in two or more (in the most it is written in). Kept for the last texts
+    seen."""
     counts: Counter[str] = Counter()
     shapes: dict[str, bool] = {}
-    parts: dict[str, int] = {}
+    parts: dict[str, tuple[str, ...]] = {}
     for t, n in Counter(_token_list(text)).items():  # each form as written, once
         f, ident, p = _form(t)
         counts[f] += n
         shapes[f] = shapes.get(f, True) and ident
-        if p > 1:
-            parts[f] = max(parts.get(f, 1), p)
+        if len(p) > len(parts.get(f, (f,))):
+            parts[f] = p
     return counts, frozenset(f for f, ident in shapes.items() if ident), parts
 
 
@@ -133,19 +134,21 @@ def _token_list(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(text))
 
 
-_FORMS: dict[str, tuple[str, bool, int]] = {}
+_FORMS: dict[str, tuple[str, bool, tuple[str, ...]]] = {}
 _MAX_FORMS = 1 << 17
 
 
-def _form(token: str) -> tuple[str, bool, int]:
+def _form(token: str) -> tuple[str, bool, tuple[str, ...]]:
     """``token`` case folded, whether it is an identifier (:func:`is_identifier`) and its parts
     (:func:`_parts`); kept for the tokens seen last (a site's pages share most of theirs)."""
     got = _FORMS.get(token)
     if got is None:
         if token.isalpha() and (token.islower() or token[1:].islower()):
-            got = (token.casefold(), False, 1)  # a word: "colour", "Colour"
+            f = token.casefold()
+            got = (f, False, (f,))  # a word: "colour", "Colour"
         else:
-            got = (token.casefold(), is_identifier(token), _parts(token))
+            got = (token.casefold(), is_identifier(token),
+                   tuple(p.casefold() for p in _parts(token)))
         if len(_FORMS) >= _MAX_FORMS:
             _FORMS.clear()
         _FORMS[token] = got
@@ -155,10 +158,10 @@ def _form(token: str) -> tuple[str, bool, int]:
 _PART_BREAK = regex.compile(r"(?<=\p{Ll})(?=\p{Lu})|(?<=\p{L})(?=\d)|(?<=\d)(?=\p{L})|_+")
 
 
-def _parts(token: str) -> int:
-    """How many parts ``token`` is written in: "FailableIntSupplier" 3, "pg_stat" 2, "log10" 2,
-    "colour" 1."""
-    return len(_PART_BREAK.split(token))
+def _parts(token: str) -> list[str]:
+    """The parts ``token`` is written in: "FailableIntSupplier" 3 ("Failable", "Int",
+    "Supplier"), "pg_stat" 2, "log10" 2, "colour" 1."""
+    return [p for p in _PART_BREAK.split(token) if p]
 
 
 @lru_cache(maxsize=1024)
@@ -241,32 +244,40 @@ def _typo_pattern(token: str, k: int) -> regex.Pattern[str]:
 
 
 def _typo(token: str, others: Iterable[str], long: bool = True,
-          parts: Callable[[str], int] | None = None) -> bool:
+          parts: Callable[[str], tuple[str, ...]] | None = None) -> bool:
     """Whether ``token`` is within :func:`_edits` edits of one of ``others`` (tokens of three
     characters or more): what an edit of one occurrence makes of a word; within
     :data:`TYPO_EDITS` only, when not ``long``. With ``parts`` (a token's parts,
     :func:`_parts`), two tokens written in different numbers of parts are no typo of each
     other ("FailableSupplier", "FailableIntSupplier": a part added), unless one is one part;
-    two written in the same parts, within :data:`TYPO_EDITS` only ("FailableCallable",
-    "FailableRunnable": a part replaced, two names)."""
+    two written in the same number of parts are one when each part is a typo of the other's
+    (within :func:`_edits` of the longer of the two, three at least: a copy's edit of a few
+    letters in a short part is still an edit): "FailableIntSupplier" and
+    "FailableShortSupplier" are two names (a part replaced), "XmlReaderImpl" and
+    "XmlRaederImpl" one."""
     if len(token) < 3:
         return False
     k = _edits(token) if long else TYPO_EDITS
-    mine = parts(token) if parts else 1
-    if mine > 1 and parts is not None:
-        near = _typo_pattern(token, min(k, TYPO_EDITS))
-        return any(len(o) >= 3 and abs(len(o) - len(token)) <= k and o != token
-                   and (parts(o) == 1 and _typo_pattern(token, k).fullmatch(o) is not None
-                        or parts(o) == mine and near.fullmatch(o) is not None)
-                   for o in others)
     pattern = _typo_pattern(token, k)
-    return any(len(o) >= 3 and abs(len(o) - len(token)) <= k and o != token
-               and pattern.fullmatch(o) is not None for o in others)
+    mine = parts(token) if parts else (token,)
+    for o in others:
+        if len(o) < 3 or abs(len(o) - len(token)) > k or o == token \
+                or pattern.fullmatch(o) is None:
+            continue
+        if len(mine) == 1:
+            return True
+        theirs = parts(o) if parts else (o,)
+        if len(theirs) == 1 or (len(theirs) == len(mine) and all(
+                x == y or _typo_pattern(x, max(_edits(x), _edits(y), TYPO_EDITS + 1)).fullmatch(y)
+                is not None
+                for x, y in zip(mine, theirs, strict=True))):
+            return True
+    return False
 
 
 def _telling(
     mine: dict[str, int], theirs: Iterable[str], uses: Counter[str], long: bool = True,
-    parts: Callable[[str], int] | None = None,
+    parts: Callable[[str], tuple[str, ...]] | None = None,
 ) -> dict[str, int]:
     """The tokens of ``mine`` that tell a page's subject rather than an edit: those used twice
     or more in the page (``uses``: a subject recurs, "XCOS ... =XCOS(2)"), and those of three
@@ -279,13 +290,8 @@ def _telling(
 def page_name(text: str) -> tuple[str, ...]:
     """The tokens, as written, of the page's name: its first block (text up to the first blank
     line) when it has at most :data:`NAME_WORDS` tokens and :data:`NAME_CHARS` characters — a
-    title or a heading —, else its first line within those bounds (a text of lines without
-    blank ones between, as a browser renders a page); ``()`` when the page opens with a
-    longer line."""
+    title or a heading; ``()`` when the page opens with a longer block."""
     first = text.lstrip().split("\n\n", 1)[0]
-    if len(first) > NAME_CHARS or len(_TOKEN.findall(first)) > NAME_WORDS:
-        # A text of lines without blank ones between (a rendered page's): its first line.
-        first = first.split("\n", 1)[0]
     if len(first) > NAME_CHARS:
         return ()
     tokens = _TOKEN.findall(first)
@@ -424,8 +430,9 @@ def subject_differs(a: str, b: str) -> bool:
     # An identifier used once, a typo of a token of the other page, is an edit.
     (ta, _, pa), (tb, _, pb) = _tokens(a), _tokens(b)
 
-    def parts(token: str) -> int:
-        return max(pa.get(token, 1), pb.get(token, 1))
+    def parts(token: str) -> tuple[str, ...]:
+        x, y = pa.get(token, (token,)), pb.get(token, (token,))
+        return x if len(x) >= len(y) else y
 
     ours, theirs = _telling(ours, tb, ta, parts=parts), _telling(theirs, ta, tb, parts=parts)
     return bool(ours and theirs) and sum(ours.values()) + sum(theirs.values()) >= MIN_IDENTIFIER_USES

@@ -15,7 +15,6 @@ from neardup.verifier.subject import (
     identifier_words,
     is_identifier,
     name_differs,
-    page_name,
     spelling_variants,
     subject_differs,
     subject_words,
@@ -122,14 +121,6 @@ def test_a_name_token_stands_for_one_token_of_the_other_name() -> None:
     assert not name_differs(arch, arch)
 
 
-def test_a_text_of_lines_is_named_by_its_first_line() -> None:
-    # a rendered page's text has no blank lines: its first line is the title
-    lines = "\n".join(f"member{i}() : SomeClass{i}" for i in range(40))
-    assert page_name(f"Class Members - Functions\n{lines}") == (
-        "Class", "Members", "Functions", "-")
-    assert page_name("A paragraph " * 20) == ()
-
-
 def test_identifiers_each_page_lacks() -> None:
     a = "package builder; @interface EqualsExclude {} see reflectionEquals, EqualsBuilder."
     b = "package builder; @interface HashCodeExclude {} see reflectionHashCode, HashCodeBuilder."
@@ -145,6 +136,9 @@ def test_identifiers_each_page_lacks() -> None:
     ints = header + "public interface FailableIntSupplier { int getAsInt() throws E; }"
     shorts = header + "public interface FailableShortSupplier { short getAsShort() throws E; }"
     assert subject_differs(ints, shorts)
+    # ... while edits in every part of one name are typos of it
+    edited = shorts.replace("FailableShortSupplier", "FailablShortSuplier")
+    assert not subject_differs(edited.replace("getAsShort", "getAsShrot"), shorts)
 
 
 def test_spelling_variants_are_written_in_one_spelling() -> None:
