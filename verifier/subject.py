@@ -179,10 +179,35 @@ def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
     """The case-folded words of ``text`` counted, and its head words that occur at least
     :data:`MIN_REPEATS` times (its subject words before the other page is seen). Kept for the
     last texts seen: a page is compared with each of its candidates in turn."""
-    words = _WORD.findall(text.casefold())
-    counts = Counter(words)
-    head = tuple(w for w in dict.fromkeys(words[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS)
+    # A word is inside one token (a token's letters, between its digits and underscores): the
+    # words are the tokens' words, found once a form (:func:`_form_words`).
+    tokens = _token_list(text)
+    counts: Counter[str] = Counter()
+    for t, n in Counter(tokens).items():
+        for w in _form_words(t):
+            counts[w] += n
+    first: list[str] = []
+    for t in tokens:
+        first.extend(_form_words(t))
+        if len(first) >= HEAD_WORDS:
+            break
+    head = tuple(w for w in dict.fromkeys(first[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS)
     return counts, head
+
+
+_FORM_WORDS: dict[str, tuple[str, ...]] = {}
+
+
+def _form_words(token: str) -> tuple[str, ...]:
+    """The case-folded words (:data:`_WORD`) of a token; kept for the tokens seen last."""
+    got = _FORM_WORDS.get(token)
+    if got is None:
+        f = token.casefold()
+        got = (f,) if f.isalpha() and len(f) >= 2 else tuple(_WORD.findall(f))
+        if len(_FORM_WORDS) >= _MAX_FORMS:
+            _FORM_WORDS.clear()
+        _FORM_WORDS[token] = got
+    return got
 
 
 def subject_words(a: str, b: str) -> list[str]:
