@@ -135,7 +135,7 @@ def _token_list(text: str) -> tuple[str, ...]:
 
 
 _FORMS: dict[str, tuple[str, bool, tuple[str, ...]]] = {}
-_MAX_FORMS = 1 << 17
+_MAX_FORMS = 1 << 15  # (each cache then holds under 10 MB)
 
 
 def _form(token: str) -> tuple[str, bool, tuple[str, ...]]:
