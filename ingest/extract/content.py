@@ -122,8 +122,10 @@ def extract_texts(
     footer, sidebar, menu, comment, related, social, breadcrumbs, pager, …, unless they also
     name content: article, body, column, content, main); then every block whose visible
     characters are mostly link text (:data:`LINK_DENSITY`: menus, headline lists, tag clouds).
-    When that leaves almost nothing (:data:`MIN_CONTENT_CHARS`, :data:`MIN_CONTENT_SHARE`:
-    a page of links, an unusual layout) the content is the full text.
+    When that leaves less than :data:`MIN_CONTENT_CHARS`, those of the dropped blocks that have
+    words of their own besides their links come back (an index page's entries, "FileHandle :
+    XMLFileMgr.hpp"); when even that leaves almost nothing (:data:`MIN_CONTENT_SHARE`: a page
+    of bare links or images, an unusual layout) the content is the full text.
 
     >>> t = extract_texts('<ul class="nav"><li><a href="/">Home</a></li></ul><p>Body text '
     ...                   'long enough to be the content of the page.</p><div class="footer">© Site</div>')
