@@ -118,8 +118,8 @@ def _tokens(text: str) -> tuple[Counter[str], frozenset[str], dict[str, tuple[st
     counts: Counter[str] = Counter()
     shapes: dict[str, bool] = {}
     parts: dict[str, tuple[str, ...]] = {}
-    for t, n in Counter(_token_list(text)).items():  # each form as written, once
-        f, ident, p = _form(t)
+    for t, n in _token_counts(text).items():  # each form as written, once
+        f, ident, p, _ = _form(t)
         counts[f] += n
         shapes[f] = shapes.get(f, True) and ident
         if len(p) > len(parts.get(f, (f,))):
@@ -134,21 +134,30 @@ def _token_list(text: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(text))
 
 
-_FORMS: dict[str, tuple[str, bool, tuple[str, ...]]] = {}
-_MAX_FORMS = 1 << 15  # (each cache then holds under 10 MB)
+@lru_cache(maxsize=512)
+def _token_counts(text: str) -> Counter[str]:
+    """Each token of ``text`` as written (:func:`_token_list`) and its count: what its tokens
+    (:func:`_tokens`) and its words (:func:`_words`) are counted from. Kept for the last texts
+    seen."""
+    return Counter(_token_list(text))
 
 
-def _form(token: str) -> tuple[str, bool, tuple[str, ...]]:
-    """``token`` case folded, whether it is an identifier (:func:`is_identifier`) and its parts
-    (:func:`_parts`); kept for the tokens seen last (a site's pages share most of theirs)."""
+_FORMS: dict[str, tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = {}
+_MAX_FORMS = 1 << 15  # (the cache then holds under 20 MB)
+
+
+def _form(token: str) -> tuple[str, bool, tuple[str, ...], tuple[str, ...]]:
+    """``token`` case folded, whether it is an identifier (:func:`is_identifier`), its parts
+    (:func:`_parts`) and its words (:data:`_WORD`, case folded); kept for the tokens seen last
+    (a site's pages share most of theirs)."""
     got = _FORMS.get(token)
     if got is None:
+        f = token.casefold()
         if token.isalpha() and (token.islower() or token[1:].islower()):
-            f = token.casefold()
-            got = (f, False, (f,))  # a word: "colour", "Colour"
+            got = (f, False, (f,), (f,) if len(f) >= 2 else ())  # a word: "colour", "Colour"
         else:
-            got = (token.casefold(), is_identifier(token),
-                   tuple(p.casefold() for p in _parts(token)))
+            got = (f, is_identifier(token), tuple(p.casefold() for p in _parts(token)),
+                   (f,) if f.isalpha() and len(f) >= 2 else tuple(_WORD.findall(f)))
         if len(_FORMS) >= _MAX_FORMS:
             _FORMS.clear()
         _FORMS[token] = got
@@ -180,34 +189,18 @@ def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
     :data:`MIN_REPEATS` times (its subject words before the other page is seen). Kept for the
     last texts seen: a page is compared with each of its candidates in turn."""
     # A word is inside one token (a token's letters, between its digits and underscores): the
-    # words are the tokens' words, found once a form (:func:`_form_words`).
-    tokens = _token_list(text)
+    # words are the tokens' words, found once a form (:func:`_form`).
     counts: Counter[str] = Counter()
-    for t, n in Counter(tokens).items():
-        for w in _form_words(t):
+    for t, n in _token_counts(text).items():
+        for w in _form(t)[3]:
             counts[w] += n
     first: list[str] = []
-    for t in tokens:
-        first.extend(_form_words(t))
+    for t in _token_list(text):
+        first.extend(_form(t)[3])
         if len(first) >= HEAD_WORDS:
             break
     head = tuple(w for w in dict.fromkeys(first[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS)
     return counts, head
-
-
-_FORM_WORDS: dict[str, tuple[str, ...]] = {}
-
-
-def _form_words(token: str) -> tuple[str, ...]:
-    """The case-folded words (:data:`_WORD`) of a token; kept for the tokens seen last."""
-    got = _FORM_WORDS.get(token)
-    if got is None:
-        f = token.casefold()
-        got = (f,) if f.isalpha() and len(f) >= 2 else tuple(_WORD.findall(f))
-        if len(_FORM_WORDS) >= _MAX_FORMS:
-            _FORM_WORDS.clear()
-        _FORM_WORDS[token] = got
-    return got
 
 
 def subject_words(a: str, b: str) -> list[str]:
