@@ -54,6 +54,7 @@ Pure: no I/O, no global state.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -297,6 +298,18 @@ class BoundedCounter:
         assert self._sketch is not None
         return self._sketch.get(key)
 
+    def get_many(self, keys: Sequence[int]) -> list[int]:
+        """:meth:`get` of each key, 0 for the key 0 (a blank line's, never counted); the
+        exact counts' in one C loop."""
+        exact = self._exact
+        if exact is not None:
+            counts = list(map(exact.get, keys, itertools.repeat(0)))
+            if 0 in exact:
+                return [n if key else 0 for key, n in zip(keys, counts, strict=True)]
+            return counts
+        assert self._sketch is not None
+        return [self._sketch.get(key) if key else 0 for key in keys]
+
     def merge(self, other: BoundedCounter) -> None:
         """Add ``other``'s counts (a counter of the same limits)."""
         if (self.max_exact, self.width, self.depth) != (other.max_exact, other.width, other.depth):
@@ -408,9 +421,14 @@ class ChromeCounts:
 
     def observe_text(self, site: str, text: str) -> None:
         """:meth:`observe` the lines of ``text``."""
-        hashes = set(page_hashes(site, text, self.rule.fold_digits)[0])
-        hashes.discard(0)
-        self._observe_hashes(site, hashes)
+        self.observe_hashes(site, page_hashes(site, text, self.rule.fold_digits)[0])
+
+    def observe_hashes(self, site: str, hashes: Iterable[int]) -> None:
+        """:meth:`observe_text` of a text whose lines have these hashes (:func:`page_hashes`
+        under this rule; a repeated line counts once, a blank one, 0, not at all)."""
+        distinct = set(hashes)
+        distinct.discard(0)
+        self._observe_hashes(site, distinct)
 
     def observe_pages(self, pages: Sequence[tuple[str | None, str | None, str | None, str]]) -> int:
         """:meth:`observe_text` each ``(id, site, url, text)`` under its :func:`site_key`;
@@ -512,11 +530,15 @@ class ChromeCounts:
         """:func:`page_hashes` of ``text`` under this rule."""
         return page_hashes(site, text, self.rule.fold_digits)
 
-    def mask(self, site: str, text: str) -> str:
+    def mask(self, site: str, text: str,
+             hashes: tuple[Sequence[int], Sequence[int]] | None = None) -> str:
         """``text`` without its chrome lines (the others as they were, joined by ``\\n``);
-        ``""`` when every line is chrome."""
+        ``""`` when every line is chrome. ``hashes``: the :func:`page_hashes` of ``text``
+        under this rule when the caller has them (:class:`neardup.ingest.chrome_pass.KeptHashes`)."""
         lines = text.split("\n")
-        flags = self._flags(site, *self._page_hashes(site, text))
+        if hashes is None or len(hashes[0]) != len(lines):
+            hashes = self._page_hashes(site, text)
+        flags = self._flags(site, *hashes)
         if not any(flags):
             return text
         return "\n".join(line for line, chrome in zip(lines, flags, strict=True) if not chrome)

@@ -22,17 +22,22 @@ masking, are :mod:`neardup.ingest.chrome`'s; docs/chrome.md tells when each mode
 
 from __future__ import annotations
 
+import bisect
 import functools
 import multiprocessing
 import os
 import queue
+import shutil
+import tempfile
 import threading
 import time
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from neardup.ingest.chrome import BoundedCounter, ChromeCounts, ChromeRule, site_key
+from neardup.ingest.chrome import BoundedCounter, ChromeCounts, ChromeRule, page_hashes, site_key
 from neardup.ingest.crawl import IdFrom, read_input
 from neardup.ingest.errors import DocumentError
 from neardup.ingest.extract import document_texts
@@ -49,9 +54,11 @@ __all__ = [
     "DEFAULT_MAX_AGE",
     "DEFAULT_MAX_WAIT",
     "Item",
+    "KeptHashes",
     "PageCounts",
     "Row",
     "chrome_counts",
+    "chrome_counts_keeping_hashes",
     "chrome_counts_of_file",
     "chrome_text",
     "count_file",
@@ -193,6 +200,120 @@ def chrome_counts_of_file(
             counts.merge(part)
     assert counts is not None
     return counts
+
+
+class KeptHashes:
+    """The line hashes of the pages of an input, as the counting pass took them
+    (:func:`chrome_counts_keeping_hashes`), for the masking pass to read back instead of
+    hashing each page again (:meth:`~neardup.ingest.chrome.ChromeCounts.mask` takes them).
+
+    On disk, one file a counting process (8 bytes a line's hash, then 4 its key's length);
+    in memory, per page its record number, offset, line count and text length (28 bytes).
+    The files are unlinked once open: they go with the descriptors, which forked preparing
+    processes inherit (and read with ``os.pread``: no shared file position). A page's
+    hashes come back only for the text they were taken of (its length and line count), so a
+    reader that numbers records otherwise gets None, never another page's hashes.
+    """
+
+    def __init__(self, parts: Sequence[_KeptPart]) -> None:
+        self._parts = []
+        for part in parts:
+            fd = os.open(part.path, os.O_RDONLY)
+            os.unlink(part.path)
+            self._parts.append((fd, part))
+
+    def get(self, number: int, text: str) -> tuple[list[int], list[int]] | None:
+        """``(hashes, lengths)`` of record ``number``'s lines, if it was counted with ``text``
+        (:func:`~neardup.ingest.chrome.page_hashes`); None otherwise."""
+        for fd, part in self._parts:
+            i = bisect.bisect_left(part.numbers, number)
+            if i == len(part.numbers) or part.numbers[i] != number:
+                continue
+            k = part.lines[i]
+            if part.chars[i] != len(text) or text.count("\n") + 1 != k:
+                return None
+            data = os.pread(fd, 12 * k, part.offsets[i])
+            hashes, lengths = array("Q"), array("I")
+            hashes.frombytes(data[: 8 * k])
+            lengths.frombytes(data[8 * k :])
+            return hashes.tolist(), lengths.tolist()
+        return None
+
+    def close(self) -> None:
+        for fd, _ in self._parts:
+            os.close(fd)
+        self._parts = []
+
+    def __enter__(self) -> KeptHashes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class _KeptPart:
+    """One counting process's hashes: its file, and per page (in record order) its record
+    number, offset in the file, line count and text length."""
+
+    path: str
+    numbers: array[int] = field(default_factory=lambda: array("q"))
+    offsets: array[int] = field(default_factory=lambda: array("q"))
+    lines: array[int] = field(default_factory=lambda: array("i"))
+    chars: array[int] = field(default_factory=lambda: array("q"))
+
+
+def _count_keeping(rule: ChromeRule, limits: Limits, directory: str,
+                   items: Iterator[Item]) -> tuple[ChromeCounts, _KeptPart]:
+    """:func:`chrome_counts` of ``items``, each counted page's line hashes written to a file of
+    its own in ``directory``."""
+    counts = ChromeCounts(rule, BoundedCounter(), warmup=False)
+    fd, path = tempfile.mkstemp(prefix="hashes-", dir=directory)
+    part = _KeptPart(path)
+    offset = 0
+    with os.fdopen(fd, "wb", buffering=1 << 20) as out:
+        for n, raw in items:
+            row = countable(raw, limits)
+            if row is None:
+                continue
+            _, site, url, text = row
+            key = site_key(site, url)
+            hashes, lengths = page_hashes(key, text, rule.fold_digits)
+            data = array("Q", hashes).tobytes() + array("I", lengths).tobytes()
+            out.write(data)
+            part.numbers.append(n)
+            part.offsets.append(offset)
+            part.lines.append(len(hashes))
+            part.chars.append(len(text))
+            offset += len(data)
+            counts.observe_hashes(key, hashes)
+    return counts, part
+
+
+def chrome_counts_keeping_hashes(
+    path: str | os.PathLike[str], rule: ChromeRule | None = None,
+    limits: Limits = DEFAULT_LIMITS, processes: int = 1,
+) -> tuple[ChromeCounts, KeptHashes]:
+    """:func:`chrome_counts_of_file`, and the line hashes it took of each page
+    (:class:`KeptHashes`; the caller closes them) for the masking pass: each page is hashed
+    once, not once a pass."""
+    rule = rule or ChromeRule()
+    directory = tempfile.mkdtemp(prefix="neardup-chrome-")
+    try:
+        counts: ChromeCounts | None = None
+        parts = []
+        for part_counts, part in count_file(
+                functools.partial(_count_keeping, rule, limits, directory), path, limits,
+                processes=processes):
+            parts.append(part)
+            if counts is None:
+                counts = part_counts
+            else:
+                counts.merge(part_counts)
+        assert counts is not None
+        return counts, KeptHashes(parts)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 # --- a stream: the delay -----------------------------------------------------------------------

@@ -21,11 +21,12 @@ import multiprocessing
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from neardup.ingest.chrome import ChromeCounts, ChromeRule, site_key
+from neardup.ingest.chrome_pass import KeptHashes
 from neardup.ingest.crawl import CrawlPage, CrawlStats, IdFrom, RecordError, read_input
 from neardup.ingest.errors import ConfigError, DocumentError, DuplicateId, ExtractError
 from neardup.ingest.extract import document_texts
@@ -41,6 +42,9 @@ from neardup.ingest.records import (
 )
 from neardup.ingest.sites import site_of
 from neardup.ingest.store.base import StoredDocument
+
+#: A page's line hashes and key lengths (:func:`neardup.ingest.chrome.page_hashes`).
+LineHashes = tuple[Sequence[int], Sequence[int]]
 
 __all__ = [
     "CHROME_SITE",
@@ -140,12 +144,14 @@ def mask_chrome(chrome: ChromeCounts, page: Page, text: str) -> str | None:
     return mask_page(chrome, page, text)[0]
 
 
-def mask_page(chrome: ChromeCounts, page: Page, text: str) -> tuple[str | None, bool]:
+def mask_page(chrome: ChromeCounts, page: Page, text: str,
+              hashes: LineHashes | None = None) -> tuple[str | None, bool]:
     """:func:`mask_chrome`'s content, and whether the page carries a chrome line (a page that
-    is all chrome carries chrome too): what :func:`chrome_site` needs."""
+    is all chrome carries chrome too): what :func:`chrome_site` needs. ``hashes``: the lines'
+    hashes, when the counting pass kept them (:meth:`ChromeCounts.mask`)."""
     if page.field == "html":
         return None, False
-    masked = chrome.mask(site_key(page.site, page.url), text)
+    masked = chrome.mask(site_key(page.site, page.url), text, hashes)
     return kept_mask(masked, text), masked != text
 
 
@@ -184,6 +190,7 @@ def _with_rule(config: FingerprintConfig, rule: ChromeRule) -> FingerprintConfig
 def prepare_document(
     obj: Page | Mapping[str, Any], seq: int, config: Any, limits: Limits = DEFAULT_LIMITS,
     chrome: ChromeCounts | None = None,
+    hashes_of: Callable[[str], LineHashes | None] | None = None,
 ) -> StoredDocument:
     """Extract the text of a page and fingerprint it; a mapping is validated first
     (:func:`neardup.ingest.records.validate_page`).
@@ -192,7 +199,9 @@ def prepare_document(
     (:func:`neardup.ingest.chrome_pass.chrome_counts`). A
     plain-text page's ``content`` — what the fingerprints and the verifier read — is then its
     text without the chrome lines (:func:`mask_chrome`; ``body`` stays whole), and every page's
-    ``fp_config`` names the rule (:func:`masked_config`), masked or not.
+    ``fp_config`` names the rule (:func:`masked_config`), masked or not. ``hashes_of``: the
+    hashes of the text's lines as the counting pass took them, given the text (None: hashed
+    here), :meth:`neardup.ingest.chrome_pass.KeptHashes.get`.
 
     Raises :class:`~neardup.ingest.errors.DocumentError` (with the id) for a bad document.
     """
@@ -218,7 +227,8 @@ def prepare_document(
         except DocumentError:
             content = None
     elif chrome is not None and page.field != "html":
-        content, carries = mask_page(chrome, page, text)
+        content, carries = mask_page(chrome, page, text,
+                                     None if hashes_of is None else hashes_of(text))
         if site is None and carries:
             site = CHROME_SITE
     if site is None and texts.template:
@@ -239,11 +249,13 @@ def prepare_document(
 
 
 def _prepare_one(item: tuple[int, int, Page, Any, Limits],
-                 chrome: ChromeCounts | None = None) -> Prepared:
+                 chrome: ChromeCounts | None = None, kept: KeptHashes | None = None) -> Prepared:
     line_no, seq, page, config, limits = item
     doc_id = page.id
     try:
-        done = Prepared(line_no, doc_id, doc=prepare_document(page, seq, config, limits, chrome),
+        hashes_of = None if kept is None else functools.partial(kept.get, line_no)
+        done = Prepared(line_no, doc_id,
+                        doc=prepare_document(page, seq, config, limits, chrome, hashes_of),
                         chrome_site=None if page.field == "html"
                         else site_key(page.site, page.url))
     except DocumentError as exc:
@@ -264,6 +276,8 @@ def prepare_lines(
     ahead: int = 1024,
     chrome: ChromeCounts | None = None,
     prefetch: int = 0,
+    kept: KeptHashes | None = None,
+    verified_only: bool = False,
 ) -> Iterator[Prepared]:
     """One :class:`Prepared` per line, in input order; ``seq = seq_base + line_no``.
 
@@ -271,7 +285,14 @@ def prepare_lines(
     the pool's processes get them once, when they start. ``prefetch``: in one process, pages
     are read ``prefetch`` at a time and the counts of each chunk read at once first, when
     ``chrome`` can (``chrome.prefetch(pages, limits)``: counts kept in Redis, for a file
-    whose pages were all counted first).
+    whose pages were all counted first). ``kept``: the line hashes the counting pass took of
+    the same input (:func:`neardup.ingest.chrome_pass.chrome_counts_keeping_hashes`), which
+    the masking reads instead of hashing each page again.
+
+    ``verified_only``: a document comes without its whole text when it has a ``content``
+    (``body`` is ``""``): the one text the embedded dedup keeps, the one
+    :attr:`~neardup.ingest.store.base.StoredDocument.verified_text`; the pool's processes then
+    send back half as much.
 
     ``limits`` are the input rules. A repeated id is an error for the repeat: the first record
     with a valid id claims it, even when the rest of that record is bad. With a pool, at most
@@ -308,14 +329,16 @@ def prepare_lines(
         read_ahead = getattr(chrome, "prefetch", None) if prefetch > 1 else None
         if read_ahead is None:
             for it in items():
-                yield it if isinstance(it, Prepared) else _prepare_one(it, chrome)
+                yield it if isinstance(it, Prepared) else _verified(
+                    _prepare_one(it, chrome, kept), verified_only)
             return
         source = items()
         try:
             while chunk := list(itertools.islice(source, prefetch)):
                 read_ahead([it[2] for it in chunk if not isinstance(it, Prepared)], limits)
                 for it in chunk:
-                    yield it if isinstance(it, Prepared) else _prepare_one(it, chrome)
+                    yield it if isinstance(it, Prepared) else _verified(
+                        _prepare_one(it, chrome, kept), verified_only)
         finally:
             getattr(chrome, "forget", lambda: None)()
         return
@@ -348,7 +371,8 @@ def prepare_lines(
             yield (line_no, seq, raw, config, limits)
 
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ctx.Pool(processes, initializer=_set_chrome, initargs=(chrome,)) as pool:
+    with ctx.Pool(processes, initializer=_set_chrome,
+                  initargs=(chrome, kept, verified_only)) as pool:
         results = pool.imap(_passthrough_or_prepare, raw_items(), chunksize=chunksize)
         try:
             for result, claimed in results:
@@ -396,22 +420,38 @@ def _adopt(p: Prepared, line_no: int, seq: int, doc_id: str | None) -> None:
             d.seq = seq
 
 
-_CHROME: ChromeCounts | None = None  # a pool process's chrome counts (prepare_lines)
+def _verified(p: Prepared, verified_only: bool) -> Prepared:
+    """``p``, its document without its whole text when ``verified_only`` and it has a
+    ``content`` (:func:`prepare_lines`)."""
+    if verified_only and p.doc is not None and p.doc.content is not None:
+        p.doc.body = ""
+    return p
 
 
-def _set_chrome(chrome: ChromeCounts | None) -> None:
-    global _CHROME
-    _CHROME = chrome
+# a pool process's chrome counts, kept hashes and verified_only (prepare_lines)
+_CHROME: ChromeCounts | None = None
+_KEPT: KeptHashes | None = None
+_VERIFIED_ONLY = False
+
+
+def _set_chrome(chrome: ChromeCounts | None, kept: KeptHashes | None = None,
+                verified_only: bool = False) -> None:
+    global _CHROME, _KEPT, _VERIFIED_ONLY
+    _CHROME, _KEPT, _VERIFIED_ONLY = chrome, kept, verified_only
 
 
 def _passthrough_or_prepare(it: Any) -> tuple[Prepared, str | None]:
     """A pool process's item: a result made by the reader passed back, or a record decoded,
     validated and prepared (:func:`_decode_and_prepare`)."""
-    return (it, None) if isinstance(it, Prepared) else _decode_and_prepare(it, _CHROME)
+    if isinstance(it, Prepared):
+        return it, None
+    done, claimed = _decode_and_prepare(it, _CHROME, _KEPT)
+    return _verified(done, _VERIFIED_ONLY), claimed
 
 
 def _decode_and_prepare(
     it: tuple[int, int, Any, Any, Limits], chrome: ChromeCounts | None,
+    kept: KeptHashes | None = None,
 ) -> tuple[Prepared, str | None]:
     """One record (a JSONL line, or a reader's :class:`~neardup.ingest.records.Page`)
     prepared, and the id it claims: its valid id, even when the rest of it is bad (None when
@@ -422,10 +462,10 @@ def _decode_and_prepare(
         # A Page is validated already, by its reader (a WARC record's: neardup.ingest.crawl)
         if isinstance(raw, Page):
             doc_id = validate_id(raw.id, limits)
-            return _prepare_one((line_no, seq, raw, config, limits), chrome), doc_id
+            return _prepare_one((line_no, seq, raw, config, limits), chrome, kept), doc_id
         obj = decode_record(raw, limits)
         doc_id = validate_id(obj.get("id"), limits)
         page = validate_page(obj, limits)
     except DocumentError as exc:
         return Prepared.failed(line_no, exc, doc_id).located(raw), doc_id
-    return _prepare_one((line_no, seq, page, config, limits), chrome), doc_id
+    return _prepare_one((line_no, seq, page, config, limits), chrome, kept), doc_id

@@ -38,7 +38,7 @@ from typing import Any
 
 from neardup.ingest.candidates import CandidateIndex
 from neardup.ingest.chrome import ChromeCounts
-from neardup.ingest.chrome_pass import chrome_counts_of_file
+from neardup.ingest.chrome_pass import KeptHashes, chrome_counts_keeping_hashes
 from neardup.ingest.cli import command_parser, existing_input, usage_error
 from neardup.ingest.commands.chrome_args import add_chrome_arguments, chrome_rule
 from neardup.ingest.commands.progress import progress_bar
@@ -123,6 +123,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     source = args.input
     spooled: str | None = None
     chrome: ChromeCounts | None = None
+    kept: KeptHashes | None = None
     try:
         if rule is not None:
             # Two passes: the chrome counts are over the whole input before any page is
@@ -131,14 +132,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             # two backends group alike.
             if source == "-":
                 spooled = source = spool_stdin()
-            chrome = chrome_counts_of_file(source, rule,
-                                           limits, args.processes)
+            # the lines' hashes the counting takes are kept for the masking (on disk)
+            chrome, kept = chrome_counts_keeping_hashes(source, rule, limits, args.processes)
             timings["chrome_s"] = time.perf_counter() - t0
+        # embedded, a page's one text kept is the one compared (DiskTexts)
         lines = prepare_lines(read_lines(source, limits, id_from=args.id_from, stats=stats),
-                              config, processes=args.processes, limits=limits, chrome=chrome)
+                              config, processes=args.processes, limits=limits, chrome=chrome,
+                              kept=kept, verified_only=args.backend == "embedded")
         del chrome  # held by the preparing pass alone: gone with it, before the verifiers fork
-        prepared, groups = _group(args, settings, lines, progress, timings, t0)
+        prepared, groups = _group(args, settings, lines, progress, timings, t0, kept)
     finally:
+        if kept is not None:
+            kept.close()
         if spooled is not None:
             os.unlink(spooled)
     out = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
@@ -175,9 +180,10 @@ def spool_stdin() -> str:
 
 def _group(
     args: argparse.Namespace, settings: Settings, lines: Iterator[Prepared], progress: Any,
-    timings: dict[str, float], t0: float,
+    timings: dict[str, float], t0: float, kept: KeptHashes | None = None,
 ) -> tuple[list[Prepared], dict[str, dict[str, Any]]]:
-    """The prepared pages, read from ``lines``, and their groups on the chosen backend."""
+    """The prepared pages, read from ``lines``, and their groups on the chosen backend
+    (``kept``: the counting pass's hashes, closed once every page is prepared)."""
     # Embedded: the texts go to disk as they come (only fingerprints and group state stay in
     # memory, so a crawl of millions of pages fits); the engine path hands whole documents on.
     texts = DiskTexts() if args.backend == "embedded" else None
@@ -197,6 +203,8 @@ def _group(
             progress(lines, desc="fingerprint"), args, progress, settings)
         return outcomes, groups
     prepared = list(progress(lines, desc="fingerprint"))
+    if kept is not None:
+        kept.close()
     if index is not None:
         index.close()  # every candidate is taken: its memory goes before the verifiers fork
     timings["fingerprint_s"] = time.perf_counter() - t0 - timings.get("chrome_s", 0.0)

@@ -254,10 +254,11 @@ class SharedChromeCounts(ChromeCounts):
                    budget=self.budget, on=TRANSIENT)
         self._noted.update(new)
 
-    def mask(self, site: str, text: str) -> str:
+    def mask(self, site: str, text: str,
+             hashes: tuple[Sequence[int], Sequence[int]] | None = None) -> str:
         if site not in self._noted:
             self.note_masking([site])
-        return super().mask(site, text)
+        return super().mask(site, text, hashes)
 
     @transient
     def sweep_state(self, site: str) -> tuple[int, int | None, str | None]:

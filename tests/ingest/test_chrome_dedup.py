@@ -31,7 +31,11 @@ from neardup.ingest.chrome import (
     page_hashes,
     site_key,
 )
-from neardup.ingest.chrome_pass import chrome_counts, chrome_counts_of_file
+from neardup.ingest.chrome_pass import (
+    chrome_counts,
+    chrome_counts_keeping_hashes,
+    chrome_counts_of_file,
+)
 from neardup.ingest.cli import main
 from neardup.ingest.fingerprint import PROFILES, FingerprintConfig
 from neardup.ingest.pipeline import fingerprint_config, prepare_document, prepare_lines
@@ -189,6 +193,62 @@ def test_counts_do_not_depend_on_order_or_processes(tmp_path: Path) -> None:
         assert counts.sites() == one.sites()
 
 
+@pytest.mark.parametrize("processes", [1, 3])
+def test_the_counting_pass_keeps_each_pages_line_hashes_for_the_masking(
+    tmp_path: Path, processes: int,
+) -> None:
+    """``neardup dedup`` hashes a page's lines once: the counting pass keeps them on disk and
+    the masking reads them back. The counts are those of :func:`chrome_counts_of_file`; each
+    plain-text page's kept hashes are its :func:`page_hashes`; a text that is not the one
+    counted, an HTML page, a line in error or a blank line have none; and a page masked with
+    its kept hashes is the page masked without them."""
+    pages = EN_SITE[0] + ZH_SITE[0]
+    lines = [json.dumps(p, ensure_ascii=False) for p in pages]
+    lines[3:3] = ["", "{not json", json.dumps({"id": "h", "html": "<p>Some words here.</p>"})]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    one = chrome_counts_of_file(src)
+    counts, kept = chrome_counts_keeping_hashes(src, processes=processes)
+    with kept:
+        assert counts.sites() == one.sites()
+        found = 0
+        for n, line in enumerate(lines, 1):
+            if "text" not in line:
+                assert kept.get(n, "Some words here.") is None
+                continue
+            page = json.loads(line)
+            site, text = site_key(page.get("site"), page.get("url")), page["text"]
+            hashes = kept.get(n, text)
+            assert hashes == page_hashes(site, text)
+            assert kept.get(n, text + " more") is None  # another text: hashed again
+            assert kept.get(n, text + "\nmore") is None
+            assert counts.mask(site, text, hashes) == one.mask(site, text) \
+                == one.mask(site, text, ([1], [1]))  # hashes of another text: not used
+            found += one.mask(site, text) != text
+        assert found >= len(pages) // 2  # the test masks pages
+    assert kept.get(1, json.loads(lines[0])["text"]) is None  # closed: nothing kept
+
+
+def test_verified_only_keeps_the_text_the_verifier_compares() -> None:
+    """``prepare_lines(verified_only=True)`` (the embedded dedup's): a masked page comes
+    without its whole text, its verified text and fingerprints as they were; a page with no
+    ``content`` keeps its body."""
+    alone = {"id": "alone", "site": "other.example",
+             "text": "A page of a site of its own.\nNothing on it is chrome."}
+    lines = _jsonl(EN_SITE[0] + [alone])
+    counts = chrome_counts(lines)
+    full = [p.doc for p in prepare_lines(lines, fingerprint_config(), chrome=counts)]
+    for processes in (1, 2):
+        lean = [p.doc for p in prepare_lines(lines, fingerprint_config(), chrome=counts,
+                                             processes=processes, verified_only=True)]
+        assert all(d is not None for d in full + lean)
+        assert [d.verified_text for d in lean] == [d.verified_text for d in full]  # type: ignore[union-attr]
+        assert [d.fingerprints for d in lean] == [d.fingerprints for d in full]  # type: ignore[union-attr]
+        for whole, d in zip(full, lean, strict=True):
+            assert d.body == ("" if whole.content is not None else whole.body)  # type: ignore[union-attr]
+        assert any(d.body == "" for d in lean) and any(d.content is None for d in lean)  # type: ignore[union-attr]
+
+
 KEYS = st.lists(st.integers(0, 2**64 - 1), max_size=60)
 
 
@@ -215,6 +275,8 @@ def test_bounded_counter_is_order_free_and_merges(keys: list[int], cap: int,
     for c in (counter(shuffled), merged):
         assert c.kind == whole.kind
         assert [c.get(k) for k in probe] == [whole.get(k) for k in probe]
+    # get_many: get of each key, 0 for the blank line's 0 (never counted)
+    assert whole.get_many(probe + [0]) == [whole.get(k) if k else 0 for k in probe] + [0]
     assert whole.kind == ("exact" if len(set(keys)) <= cap else "sketch")
     assert all(whole.get(k) >= keys.count(k) for k in keys)
 
