@@ -375,7 +375,8 @@ def prepare_lines(
                   initargs=(chrome, kept, verified_only)) as pool:
         results = pool.imap(_passthrough_or_prepare, raw_items(), chunksize=chunksize)
         try:
-            for result, claimed in results:
+            for packed, claimed in results:
+                result = _unpacked(packed)
                 mine = sent.popleft()
                 slots.release()
                 if mine is not None and claimed is not None:
@@ -440,13 +441,54 @@ def _set_chrome(chrome: ChromeCounts | None, kept: KeptHashes | None = None,
     _CHROME, _KEPT, _VERIFIED_ONLY = chrome, kept, verified_only
 
 
-def _passthrough_or_prepare(it: Any) -> tuple[Prepared, str | None]:
+def _passthrough_or_prepare(it: Any) -> tuple[Prepared | _Packed, str | None]:
     """A pool process's item: a result made by the reader passed back, or a record decoded,
     validated and prepared (:func:`_decode_and_prepare`)."""
     if isinstance(it, Prepared):
         return it, None
     done, claimed = _decode_and_prepare(it, _CHROME, _KEPT)
-    return _verified(done, _VERIFIED_ONLY), claimed
+    return _packed(_verified(done, _VERIFIED_ONLY)), claimed
+
+
+# A prepared page as the pool sends it back: its Prepared's and StoredDocument's fields in a
+# tuple, the fingerprints in one string. Unpickling the objects (a dataclass's state, and
+# each of some hundred terms a string object of its own) was most of what the reading
+# process spent on a page.
+_Packed = tuple[int, str | None, str | None, int | None, str | None, str, str, str | None,
+                str, str, int, str | None, str | None, str | None]
+_TERMS = " "  # no term holds it (base64url and its "b:" / "n:" prefixes)
+
+
+def _packed(p: Prepared) -> Prepared | _Packed:
+    """``p`` packed (:data:`_Packed`) when it is a page as :func:`prepare_document` makes it
+    and its terms join; else ``p`` itself."""
+    d = p.doc
+    if d is None or p.error is not None or not d.fingerprints:
+        return p
+    terms = _TERMS.join(d.fingerprints)
+    if terms.count(_TERMS) != len(d.fingerprints) - 1 or d != _fresh(d):
+        return p
+    return (p.line_no, p.id, p.url, p.offset, p.chrome_site, d.id, d.body, d.content, terms,
+            d.fp_config, d.seq, d.url, d.site, d.title)
+
+
+def _fresh(d: StoredDocument) -> StoredDocument:
+    """``d`` with only the fields :func:`prepare_document` sets (:func:`_packed` keeps those)."""
+    return StoredDocument(id=d.id, body=d.body, fingerprints=d.fingerprints,
+                          fp_config=d.fp_config, seq=d.seq, url=d.url, site=d.site,
+                          title=d.title, content=d.content)
+
+
+def _unpacked(r: Prepared | _Packed) -> Prepared:
+    """The :class:`Prepared` that :func:`_packed` packed."""
+    if isinstance(r, Prepared):
+        return r
+    (line_no, doc_id, url, offset, chrome_site, sid, body, content, terms, fp_config, seq,
+     page_url, site, title) = r
+    doc = StoredDocument(id=sid, body=body, fingerprints=terms.split(_TERMS),
+                         fp_config=fp_config, seq=seq, url=page_url, site=site, title=title,
+                         content=content)
+    return Prepared(line_no, doc_id, doc, url=url, offset=offset, chrome_site=chrome_site)
 
 
 def _decode_and_prepare(

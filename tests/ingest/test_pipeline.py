@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -321,3 +322,29 @@ def test_an_html_page_keeps_its_main_content_for_the_verifier() -> None:
     assert p.doc.verified_text == p.doc.content
     (t,) = prepare([line(id="t", text=ARTICLE)])
     assert t.doc is not None and t.doc.content is None and t.doc.verified_text == t.doc.body
+
+
+def test_a_page_comes_back_from_the_pool_as_it_was_prepared() -> None:
+    """The pool sends a prepared page back packed (its fields in a tuple, its terms in one
+    string): unpacked, it is the page; a page with no terms, a term holding the separator, a
+    field prepare_document does not set, or a line in error travel as they are."""
+    from neardup.ingest.pipeline import _packed, _unpacked
+
+    varied = " ".join(f"Sentence number {n} of the article tells part {n * 7} of it." for n in range(30))
+    pages = prepare([line(id="a", text=varied, url="https://x.example/a", title="T"),
+                     line(id="b", text="短"), line(id="c", html="<p>" + ARTICLE + "</p>"),
+                     b"{not json"])
+    assert [p.doc is not None for p in pages] == [True, True, True, False]
+    for p in pages:
+        packed = _packed(p)
+        assert isinstance(packed, tuple) == (p.doc is not None)
+        assert _unpacked(packed) == p
+    doc = pages[0].doc
+    assert doc is not None and len(doc.fingerprints) > 1
+    for change in ({"fingerprints": []}, {"fingerprints": ["a b", "c"]},
+                   {"dup_group": "a"}, {"status": "grouped"}):
+        p = Prepared(pages[0].line_no, "a", dataclasses.replace(doc, **change))
+        assert _packed(p) is p
+    # through the pool, the pages are those prepared in one process
+    lines = [line(id=f"d{n}", text=ARTICLE + str(n)) for n in range(40)] + [b"{bad"]
+    assert prepare(lines, processes=2, chunksize=4) == prepare(lines)
