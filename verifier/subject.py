@@ -32,6 +32,7 @@ on five documentation sites: docs/quality.md, "Template siblings".
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -109,22 +110,51 @@ def is_identifier(token: str) -> bool:
     return _CAMEL.search(token) is not None or (len(token) >= 2 and token.isupper())
 
 
-@lru_cache(maxsize=512)
 def _tokens(text: str) -> tuple[Counter[str], frozenset[str], dict[str, tuple[str, ...]]]:
     """The case-folded tokens of ``text`` counted, those written as identifiers
     (:func:`is_identifier`) wherever they occur, and the parts (:func:`_parts`, case folded) of
-    each token written in two or more (in the most it is written in). Kept for the last texts
-    seen."""
-    counts: Counter[str] = Counter()
-    shapes: dict[str, bool] = {}
+    each token written in two or more (in the most it is written in)."""
+    return _forms_of(text)[:3]
+
+
+@lru_cache(maxsize=512)
+def _forms_of(text: str) -> tuple[Counter[str], frozenset[str], dict[str, tuple[str, ...]],
+                                  Counter[str]]:
+    """:func:`_tokens` of ``text`` and its case-folded words counted (:func:`_words`). Kept for
+    the last texts seen.
+
+    Most tokens are words as prose writes them ("colour", "Colour": letters, small after the
+    first), a word of their own and no identifier; they are counted in C, and only the other
+    tokens' forms (:func:`_form`) are looked at one by one."""
+    tokens = _token_list(text)
+    written = _token_counts(text)
+    counts = Counter(map(str.casefold, tokens))
+    plain = {t for t in written if t.isalpha() and (t.islower() or t[1:].islower())}
+    words = counts.copy()  # a plain token's word is its case fold (below: a short one has none)
+    idents: set[str] = set()
+    not_idents = set(map(str.casefold, plain))
     parts: dict[str, tuple[str, ...]] = {}
-    for t, n in _token_counts(text).items():  # each form as written, once
-        f, ident, p, _ = _form(t)
-        counts[f] += n
-        shapes[f] = shapes.get(f, True) and ident
-        if len(p) > len(parts.get(f, (f,))):
+    changed: set[str] = set()
+    forms = _FORMS
+    for t, n in written.items():
+        if t in plain:
+            continue
+        got = forms.get(t)
+        f, ident, p, ws = _form(t) if got is None else got
+        (idents if ident else not_idents).add(f)
+        if len(p) > 1 and len(p) > len(parts.get(f, ())):
             parts[f] = p
-    return counts, frozenset(f for f, ident in shapes.items() if ident), parts
+        if ws != (f,):
+            words[f] -= n
+            changed.add(f)
+            for w in ws:
+                words[w] += n
+    for f in changed:
+        if words[f] <= 0:
+            del words[f]
+    for f in [f for f in words if len(f) < 2]:  # a word is two letters or more
+        del words[f]
+    return counts, frozenset(idents - not_idents), parts, words
 
 
 @lru_cache(maxsize=512)
@@ -190,10 +220,7 @@ def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
     last texts seen: a page is compared with each of its candidates in turn."""
     # A word is inside one token (a token's letters, between its digits and underscores): the
     # words are the tokens' words, found once a form (:func:`_form`).
-    counts: Counter[str] = Counter()
-    for t, n in _token_counts(text).items():
-        for w in _form(t)[3]:
-            counts[w] += n
+    counts = _forms_of(text)[3]
     first: list[str] = []
     for t in _token_list(text):
         first.extend(_form(t)[3])
@@ -538,11 +565,11 @@ def one_spelling(text: str) -> str:
     # Only the tokens that change are replaced: most texts have none (their words were written
     # the American way by the line above), and the text and its tokens are then kept as they are.
     changed = {}
-    for t in set(_token_list(text)):
-        if not t.islower():  # (a token in small letters is as the line above left it)
-            american = _one_token(t)
-            if american != t:
-                changed[t] = american
+    # (a token in small letters is as the line above left it)
+    for t in itertools.filterfalse(str.islower, set(_token_list(text))):
+        american = _one_token(t)
+        if american != t:
+            changed[t] = american
     if not changed:
         return text
     return _TOKEN.sub(lambda m: changed.get(m.group(), m.group()), text)

@@ -8,9 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.verifier.subject import (
+    _TOKEN,
     _WORD,
     HEAD_WORDS,
     MIN_REPEATS,
+    _form,
+    _forms_of,
     _near_pattern,
     identifier_words,
     is_identifier,
@@ -146,3 +149,35 @@ def test_spelling_variants_are_written_in_one_spelling() -> None:
     assert spelling_variants(us, gb) == (us, us)
     assert spelling_variants(us, us) is None
     assert spelling_variants("The COLOUR key.", "The COLOR key.") is None  # capitals: kept
+
+
+def _forms_one_by_one(text: str) -> tuple[Counter[str], frozenset[str], dict[str, tuple[str, ...]],
+                                          Counter[str]]:
+    """What ``_forms_of`` computes, each token as written through ``_form`` in turn."""
+    counts: Counter[str] = Counter()
+    words: Counter[str] = Counter()
+    shapes: dict[str, bool] = {}
+    parts: dict[str, tuple[str, ...]] = {}
+    for t, n in Counter(_TOKEN.findall(text)).items():
+        f, ident, p, ws = _form(t)
+        counts[f] += n
+        shapes[f] = shapes.get(f, True) and ident
+        if len(p) > len(parts.get(f, (f,))):
+            parts[f] = p
+        for w in ws:
+            words[w] += n
+    return counts, frozenset(f for f, ident in shapes.items() if ident), parts, words
+
+
+TRICKY = "aAbBzZ_ 0123456789ßẞİıǅǄǆΣσςﬁ\u0301\u0307ŉ漢かカ한éÉ-.,;:'’x"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(TRICKY), max_size=60) | st.text(max_size=60))
+def test_a_texts_forms_are_its_tokens_forms_counted(text: str) -> None:
+    """``_forms_of`` counts prose words in C and looks at the other tokens one by one: the
+    same tokens, identifiers, parts and words as each token's form taken in turn (titlecase
+    letters, "ß" folding to two letters, "İ" to a letter and a mark, one-letter words)."""
+    counts, idents, parts, words = _forms_of.__wrapped__(text)
+    want = _forms_one_by_one(text)
+    assert (counts, idents, parts, dict(words)) == (want[0], want[1], want[2], dict(want[3]))
