@@ -208,11 +208,13 @@ class KeptHashes:
     hashing each page again (:meth:`~neardup.ingest.chrome.ChromeCounts.mask` takes them).
 
     On disk, one file a counting process (8 bytes a line's hash, then 4 its key's length);
-    in memory, per page its record number, offset, line count and text length (28 bytes).
-    The files are unlinked once open: they go with the descriptors, which forked preparing
-    processes inherit (and read with ``os.pread``: no shared file position). A page's
-    hashes come back only for the text they were taken of (its length and line count), so a
-    reader that numbers records otherwise gets None, never another page's hashes.
+    in memory, per page its record number, offset, line count, text length and the text's
+    ``hash()`` (36 bytes). The files are unlinked once open: they go with the descriptors,
+    which forked preparing processes inherit (and read with ``os.pread``: no shared file
+    position). A page's hashes come back only for the text they were taken of (its length,
+    line count and ``hash()``, which forked processes share), so a reader that numbers
+    records otherwise — a WARC file's pages are numbered among its text pages alone in the
+    counting pass — gets None, never another page's hashes.
     """
 
     def __init__(self, parts: Sequence[_KeptPart]) -> None:
@@ -230,7 +232,8 @@ class KeptHashes:
             if i == len(part.numbers) or part.numbers[i] != number:
                 continue
             k = part.lines[i]
-            if part.chars[i] != len(text) or text.count("\n") + 1 != k:
+            if part.chars[i] != len(text) or part.digests[i] != hash(text) \
+                    or text.count("\n") + 1 != k:
                 return None
             data = os.pread(fd, 12 * k, part.offsets[i])
             hashes, lengths = array("Q"), array("I")
@@ -254,13 +257,14 @@ class KeptHashes:
 @dataclass
 class _KeptPart:
     """One counting process's hashes: its file, and per page (in record order) its record
-    number, offset in the file, line count and text length."""
+    number, offset in the file, line count, text length and text's ``hash()``."""
 
     path: str
     numbers: array[int] = field(default_factory=lambda: array("q"))
     offsets: array[int] = field(default_factory=lambda: array("q"))
     lines: array[int] = field(default_factory=lambda: array("i"))
     chars: array[int] = field(default_factory=lambda: array("q"))
+    digests: array[int] = field(default_factory=lambda: array("q"))
 
 
 def _count_keeping(rule: ChromeRule, limits: Limits, directory: str,
@@ -285,6 +289,7 @@ def _count_keeping(rule: ChromeRule, limits: Limits, directory: str,
             part.offsets.append(offset)
             part.lines.append(len(hashes))
             part.chars.append(len(text))
+            part.digests.append(hash(text))
             offset += len(data)
             counts.observe_hashes(key, hashes)
     return counts, part
