@@ -382,6 +382,8 @@ def name_differs(a: str, b: str) -> bool:
     operator each lacks ('"+" Operator' / '"/" Operator'). A name that adds one word to the
     other ("Customize" / "Customize Dialog") does not differ; one that adds :data:`NAME_ADDED`
     or more to a name of two tokens or more does ("Package lang3" / "Uses of Package lang3").
+    Two names that are the same letters but for their spaces are one ("Dragging and Dropping"
+    / "Dragging-and-Dropping", which :func:`one_spelling` writes "DraggingandDropping").
 
     >>> name_differs("DefBool Statement\\n\\nSets ...", "DefCur Statement\\n\\nSets ...")
     True
@@ -394,10 +396,14 @@ def name_differs(a: str, b: str) -> bool:
     >>> name_differs('"+" Operator\\n\\nAdds.', '"/" Operator\\n\\nDivides.'), name_differs(
     ...     "Package lang3\\n\\nClasses.", "Uses of Package lang3\\n\\nClasses.")
     (True, True)
+    >>> name_differs("X Y Error Bars\\n\\nShows.", one_spelling("X Y-Error Bars\\n\\nShows."))
+    False
     """
     na, nb = page_name(a), page_name(b)
     if not na or not nb:
         return False
+    if "".join(na).casefold() == "".join(nb).casefold():
+        return False  # one name with other spaces ("Y Axis" / "Y-Axis", written "YAxis")
     ua, ub = _unmatched(na, nb), _unmatched(nb, na)
     if not (ua and ub):
         # One name adds two words or more to the other ("Uses of Package X" / "Package X"):

@@ -181,3 +181,19 @@ def test_a_texts_forms_are_its_tokens_forms_counted(text: str) -> None:
     counts, idents, parts, words = _forms_of.__wrapped__(text)
     want = _forms_one_by_one(text)
     assert (counts, idents, parts, dict(words)) == (want[0], want[1], want[2], dict(want[3]))
+
+
+def test_a_name_written_with_a_hyphen_is_the_same_name() -> None:
+    """A twin's name that writes a compound with hyphens ("Y-Error", "Dragging-and-Dropping")
+    is the other's name, though one spelling joins its words into one token."""
+    body = ("\n\nThe error bars of the chart show the uncertainty of each data point. Choose "
+            "the kind of error bars and the range they cover. The bars are drawn for each "
+            "data series of the chart.")
+    us, uk = "X/Y Error Bars" + body, "X/Y-Error Bars" + body
+    assert not subject_differs(us, uk) and not subject_differs(uk, us)
+    drag = ("\n\nYou can move or copy objects within a document by dragging and dropping them. "
+            "Drop the object where you want it.")
+    assert not subject_differs("Dragging and Dropping Within a Document" + drag,
+                               "Dragging-and-Dropping Within a Document" + drag)
+    # a name that adds two words stays another name
+    assert subject_differs("Error Bars" + body, "Y Error Bars Settings" + body)
