@@ -3,7 +3,7 @@
 docstrings): the count-min sketch's cells. :func:`cells_text` writes the decimal offsets of a
 chunk of keys into one C buffer (the cells of a page's lines go to Redis as one argument)."""
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 IMPLEMENTATION = "cython"
@@ -66,3 +66,30 @@ def cells_text(keys, mults, uint64_t width):
         return buf[:pos].decode("ascii")
     finally:
         free(buf)
+
+
+def add_counts(rows, items, mults, uint64_t width):
+    """As ``_sketch_py.add_counts``: the rows' buffers written in place."""
+    cdef uint64_t ms[MAX_ROWS]
+    cdef int n_rows = _load(mults, ms), k
+    cdef uint32_t* cells_of[MAX_ROWS]  # each row's buffer (kept alive by ``views``)
+    cdef uint32_t[::1] view
+    cdef uint64_t key, cell, v, n
+    if len(rows) != n_rows:
+        raise ValueError("one row a multiplier")
+    views = []
+    for k in range(n_rows):
+        view = rows[k]
+        if <uint64_t>view.shape[0] != width:
+            raise ValueError("rows of width cells")
+        views.append(view)
+        cells_of[k] = &view[0]
+    for key_obj, n_obj in items:
+        if n_obj < 0:
+            raise ValueError("counts are added, not taken")
+        key = key_obj
+        n = n_obj if n_obj < 0xFFFFFFFF else 0xFFFFFFFF
+        for k in range(n_rows):
+            cell = _cell(key, ms[k], width)
+            v = cells_of[k][cell] + n
+            cells_of[k][cell] = <uint32_t>(v if v < 0xFFFFFFFF else 0xFFFFFFFF)

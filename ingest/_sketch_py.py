@@ -13,9 +13,10 @@ are independent enough for a count-min sketch.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 
-__all__ = ["IMPLEMENTATION", "cells", "cells_text"]
+__all__ = ["IMPLEMENTATION", "add_counts", "cells", "cells_text"]
 
 IMPLEMENTATION = "python"
 
@@ -45,3 +46,26 @@ def cells_text(keys: Iterable[int], mults: Sequence[int], width: int) -> str:
     """
     return " ".join(str(row * width + c) for key in keys if key
                     for row, c in enumerate(cells(key, mults, width)))
+
+
+def add_counts(rows: Sequence[array[int]], items: Iterable[tuple[int, int]],
+               mults: Sequence[int], width: int) -> None:
+    """Add each ``(key, n)`` of ``items`` to every row's cell of the key (``rows``: one
+    ``array("I")`` of ``width`` cells a multiplier), each cell saturating at ``2**32 - 1``: a
+    plain count-min sketch's additions, many at a time. ``n`` must not be negative.
+
+    >>> rows = [array("I", [0] * 7), array("I", [0] * 7)]
+    >>> add_counts(rows, [(1, 2), (2, 1)], [3, 5], 7)
+    >>> rows[0].tolist(), rows[1].tolist()
+    ([0, 0, 0, 2, 0, 0, 1], [0, 0, 0, 1, 0, 2, 0])
+    """
+    if len(rows) != len(mults):
+        raise ValueError("one row a multiplier")
+    if any(len(row) != width for row in rows):
+        raise ValueError("rows of width cells")
+    cap = 0xFFFFFFFF
+    for key, n in items:
+        if n < 0:
+            raise ValueError("counts are added, not taken")
+        for row, c in zip(rows, cells(key, mults, width), strict=True):
+            row[c] = min(row[c] + n, cap)

@@ -265,8 +265,7 @@ class BoundedCounter:
     def _to_sketch(self) -> SketchCounter:
         if self._sketch is None:
             sketch = SketchCounter(self.width, self.depth, conservative=False)
-            for key, n in (self._exact or {}).items():
-                sketch.add(key, n)
+            sketch.add_counts((self._exact or {}).items())
             self._sketch, self._exact = sketch, None
         return self._sketch
 
@@ -315,8 +314,15 @@ class BoundedCounter:
         if (self.max_exact, self.width, self.depth) != (other.max_exact, other.width, other.depth):
             raise ValueError("counters of different limits do not merge")
         if other._exact is not None:
-            for key, n in other._exact.items():
-                self.add(key, n)
+            # The sums, then the sketch if they are too many keys: what adding them one at a
+            # time gives (the sketch holds sums), in C.
+            if self._exact is not None:
+                self._exact.update(other._exact)
+                if len(self._exact) > self.max_exact:
+                    self._to_sketch()
+            else:
+                assert self._sketch is not None
+                self._sketch.add_counts(other._exact.items())
         else:
             assert other._sketch is not None
             self._to_sketch().merge(other._sketch)

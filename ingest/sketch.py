@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import operator
 from array import array
+from collections.abc import Iterable
 from types import ModuleType
 
 from neardup.verifier.implementation import select
@@ -42,6 +43,7 @@ _impl: ModuleType = select(COMPILED, REFERENCE)
 IMPLEMENTATION: str = _impl.IMPLEMENTATION
 cells = _impl.cells
 cells_text = _impl.cells_text
+_add_counts = _impl.add_counts
 
 
 def multipliers(width: int, depth: int) -> tuple[int, ...]:
@@ -80,6 +82,15 @@ class SketchCounter:
         for row, c in zip(rows, found, strict=True):
             if row[c] < new:
                 row[c] = new
+
+    def add_counts(self, items: Iterable[tuple[int, int]]) -> None:
+        """:meth:`add` each ``(key, n)``, ``n >= 0``, in one compiled loop (a plain sketch:
+        the counts are sums, so adding them together is adding them in turn)."""
+        if self.conservative:
+            for key, n in items:
+                self.add(key, n)
+            return
+        _add_counts(self._rows, items, self._mults, self.width)
 
     def get(self, key: int) -> int:
         best = MAX_COUNT

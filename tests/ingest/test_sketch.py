@@ -63,3 +63,39 @@ def test_shapes_are_checked() -> None:
     with pytest.raises(ValueError):
         multipliers(8, len(MULTIPLIERS) + 1)
     assert multipliers(8, 2) == MULTIPLIERS[:2]
+
+
+COUNTS = st.lists(st.tuples(st.integers(0, (1 << 64) - 1), st.integers(0, 1 << 33)), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(COUNTS, st.integers(1, 300), st.integers(1, len(MULTIPLIERS)))
+def test_counts_added_at_once_are_those_added_in_turn(
+    items: list[tuple[int, int]], width: int, depth: int,
+) -> None:
+    """``SketchCounter.add_counts`` (a plain sketch's merge and its exact counts turned into a
+    sketch: one compiled loop) raises the cells ``add`` raises one key at a time, saturating
+    alike; the compiled twin writes the reference's cells."""
+    compiled = require_compiled("neardup.ingest._sketch")
+    one, many = (SketchCounter(width, depth, conservative=False) for _ in range(2))
+    for key, n in items:
+        one.add(key, n)
+    many.add_counts(items)
+    assert many._rows == one._rows
+    mults = multipliers(width, depth)
+    rows = [row[:] for row in one._rows]
+    compiled.add_counts(rows, items, mults, width)
+    _sketch_py.add_counts(one._rows, items, mults, width)
+    assert rows == one._rows
+
+
+def test_counts_added_at_once_are_checked() -> None:
+    compiled = require_compiled("neardup.ingest._sketch")
+    for twin in (compiled, _sketch_py):
+        rows = SketchCounter(7, 2, conservative=False)._rows
+        with pytest.raises(ValueError):
+            twin.add_counts(rows, [(1, -1)], MULTIPLIERS[:2], 7)  # counts are not taken back
+        with pytest.raises(ValueError):
+            twin.add_counts(rows, [(1, 1)], MULTIPLIERS[:3], 7)  # a row a multiplier
+        with pytest.raises(ValueError):
+            twin.add_counts(rows, [(1, 1)], MULTIPLIERS[:2], 8)  # rows of the width
