@@ -314,15 +314,16 @@ class BoundedCounter:
         if (self.max_exact, self.width, self.depth) != (other.max_exact, other.width, other.depth):
             raise ValueError("counters of different limits do not merge")
         if other._exact is not None:
-            # The sums, then the sketch if they are too many keys: what adding them one at a
-            # time gives (the sketch holds sums), in C.
-            if self._exact is not None:
-                self._exact.update(other._exact)
-                if len(self._exact) > self.max_exact:
-                    self._to_sketch()
-            else:
-                assert self._sketch is not None
-                self._sketch.add_counts(other._exact.items())
+            # What adding them one at a time gives (the sketch holds sums), in C: the exact
+            # sums while the keys of both are few enough, else both in the sketch (the dict
+            # never holds more than max_exact keys).
+            exact = self._exact
+            if exact is not None:
+                shared = sum(map(exact.__contains__, other._exact))
+                if len(exact) + len(other._exact) - shared <= self.max_exact:
+                    exact.update(other._exact)
+                    return
+            self._to_sketch().add_counts(other._exact.items())
         else:
             assert other._sketch is not None
             self._to_sketch().merge(other._sketch)
