@@ -515,7 +515,7 @@ class ChromeCounts:
         need = self._needed(site)
         if not self.warmup and self.pages(site) < need:
             return [False] * len(hashes)  # no line of a site this small is on T of its pages
-        get_many = getattr(self._counter, "get_many", None)  # a remote counter: one request
+        get_many = getattr(self._counter, "get_many", None)  # one request (remote), one C loop
         if get_many is not None:
             counts = list(get_many(hashes))
         else:
