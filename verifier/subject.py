@@ -129,7 +129,7 @@ def _forms_of(text: str) -> tuple[Counter[str], frozenset[str], dict[str, tuple[
     tokens = _token_list(text)
     written = _token_counts(text)
     counts = Counter(map(str.casefold, tokens))
-    plain = {t for t in written if t.isalpha() and (t.islower() or t[1:].islower())}
+    plain = set(filter(_prose_word, written))
     words = counts.copy()  # a plain token's word is its case fold (below: a short one has none)
     idents: set[str] = set()
     not_idents = set(map(str.casefold, plain))
@@ -172,6 +172,12 @@ def _token_counts(text: str) -> Counter[str]:
     return Counter(_token_list(text))
 
 
+def _prose_word(token: str) -> bool:
+    """Whether ``token`` is a word as prose writes it ("colour", "Colour": letters, small after
+    the first): one part, one word, no identifier."""
+    return token.isalpha() and (token.islower() or token[1:].islower())
+
+
 _FORMS: dict[str, tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = {}
 _MAX_FORMS = 1 << 15  # (the cache then holds under 20 MB)
 
@@ -183,8 +189,8 @@ def _form(token: str) -> tuple[str, bool, tuple[str, ...], tuple[str, ...]]:
     got = _FORMS.get(token)
     if got is None:
         f = token.casefold()
-        if token.isalpha() and (token.islower() or token[1:].islower()):
-            got = (f, False, (f,), (f,) if len(f) >= 2 else ())  # a word: "colour", "Colour"
+        if _prose_word(token):
+            got = (f, False, (f,), (f,) if len(f) >= 2 else ())
         else:
             got = (f, is_identifier(token), tuple(p.casefold() for p in _parts(token)),
                    (f,) if f.isalpha() and len(f) >= 2 else tuple(_WORD.findall(f)))
