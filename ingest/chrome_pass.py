@@ -211,10 +211,11 @@ class KeptHashes:
     in memory, per page its record number, offset, line count, text length and the text's
     ``hash()`` (36 bytes). The files are unlinked once open: they go with the descriptors,
     which forked preparing processes inherit (and read with ``os.pread``: no shared file
-    position). A page's hashes come back only for the text they were taken of (its length,
-    line count and ``hash()``, which forked processes share), so a reader that numbers
-    records otherwise — a WARC file's pages are numbered among its text pages alone in the
-    counting pass — gets None, never another page's hashes.
+    position). A page's hashes come back only for the text they were taken of (its length and
+    ``hash()``, which forked processes share), so a reader that numbers records otherwise — a
+    WARC file's pages are numbered among its text pages alone in the counting pass — gets
+    None, never another page's hashes (and :meth:`~neardup.ingest.chrome.ChromeCounts.mask`
+    hashes a text whose line count is not theirs).
     """
 
     def __init__(self, parts: Sequence[_KeptPart]) -> None:
@@ -232,8 +233,7 @@ class KeptHashes:
             if i == len(part.numbers) or part.numbers[i] != number:
                 continue
             k = part.lines[i]
-            if part.chars[i] != len(text) or part.digests[i] != hash(text) \
-                    or text.count("\n") + 1 != k:
+            if part.chars[i] != len(text) or part.digests[i] != hash(text):
                 return None
             data = os.pread(fd, 12 * k, part.offsets[i])
             hashes, lengths = array("Q"), array("I")
