@@ -42,7 +42,7 @@ import regex
 
 __all__ = [
     "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_WORDS",
-    "TYPO_EDITS",
+    "REPEAT_WORDS", "TYPO_EDITS",
     "identifier_words",
     "is_identifier", "name_differs", "named_things", "one_spelling", "page_name",
     "spelling_variants", "subject_differs",
@@ -68,7 +68,12 @@ HEAD_WORDS = 8
 """How many words open a page: where its title or heading is."""
 
 MIN_REPEATS = 4
-"""How often a head word must occur in its page to be a subject word."""
+"""How often a head word must occur in its page to be a subject word; in a page of fewer than
+``MIN_REPEATS * REPEAT_WORDS`` words, once every :data:`REPEAT_WORDS` words, twice at least."""
+
+REPEAT_WORDS = 25
+"""A short page names its subject less often: "Selects the row that contains the cursor.
+Choose Table - Select - Row." (26 words) says "row" twice (:data:`MIN_REPEATS`)."""
 
 MIN_IDENTIFIER_USES = 3
 """How many uses of identifiers the other page lacks two pages must have together, each at
@@ -222,7 +227,8 @@ def _near_pattern(word: str) -> regex.Pattern[str]:
 @lru_cache(maxsize=64)
 def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
     """The case-folded words of ``text`` counted, and its head words that occur at least
-    :data:`MIN_REPEATS` times (its subject words before the other page is seen). Kept for the
+    :data:`MIN_REPEATS` times, or once every :data:`REPEAT_WORDS` words of a shorter page and
+    twice at least (its subject words before the other page is seen). Kept for the
     last texts seen: a page is compared with each of its candidates in turn."""
     # A word is inside one token (a token's letters, between its digits and underscores): the
     # words are the tokens' words, found once a form (:func:`_form`).
@@ -232,7 +238,8 @@ def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
         first.extend(_form(t)[3])
         if len(first) >= HEAD_WORDS:
             break
-    head = tuple(w for w in dict.fromkeys(first[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS)
+    need = min(MIN_REPEATS, max(2, -(-sum(counts.values()) // REPEAT_WORDS)))
+    head = tuple(w for w in dict.fromkeys(first[:HEAD_WORDS]) if counts[w] >= need)
     return counts, head
 
 
@@ -240,7 +247,9 @@ def subject_words(a: str, b: str) -> list[str]:
     """The subject words of ``a`` (case folded, in order of first use) that ``b`` lacks.
 
     A head word written as an identifier wherever it occurs in ``a`` (:func:`is_identifier`)
-    counts in ``b`` only as itself; any other word also as its spelling variants.
+    counts in ``b`` only as itself; any other word also as its spelling variants. A word of two
+    letters is a subject only as an identifier ("FG"): in prose it is a function word ("an URL"
+    / "a URL").
 
     >>> fg = "Fill with FG Color. The Fill with FG Color command uses the FG color. Use FG."
     >>> bg = "Fill with BG Colour. The Fill with BG Colour command uses the BG colour. Use BG."
@@ -259,6 +268,8 @@ def subject_words(a: str, b: str) -> list[str]:
     idents = _tokens(a)[1]
     out = []
     for w in head:
+        if len(w) < 3 and w not in idents:
+            continue  # "an" / "a": two letters of prose are a function word, no subject
         n = other[w]
         # The near matches of a word include its exact ones (a match of the pattern cannot
         # hold two whole words), so when these are enough the costly search is not needed.

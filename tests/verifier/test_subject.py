@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from hypothesis import given, settings
@@ -12,6 +13,7 @@ from neardup.verifier.subject import (
     _WORD,
     HEAD_WORDS,
     MIN_REPEATS,
+    REPEAT_WORDS,
     _form,
     _forms_of,
     _near_pattern,
@@ -72,13 +74,15 @@ def _reference_subject_words(a: str, b: str) -> list[str]:
     """The rule written plainly: every near count by the fuzzy whole-word search."""
     words = [w.casefold() for w in _WORD.findall(a)]
     counts = Counter(words)
-    head = [w for w in dict.fromkeys(words[:HEAD_WORDS]) if counts[w] >= MIN_REPEATS]
+    need = min(MIN_REPEATS, max(2, math.ceil(len(words) / REPEAT_WORDS)))
+    head = [w for w in dict.fromkeys(words[:HEAD_WORDS]) if counts[w] >= need]
     other = Counter(w.casefold() for w in _WORD.findall(b))
     # a word written as an identifier wherever it occurs counts only as itself
     idents = {w.casefold() for w in _WORD.findall(a)} - {
         w.casefold() for w in _WORD.findall(a) if not is_identifier(w)}
     return [w for w in head
-            if (other[w] if len(w) < 4 or w in idents else len(_near_pattern(w).findall(b)))
+            if (len(w) >= 3 or w in idents)
+            and (other[w] if len(w) < 4 or w in idents else len(_near_pattern(w).findall(b)))
             * MIN_REPEATS <= counts[w]]
 
 
@@ -197,3 +201,29 @@ def test_a_name_written_with_a_hyphen_is_the_same_name() -> None:
                                "Dragging-and-Dropping Within a Document" + drag)
     # a name that adds two words stays another name
     assert subject_differs("Error Bars" + body, "Y Error Bars Settings" + body)
+
+
+ROW = ("Select\n\nSelects the row that contains the cursor.\n\nChoose Table - Select - Row.\n\n"
+       "This option is only available if the cursor is in a table.")
+COLUMN = ("Select\n\nSelects the column that contains the cursor. This option is only available "
+          "if the cursor is in a table.\n\nChoose Table - Select - Column.")
+
+
+def test_a_short_page_names_its_subject_twice() -> None:
+    # 26 words: "row" twice is once every REPEAT_WORDS words; four uses are not to be had.
+    assert subject_words(ROW, COLUMN) == ["row"]
+    assert subject_words(COLUMN, ROW) == ["column"]
+    assert subject_differs(ROW, COLUMN)
+    # a longer page still asks MIN_REPEATS uses of its head word
+    long_row = ROW + " Data cells of a table hold the values you type." * 8
+    assert not subject_words(long_row, COLUMN)
+
+
+def test_two_letters_of_prose_are_no_subject() -> None:
+    us = ("AutoCorrect has been activated\n\nAn URL has been detected and a hyperlink attribute "
+          "has been set\n\nAutoCorrect has modified your text. A string has been detected as an "
+          "URL and is now shown as a hyperlink.\n\nChoose Tools - AutoCorrect - Options tab.")
+    gb = us.replace("An URL", "A URL").replace("an URL", "a URL")
+    assert not subject_differs(us, gb)
+    # ... while two capitals are an identifier, whatever their length
+    assert subject_words(FG, FG.replace("FG", "BG")) == ["fg"]
