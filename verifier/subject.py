@@ -9,11 +9,12 @@ because they are about different things. What a page is about shows in its name,
 and in the identifiers it uses. :func:`subject_differs` is true when
 
 * either page has a **subject word** the other lacks (:func:`subject_words`): a word among the
-  first :data:`HEAD_WORDS` words that occurs at least :data:`MIN_REPEATS` times in it and at
-  most a quarter as often in the other page (a generated manual links the previous and the
+  first :data:`HEAD_WORDS` words that occurs at least :data:`MIN_REPEATS` times in it (once
+  every :data:`REPEAT_WORDS` words of a shorter page, twice at least) and at most a quarter as
+  often in the other page (a generated manual links the previous and the
   next page by title, so a sibling names the other's subject once), a spelling variant or
   typo counted as the word — unless the word is an **identifier** (:func:`is_identifier`:
-  ``XCOS``, ``DefBool``, ``pg_stat``), which counts only as itself;
+  ``XCOS``, ``DefBool``, ``pg_stat``, ``DOMException``), which counts only as itself;
 * their **names** (:func:`page_name`: a first block that is a title or heading) differ by a
   substitution (:func:`name_differs`);
 * each uses **identifiers the other lacks** (:func:`identifier_words`), together at least
@@ -56,7 +57,9 @@ _WORD = regex.compile(_LETTER + "{2,}")
 # joining it ("pg_stat_activity"), not CJK characters.
 _TOKEN = regex.compile(r"[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+"
                        r"(?:_+[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)*")
-_CAMEL = regex.compile(r"\p{Ll}\p{Lu}")
+# A capital after a small letter ("DefBool"), or two capitals before two small letters
+# ("DOMException", "QName"; not "URLs", "IDs").
+_CAMEL = regex.compile(r"\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}")
 _ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
 # Operators in a name, each a token of it: the pages of "+" and "/" of one template are two.
 _OPERATOR = regex.compile(r"[-+*/\\^&|<>=%~!]+")
@@ -99,13 +102,15 @@ def is_identifier(token: str) -> bool:
     """Whether ``token`` (as written) is an identifier rather than a word of prose: it joins
     letters and digits ("lang3", "x86", not "3rd") or words by an underscore
     ("column_privileges"), has a capital after a small letter ("DefBool", "FailableBiConsumer")
-    or is two or more capitals ("XCOS", "FG"). Identifiers are never spelling variants of each
-    other: "XCOS" and "XCOT" are two functions, "colour" and "color" one word. (In a page's
-    name, a token with any capital after its first letter is one too: :func:`_unmatched`.)
+    or two capitals before two small letters ("DOMException", "QName": an acronym that opens a
+    name; "URLs" stays a word) or is two or more capitals ("XCOS", "FG"). Identifiers are
+    never spelling variants of each other: "XCOS" and "XCOT" are two functions, "colour" and
+    "color" one word. (In a page's name, a token with any capital after its first letter is
+    one too: :func:`_unmatched`.)
 
-    >>> [t for t in ("XCOS", "DefBool", "pg_stat", "log10", "3rd", "Colour", "colour", "12")
-    ...  if is_identifier(t)]
-    ['XCOS', 'DefBool', 'pg_stat', 'log10']
+    >>> [t for t in ("XCOS", "DefBool", "pg_stat", "log10", "DOMException", "3rd", "Colour",
+    ...              "colour", "URLs", "12") if is_identifier(t)]
+    ['XCOS', 'DefBool', 'pg_stat', 'log10', 'DOMException']
     """
     if "_" in token:
         return True

@@ -227,3 +227,13 @@ def test_two_letters_of_prose_are_no_subject() -> None:
     assert not subject_differs(us, gb)
     # ... while two capitals are an identifier, whatever their length
     assert subject_words(FG, FG.replace("FG", "BG")) == ["fg"]
+
+
+def test_an_acronym_opening_a_name_makes_an_identifier() -> None:
+    # Doxygen's letter index of variables: one member a page, the rest the template.
+    code = "Class Members - Variables\n\nXerces-C++ 3.2.4\n\n- c -\n\ncode : DOMException"
+    ext = "Class Members - Variables\n\nXerces-C++ 3.2.4\n\n- e -\n\nextCh : XMLTransService::TransRec"
+    assert is_identifier("DOMException") and is_identifier("QName")
+    assert not is_identifier("URLs") and not is_identifier("IDs")
+    assert identifier_words(code, ext) == {"domexception": 1}
+    assert subject_differs(code, ext)
