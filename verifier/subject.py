@@ -59,6 +59,8 @@ _TOKEN = regex.compile(r"[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+"
                        r"(?:_+[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)*")
 # A capital after a small letter ("DefBool"), or two capitals before two small letters
 # ("DOMException", "QName"; not "URLs", "IDs").
+# A character of a CJK script: a word of its own, as the verifier counts words.
+_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
 _CAMEL = regex.compile(r"\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}")
 _ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
 # Operators in a name, each a token of it: the pages of "+" and "/" of one template are two.
@@ -76,7 +78,8 @@ MIN_REPEATS = 4
 
 REPEAT_WORDS = 25
 """A short page names its subject less often: "Selects the row that contains the cursor.
-Choose Table - Select - Row." (26 words) says "row" twice (:data:`MIN_REPEATS`)."""
+Choose Table - Select - Row." (26 words) says "row" twice (:data:`MIN_REPEATS`). Words are
+counted as the verifier counts them: a CJK character is one."""
 
 MIN_IDENTIFIER_USES = 3
 """How many uses of identifiers the other page lacks two pages must have together, each at
@@ -243,7 +246,9 @@ def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
         first.extend(_form(t)[3])
         if len(first) >= HEAD_WORDS:
             break
-    need = min(MIN_REPEATS, max(2, -(-sum(counts.values()) // REPEAT_WORDS)))
+    # The page's length in words as the verifier counts them: every CJK character is one.
+    size = sum(counts.values()) + len(_CJK.findall(text))
+    need = min(MIN_REPEATS, max(2, -(-size // REPEAT_WORDS)))
     head = tuple(w for w in dict.fromkeys(first[:HEAD_WORDS]) if counts[w] >= need)
     return counts, head
 

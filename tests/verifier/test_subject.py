@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,13 +69,20 @@ def test_latin_words_inside_chinese_text() -> None:
     assert subject_words(a, a) == []
     assert subject_words(a, a.replace("plien", "brok")) == ["plien"]
     assert subject_words("中文页面，没有拉丁字母。" * 4, "另一个页面。") == []
+    # a Chinese page of 100 characters is no short page: its Latin head word must recur 4 times
+    long_zh = "Linux系统的安装说明，Linux版本。" + "这是一个关于操作系统安装步骤的详细说明文字。" * 4
+    assert subject_words(long_zh, long_zh.replace("Linux", "Windows")) == []
+    assert subject_words(long_zh + "Linux，Linux。", long_zh.replace("Linux", "Windows")) == [
+        "linux"]
 
 
 def _reference_subject_words(a: str, b: str) -> list[str]:
     """The rule written plainly: every near count by the fuzzy whole-word search."""
     words = [w.casefold() for w in _WORD.findall(a)]
     counts = Counter(words)
-    need = min(MIN_REPEATS, max(2, math.ceil(len(words) / REPEAT_WORDS)))
+    size = len(words) + sum(regex.match(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]", c)
+                            is not None for c in a)
+    need = min(MIN_REPEATS, max(2, math.ceil(size / REPEAT_WORDS)))
     head = [w for w in dict.fromkeys(words[:HEAD_WORDS]) if counts[w] >= need]
     other = Counter(w.casefold() for w in _WORD.findall(b))
     # a word written as an identifier wherever it occurs counts only as itself
