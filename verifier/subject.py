@@ -57,10 +57,10 @@ _WORD = regex.compile(_LETTER + "{2,}")
 # joining it ("pg_stat_activity"), not CJK characters.
 _TOKEN = regex.compile(r"[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+"
                        r"(?:_+[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)*")
-# A capital after a small letter ("DefBool"), or two capitals before two small letters
-# ("DOMException", "QName"; not "URLs", "IDs").
 # A character of a CJK script: a word of its own, as the verifier counts words.
 _CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
+# A capital after a small letter ("DefBool"), or two capitals before two small letters
+# ("DOMException", "QName"; not "URLs", "IDs").
 _CAMEL = regex.compile(r"\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}")
 _ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
 # Operators in a name, each a token of it: the pages of "+" and "/" of one template are two.
@@ -73,8 +73,8 @@ HEAD_WORDS = 8
 """How many words open a page: where its title or heading is."""
 
 MIN_REPEATS = 4
-"""How often a head word must occur in its page to be a subject word; in a page of fewer than
-``MIN_REPEATS * REPEAT_WORDS`` words, once every :data:`REPEAT_WORDS` words, twice at least."""
+"""How often a head word must occur in its page to be a subject word; in a shorter page, once
+every :data:`REPEAT_WORDS` words (rounded up), twice at least."""
 
 REPEAT_WORDS = 25
 """A short page names its subject less often: "Selects the row that contains the cursor.
