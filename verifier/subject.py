@@ -42,8 +42,8 @@ from functools import lru_cache
 import regex
 
 __all__ = [
-    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_WORDS",
-    "REPEAT_WORDS", "TYPO_EDITS",
+    "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_HEAD",
+    "NAME_WORDS", "REPEAT_WORDS", "TYPO_EDITS",
     "identifier_words",
     "is_identifier", "name_differs", "named_things", "one_spelling", "page_name",
     "spelling_variants", "subject_differs",
@@ -80,6 +80,10 @@ REPEAT_WORDS = 25
 """A short page names its subject less often: "Selects the row that contains the cursor.
 Choose Table - Select - Row." (26 words) says "row" twice (:data:`MIN_REPEATS`). Words are
 counted as the verifier counts them: a CJK character is one."""
+
+NAME_HEAD = 24
+"""How many tokens open a page for :func:`named_things`: its name and the sentence that says
+what the page is about."""
 
 MIN_IDENTIFIER_USES = 3
 """How many uses of identifiers the other page lacks two pages must have together, each at
@@ -447,9 +451,12 @@ def name_differs(a: str, b: str) -> bool:
 def named_things(a: str, b: str) -> list[str]:
     """The names of things ``a`` uses twice or more inside its sentences — capitalised words
     after a small letter, a digit or a punctuation mark ("select the Illustration Index") —
-    that ``b`` never names and uses less often, nor writes as two words or in a compound
-    (:func:`_compound`), leaving out those within :data:`TYPO_EDITS` letters replaced of such
-    a word of ``b`` ("Gray" / "Grey").
+    that ``b`` never names and uses less often than ``a`` names them — or, for a thing ``a``
+    names at its head (its first :data:`NAME_HEAD` tokens: "The following options are
+    available when you select the Illustration Index"), less often than ``a`` uses the word,
+    so that an example elsewhere ("Illustration 24: The Sun") does not hide it — nor writes as
+    two words or in a compound (:func:`_compound`), leaving out those within
+    :data:`TYPO_EDITS` letters replaced of such a word of ``b`` ("Gray" / "Grey").
 
     >>> a = "Select the Illustration Index. Use the Illustration Index for images."
     >>> b = "Select the Index of Tables. Use the Index of Tables for tables."
@@ -458,8 +465,10 @@ def named_things(a: str, b: str) -> list[str]:
     """
     mine, theirs = _named(a), _named(b)
     ta, tb = _tokens(a)[0], _tokens(b)[0]
+    head = {t.casefold() for t in _token_list(a)[:NAME_HEAD]}
     lacking = [w for w, n in mine.items()
-               if n >= 2 and not theirs[w] and tb[w] < n and not _compound(w, tb, ta)]
+               if n >= 2 and not theirs[w] and (tb[w] < n or (w in head and tb[w] < ta[w]))
+               and not _compound(w, tb, ta)]
     others = [w for w in theirs if not mine[w] and ta[w] < theirs[w]]
     return [w for w in lacking
             if not _typo(w, [o for o in others if len(o) == len(w)], long=False)]

@@ -21,6 +21,7 @@ from neardup.verifier.subject import (
     identifier_words,
     is_identifier,
     name_differs,
+    named_things,
     spelling_variants,
     subject_differs,
     subject_words,
@@ -245,3 +246,28 @@ def test_an_acronym_opening_a_name_makes_an_identifier() -> None:
     assert not is_identifier("URLs") and not is_identifier("IDs")
     assert identifier_words(code, ext) == {"domexception": 1}
     assert subject_differs(code, ext)
+
+
+def _index_page(name: str) -> str:
+    return (f"Index\n\nThe following options are available when you select the {name} as the "
+            f"index type.\n\nChoose Insert - Table of Contents and Index - Type tab (when {name} "
+            "is the selected type).\n\nType and Title\n\nSpecify the type and title of the index."
+            "\n\nDisplay\n\nSelect the part of the caption, based on the caption text "
+            '"Illustration 24: The Sun", where "Illustration 24" was generated.\n\nReference '
+            "Text\n\nIllustration 24: The Sun\n\nCategory and Number\n\nIllustration 24")
+
+
+def test_a_thing_named_at_the_head_is_the_subject_though_an_example_uses_the_word() -> None:
+    # Writer's index types: every one of these pages shows the caption "Illustration 24".
+    illustrations, tables = _index_page("Illustration Index"), _index_page("Index of Tables")
+    assert named_things(illustrations, tables) == ["illustration"]
+    assert named_things(tables, illustrations) == ["tables"]
+    assert subject_differs(illustrations, tables)
+    # deeper in the page, the word used as often elsewhere is no subject: a UK page renaming an
+    # argument of one function among many ("POWER(Base; Exponent)" / "POWER(Base; Power)")
+    functions = ("Functions\n\nThis category contains the mathematical functions of Calc, "
+                 "from ABS to TRUNC, each with its syntax and an example of its use. "
+                 + "EXP returns e raised to the power of a number, a power. " * 3)
+    us = functions + "POWER(Base; Exponent) returns Base raised to the power of Exponent."
+    gb = functions + "POWER(Base; Power) returns Base raised to the power of Power."
+    assert named_things(gb, us) == []
