@@ -451,9 +451,9 @@ def name_differs(a: str, b: str) -> bool:
 def named_things(a: str, b: str) -> list[str]:
     """The names of things ``a`` uses twice or more inside its sentences — capitalised words
     after a small letter, a digit or a punctuation mark ("select the Illustration Index") —
-    that ``b`` never names and uses less often than ``a`` names them — or, for a thing ``a``
-    names at its head (its first :data:`NAME_HEAD` tokens: "The following options are
-    available when you select the Illustration Index"), less often than ``a`` uses the word,
+    that ``b`` never names and uses less often than ``a`` names them — or, for a word among
+    ``a``'s first :data:`NAME_HEAD` tokens, its head ("The following options are available
+    when you select the Illustration Index"), less often than ``a`` uses the word,
     so that an example elsewhere ("Illustration 24: The Sun") does not hide it — nor writes as
     two words or in a compound (:func:`_compound`), leaving out those within
     :data:`TYPO_EDITS` letters replaced of such a word of ``b`` ("Gray" / "Grey").
