@@ -50,15 +50,16 @@ __all__ = [
     "subject_words",
 ]
 
+# The CJK scripts, whose characters are words of their own (as in the verifier), never part of
+# a word or token below.
+_CJK_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
 # Words that can name a subject: letters only (any script but CJK), two or more.
-_LETTER = r"[^\W\d_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]"
+_LETTER = rf"[^\W\d_{_CJK_SCRIPTS}]"
 _WORD = regex.compile(_LETTER + "{2,}")
 # Tokens as written, for identifiers: runs of letters and digits, underscores inside a run
 # joining it ("pg_stat_activity"), not CJK characters.
-_TOKEN = regex.compile(r"[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+"
-                       r"(?:_+[^\W_\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+)*")
-# A character of a CJK script: a word of its own, as the verifier counts words.
-_CJK = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
+_TOKEN = regex.compile(rf"[^\W_{_CJK_SCRIPTS}]+(?:_+[^\W_{_CJK_SCRIPTS}]+)*")
+_CJK = regex.compile(f"[{_CJK_SCRIPTS}]")
 # A capital after a small letter ("DefBool"), or two capitals before two small letters
 # ("DOMException", "QName"; not "URLs", "IDs").
 _CAMEL = regex.compile(r"\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}")
@@ -78,8 +79,8 @@ every :data:`REPEAT_WORDS` words (rounded up), twice at least."""
 
 REPEAT_WORDS = 25
 """A short page names its subject less often: "Selects the row that contains the cursor.
-Choose Table - Select - Row." (26 words) says "row" twice (:data:`MIN_REPEATS`). Words are
-counted as the verifier counts them: a CJK character is one."""
+Choose Table - Select - Row." (26 words) says "row" twice (:data:`MIN_REPEATS`). A CJK
+character is one word, as in the verifier."""
 
 NAME_HEAD = 24
 """How many tokens open a page for :func:`named_things`: its name and the sentence that says
@@ -240,8 +241,9 @@ def _near_pattern(word: str) -> regex.Pattern[str]:
 def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
     """The case-folded words of ``text`` counted, and its head words that occur at least
     :data:`MIN_REPEATS` times, or once every :data:`REPEAT_WORDS` words of a shorter page and
-    twice at least (its subject words before the other page is seen). Kept for the
-    last texts seen: a page is compared with each of its candidates in turn."""
+    twice at least, and of three letters or more unless an identifier (its subject words
+    before the other page is seen). Kept for the last texts seen: a page is compared with each
+    of its candidates in turn."""
     # A word is inside one token (a token's letters, between its digits and underscores): the
     # words are the tokens' words, found once a form (:func:`_form`).
     counts = _forms_of(text)[3]
@@ -250,10 +252,13 @@ def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
         first.extend(_form(t)[3])
         if len(first) >= HEAD_WORDS:
             break
-    # The page's length in words as the verifier counts them: every CJK character is one.
+    # The page's length in words: every CJK character is one, as in the verifier.
     size = sum(counts.values()) + len(_CJK.findall(text))
     need = min(MIN_REPEATS, max(2, -(-size // REPEAT_WORDS)))
-    head = tuple(w for w in dict.fromkeys(first[:HEAD_WORDS]) if counts[w] >= need)
+    idents = _tokens(text)[1]
+    # "an" / "a": two letters of prose are a function word, no subject
+    head = tuple(w for w in dict.fromkeys(first[:HEAD_WORDS])
+                 if counts[w] >= need and (len(w) >= 3 or w in idents))
     return counts, head
 
 
@@ -282,8 +287,6 @@ def subject_words(a: str, b: str) -> list[str]:
     idents = _tokens(a)[1]
     out = []
     for w in head:
-        if len(w) < 3 and w not in idents:
-            continue  # "an" / "a": two letters of prose are a function word, no subject
         n = other[w]
         # The near matches of a word include its exact ones (a match of the pattern cannot
         # hold two whole words), so when these are enough the costly search is not needed.
