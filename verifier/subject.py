@@ -19,6 +19,10 @@ and in the identifiers it uses. :func:`subject_differs` is true when
   substitution (:func:`name_differs`);
 * each uses **identifiers the other lacks** (:func:`identifier_words`), together at least
   :data:`MIN_IDENTIFIER_USES` times.
+* each has **lines of its own** (:func:`own_differs`): a sentence on a line of its own that
+  shares under half its words with every line and sentence of the other page (:func:`own_lines`),
+  more than :data:`OWN_LINES` together or one each at different places: two menu pages listing
+  their own commands under one template.
 
 A token used once that is a typo of one of the other page's tokens tells no subject: copies
 with edits stay copies. :func:`spelling_variants` writes two pages in one spelling when one
@@ -43,9 +47,10 @@ import regex
 
 __all__ = [
     "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_HEAD",
-    "NAME_WORDS", "REPEAT_WORDS", "TYPO_EDITS",
+    "NAME_WORDS", "OWN_LINES", "REPEAT_WORDS", "SENTENCE_WORDS", "TYPO_EDITS",
     "identifier_words",
-    "is_identifier", "name_differs", "named_things", "one_spelling", "page_name",
+    "is_identifier", "name_differs", "named_things", "one_spelling", "own_differs", "own_lines",
+    "page_name",
     "spelling_variants", "subject_differs",
     "subject_words",
 ]
@@ -100,6 +105,14 @@ text holds few tokens (:func:`page_name` counts no CJK characters) and is no nam
 NAME_ADDED = 2
 """How many words one page's name must add to the other's, which has two or more, for the names
 to differ (:func:`name_differs`)."""
+
+SENTENCE_WORDS = 4
+"""The fewest words of a line that is a page's own (:func:`own_lines`): shorter lines are
+labels, headings and menu entries."""
+
+OWN_LINES = 2
+"""How many own lines (:func:`own_lines`) the two pages may have together, one each at the same
+place, and still be one page reworded (:func:`own_differs`)."""
 
 TYPO_EDITS = 2
 """The most edits (letters inserted, deleted or replaced) between a short token and its typo
@@ -497,7 +510,8 @@ def subject_differs(a: str, b: str) -> bool:
     """Whether pages ``a`` and ``b`` are about different subjects, once written in one spelling
     (:func:`one_spelling`): either has a subject word the other lacks (:func:`subject_words`),
     their names differ by a substitution (:func:`name_differs`), each names things the other
-    never does (:func:`named_things`: "Illustration Index" / "Index of Tables"), or each uses
+    never does (:func:`named_things`: "Illustration Index" / "Index of Tables"), each has lines
+    of its own (:func:`own_differs`), or each uses
     identifiers the other lacks, together at least :data:`MIN_IDENTIFIER_USES` times
     (:func:`identifier_words`: two source files of one template, two classes of one family).
 
@@ -514,6 +528,8 @@ def subject_differs(a: str, b: str) -> bool:
         return True
     if named_things(a, b) and named_things(b, a):
         return True
+    if own_differs(a, b):
+        return True
     ours, theirs = identifier_words(a, b), identifier_words(b, a)
     if not (ours and theirs) or sum(ours.values()) + sum(theirs.values()) < MIN_IDENTIFIER_USES:
         return False
@@ -526,6 +542,113 @@ def subject_differs(a: str, b: str) -> bool:
 
     ours, theirs = _telling(ours, tb, ta, parts=parts), _telling(theirs, ta, tb, parts=parts)
     return bool(ours and theirs) and sum(ours.values()) + sum(theirs.values()) >= MIN_IDENTIFIER_USES
+
+
+# Where a sentence ends: after a full stop, a question or exclamation mark, a semicolon or a
+# colon and white space, or after a CJK full stop, question or exclamation mark or semicolon.
+_SENTENCE_END = regex.compile(r"(?<=[.!?;:\u3002\uff01\uff1f\uff1b\uff1a])\s+|(?<=[\u3002\uff01\uff1f\uff1b])")
+
+
+# A word of a line for :func:`own_lines`: a token or a CJK character.
+_LINE_WORD = regex.compile(f"{_TOKEN.pattern}|{_CJK.pattern}")
+
+
+def _bag(text: str) -> frozenset[str]:
+    """The words of ``text``: its tokens, casefolded, and its CJK characters."""
+    return frozenset(_LINE_WORD.findall(text.casefold()))
+
+
+def _sentence_count(line: str) -> int:
+    return sum(1 for part in _SENTENCE_END.split(line) if part.strip())
+
+
+@lru_cache(maxsize=512)
+def _lines(text: str) -> tuple[str, ...]:
+    """The lines of ``text`` that have a word, stripped."""
+    return tuple(line for line in map(str.strip, text.split("\n")) if _LINE_WORD.search(line))
+
+
+@lru_cache(maxsize=512)
+def _line_set(text: str) -> frozenset[str]:
+    return frozenset(_lines(text))
+
+
+@lru_cache(maxsize=128)
+def _passages(text: str) -> tuple[frozenset[str], ...]:
+    """The words (:func:`_bag`) of every line of ``text`` and of every sentence of at least
+    :data:`SENTENCE_WORDS` words in it, each set of words once."""
+    out = set()
+    for line in _lines(text):
+        out.add(_bag(line))
+        parts = _SENTENCE_END.split(line)
+        if len(parts) > 1:
+            out.update(words for words in map(_bag, parts) if len(words) >= SENTENCE_WORDS)
+    return tuple(out)
+
+
+def _shares(s: frozenset[str], t: frozenset[str]) -> bool:
+    """Whether ``t`` holds half of ``s``'s words or more."""
+    return len(s & t) * 2 >= len(s)
+
+
+def own_lines(a: str, b: str) -> list[int]:
+    """The lines of ``a`` (numbered as :func:`_lines` lists them) that are its own: a line that
+    is one sentence of at least :data:`SENTENCE_WORDS` words and shares under half its words with
+    every line and every sentence of ``b``. A template's lines, a sentence moved or split across
+    lines, a sentence with a word changed: none is a page's own.
+
+    >>> own_lines("Colours\\nPicks the colour of the text.\\nSaves the file under a new name.",
+    ...           "Colours\\nPicks the colour of the text and its frame.")
+    [2]
+    """
+    theirs, ours = _line_set(b), _line_set(a)
+    changed: list[frozenset[str]] | None = None
+    passages: tuple[frozenset[str], ...] = ()
+    out = []
+    for i, line in enumerate(_lines(a)):
+        if line in theirs:
+            continue
+        words = _bag(line)
+        if len(words) < SENTENCE_WORDS:
+            continue
+        # most often the line's counterpart is a line of b that a lacks: those first
+        if changed is None:
+            changed = [_bag(other) for other in _lines(b) if other not in ours]
+        if any(_shares(words, other) for other in changed) or _sentence_count(line) != 1:
+            continue
+        passages = passages or _passages(b)
+        if not any(_shares(words, p) for p in passages):
+            out.append(i)
+    return out
+
+
+def own_differs(a: str, b: str) -> bool:
+    """Whether each of pages ``a`` and ``b`` has lines of its own (:func:`own_lines`), more than
+    :data:`OWN_LINES` together, or one each not at the same place: two menu pages of one help
+    site, each listing its own commands under one template. One page alone adding lines (a
+    copy with a paragraph added) is not two subjects; nor is one line each reworded in place,
+    after lines that share half their words both ways (a twin in another English).
+
+    >>> insert = "Insert Menu\\nAdds a chart to the document.\\nPuts a frame around the text.\\nHelp"
+    >>> form = "Format Menu\\nChanges the font of the selection.\\nSets the spacing of lines.\\nHelp"
+    >>> own_differs(insert, form), own_differs(insert, insert + "\\nOpens the gallery of shapes.")
+    (True, False)
+    >>> own_differs("Colour\\nClick here to pick a new colour.\\nHelp",
+    ...             "Colour\\nSelect the shade you prefer in this dialog.\\nHelp")
+    False
+    """
+    ours = own_lines(a, b)
+    theirs = own_lines(b, a) if ours else []
+    if not theirs:
+        return False
+    if len(ours) + len(theirs) > OWN_LINES:
+        return True
+    # one line each: reworded in place when the lines before them share half their words
+    i, j = ours[0], theirs[0]
+    if not (i and j):
+        return bool(i or j)
+    before_a, before_b = _bag(_lines(a)[i - 1]), _bag(_lines(b)[j - 1])
+    return not (_shares(before_a, before_b) and _shares(before_b, before_a))
 
 
 # British spellings and the American form they are written in for :func:`spelling_variants`

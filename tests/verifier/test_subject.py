@@ -22,6 +22,8 @@ from neardup.verifier.subject import (
     is_identifier,
     name_differs,
     named_things,
+    own_differs,
+    own_lines,
     spelling_variants,
     subject_differs,
     subject_words,
@@ -271,3 +273,55 @@ def test_a_thing_named_at_the_head_is_the_subject_though_an_example_uses_the_wor
     us = functions + "POWER(Base; Exponent) returns Base raised to the power of Exponent."
     gb = functions + "POWER(Base; Power) returns Base raised to the power of Power."
     assert named_things(gb, us) == []
+
+
+_BAR = ("Image Bar\n\nLibreOffice 7.4 Help\n\nModule\nContents\nIndex\nImage Bar\n\n{intro}\n\n"
+        "Image Filter Bar\n\nThis icon on the Image bar opens the Image Filter bar, where you can "
+        "use various filters on the selected picture.\n\nFilter\n\nCrop\n\nAllows to crop the "
+        "display of an inserted picture. Only the display gets cropped.\n\nCrop\n\n{more}"
+        "Help content debug info:")
+
+
+def test_pages_with_lines_of_their_own_part() -> None:
+    # One toolbar's page in two modules of a help site: each module lists its own buttons.
+    calc = _BAR.format(intro="The Image bar is displayed when you insert or select an image in a "
+                             "sheet.",
+                       more="Anchor\n\nAllows you to switch between anchoring options.\n\n"
+                            "Bring to Front\n\nMoves the selected object to the top of the "
+                            "stacking order.\n\n")
+    impress = _BAR.format(intro="Use the Image bar to set the color, contrast, and brightness "
+                                "options for the selected graphic object.", more="")
+    # the other rules see one template: no subject word, no name or named thing of its own
+    assert not subject_words(calc, impress) and not subject_words(impress, calc)
+    assert not (named_things(calc, impress) and named_things(impress, calc))
+    assert len(own_lines(calc, impress)) == 3 and len(own_lines(impress, calc)) == 1
+    assert own_differs(calc, impress) and subject_differs(calc, impress)
+
+
+def test_a_line_reworded_in_place_or_lines_added_on_one_side_stay_one_page() -> None:
+    us = _BAR.format(intro="Use the Image bar to set the color options for the selected object.",
+                     more="")
+    # the UK page rewords its opening sentence: one own line each, after the same line
+    gb = _BAR.format(intro="This toolbar lets you alter how a chosen picture appears on screen.",
+                     more="")
+    assert len(own_lines(us, gb)) == len(own_lines(gb, us)) == 1
+    assert not own_differs(us, gb) and not subject_differs(us, gb)
+    # a copy with paragraphs added: only one page has lines of its own
+    longer = us + ("\n\nThe filters work on a copy of the picture, and the original file is "
+                   "never changed.\n\nYou can undo each filter from the Edit menu.")
+    assert own_lines(us, longer) == [] and len(own_lines(longer, us)) == 2
+    assert not own_differs(us, longer) and not own_differs(longer, us)
+    # a sentence split across two lines, or with a word changed, is no line of its own
+    split = us.replace("the selected object.", "the\nselected object.")
+    assert own_lines(split, us) == own_lines(us, split) == []
+
+
+def test_one_own_line_each_at_different_places_part() -> None:
+    head = "Menu\n\nChoose a command from the list below.\n\n"
+    a = head + "Opens a new document window.\n\nHelp\n\nAbout"
+    b = head + "Help\n\nAbout\n\nShows the licence of the product."
+    assert len(own_lines(a, b)) == len(own_lines(b, a)) == 1
+    assert own_differs(a, b)
+    # and where one page's own line opens it while the other's does not
+    assert own_differs("Saves the current file to disk.\nHelp\nAbout",
+                       "Help\nAbout\nPrints the current page on paper.")
