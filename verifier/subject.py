@@ -549,6 +549,9 @@ def subject_differs(a: str, b: str) -> bool:
 _SENTENCE_END = regex.compile(r"(?<=[.!?;:\u3002\uff01\uff1f\uff1b\uff1a])\s+|(?<=[\u3002\uff01\uff1f\uff1b])")
 
 
+# Where a stripped line holds more than one sentence: a place :data:`_SENTENCE_END` splits at,
+# but for the end of the line.
+_SENTENCE_BREAK = regex.compile(r"[.!?;:\u3002\uff01\uff1f\uff1b\uff1a]\s|[\u3002\uff01\uff1f\uff1b].")
 # A word of a line for :func:`own_lines`: a token or a CJK character.
 _LINE_WORD = regex.compile(f"{_TOKEN.pattern}|{_CJK.pattern}")
 
@@ -556,10 +559,6 @@ _LINE_WORD = regex.compile(f"{_TOKEN.pattern}|{_CJK.pattern}")
 def _bag(text: str) -> frozenset[str]:
     """The words of ``text``: its tokens, casefolded, and its CJK characters."""
     return frozenset(_LINE_WORD.findall(text.casefold()))
-
-
-def _sentence_count(line: str) -> int:
-    return sum(1 for part in _SENTENCE_END.split(line) if part.strip())
 
 
 @lru_cache(maxsize=512)
@@ -602,19 +601,22 @@ def own_lines(a: str, b: str) -> list[int]:
     [2]
     """
     theirs, ours = _line_set(b), _line_set(a)
+    others = _lines(b)
     changed: list[frozenset[str]] | None = None
     passages: tuple[frozenset[str], ...] = ()
     out = []
     for i, line in enumerate(_lines(a)):
-        if line in theirs:
+        if line in theirs or _SENTENCE_BREAK.search(line):
             continue
         words = _bag(line)
-        if len(words) < SENTENCE_WORDS:
+        if len(words) < SENTENCE_WORDS or line in b:
             continue
-        # most often the line's counterpart is a line of b that a lacks: those first
+        # most often the line's counterpart is the line of b at its place, or another that a lacks
+        if i < len(others) and _shares(words, _bag(others[i])):
+            continue
         if changed is None:
-            changed = [_bag(other) for other in _lines(b) if other not in ours]
-        if any(_shares(words, other) for other in changed) or _sentence_count(line) != 1:
+            changed = [_bag(other) for other in others if other not in ours]
+        if any(_shares(words, other) for other in changed):
             continue
         passages = passages or _passages(b)
         if not any(_shares(words, p) for p in passages):
