@@ -23,6 +23,8 @@ from support.sibling_families import (
     KINDS,
     MEMBERS,
     OPTIONS,
+    TOOLBAR_PAGE,
+    TOOLBARS,
     conversions,
     functions,
     gallery,
@@ -33,6 +35,7 @@ from support.sibling_families import (
     operators,
     page,
     statements,
+    toolbars,
     twin,
     unlocated,
 )
@@ -156,6 +159,31 @@ def test_pages_of_one_name_about_different_things_form_no_group(kind: str) -> No
     assert _groups(indexes(kind)) == []
 
 
+# --- one toolbar under two modules: lines of each page's own ---------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_one_toolbar_under_two_modules_each_listing_its_own_buttons_forms_no_group(
+        kind: str) -> None:
+    calc, impress = toolbars(kind)
+    verdict = compare_documents(calc, impress)
+    assert not verdict.similar and verdict.reason == "subject-differs"
+    assert _groups([calc, impress]) == []
+    # Calc's page with its opening sentence reworded, or with a paragraph added, is Calc's page
+    module, _, own = TOOLBARS[0]
+    reworded = page("reworded", "calc/main0214b.html", TOOLBAR_PAGE.format(
+        intro="Pictures in a spreadsheet get this toolbar of their own.", own="\n\n".join(own)),
+        kind)
+    longer = calc | {"id": "longer"}
+    longer[kind] = calc[kind].replace("Crop\n", "Frame\n\nDraws a frame around the picture."
+                                      "\n\nCrop\n") if kind == "text" else calc[kind].replace(
+        "<pre>Crop</pre>", "<pre>Frame</pre><p>Draws a frame around the picture.</p>"
+                           "<pre>Crop</pre>")
+    assert longer[kind] != calc[kind]
+    assert _groups([calc, impress, reworded, longer]) == [{f"{module}/image_bar", "reworded",
+                                                          "longer"}]
+
+
 # --- pages without content: told by their title ---------------------------------------------
 
 
@@ -213,7 +241,7 @@ def test_the_incremental_rule_gives_dedups_partition_in_any_order(kind: str) -> 
     unlocated_text = kind == "text-unlocated"
     kind = "text" if unlocated_text else kind
     pages = (functions(kind) + statements(kind) + conversions(kind) + operators(kind)
-             + indexes(kind) + twin(kind))
+             + indexes(kind) + toolbars(kind) + twin(kind))
     if unlocated_text:
         pages = unlocated(in_chrome(pages))
     t = 5 if unlocated_text else 20  # the default: the pages of the other kinds carry no chrome

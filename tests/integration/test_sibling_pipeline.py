@@ -3,7 +3,8 @@ template, different pages"): real OpenSearch, Redis and two Celery workers, ``ne
 --wait``. The pages of tests/support/sibling_families.py — a function family whose names differ
 by one letter, statement pages sharing a syntax block, conversion functions, operator pages,
 index pages naming another kind of index, pages without content told by their title, index
-pages of a generated reference whose own text is one member and its link — each stay
+pages of a generated reference whose own text is one member and its link, one toolbar's page
+under two modules each listing its own buttons — each stay
 a group of one, and the twins (a 25-word page in British spelling, a function page whose
 translation renames its identifiers) are grouped: as HTML and as text, sent in two orders, and
 as HTML without URLs (one site by the template the pages link) and as text in the site's chrome
@@ -36,6 +37,7 @@ from support.sibling_families import (
     operators,
     page,
     statements,
+    toolbars,
     twin,
     unlocated,
 )
@@ -64,7 +66,8 @@ def _pages(kind: str) -> tuple[list[dict[str, Any]], list[set[str]]]:
     colour = [page("en-US/color", "en-US/calc/color.html", COLOR_US, kind),
               page("en-GB/color", "en-GB/calc/color.html", gb, kind)]
     pages = (functions(kind) + statements(kind) + conversions(kind) + operators(kind)
-             + indexes(kind) + [member_index(*m, kind) for m in MEMBERS] + twins + colour)
+             + indexes(kind) + [member_index(*m, kind) for m in MEMBERS] + toolbars(kind)
+             + twins + colour)
     if kind == "html":
         pages += [gallery(t) for t in ("Calc Screenshots", "Filter Screenshots", "Sample Files")]
     return pages, [{p["id"] for p in twins}, {p["id"] for p in colour}]

@@ -245,6 +245,50 @@ def indexes(kind: str) -> list[dict[str, Any]]:
             for i, name in enumerate(INDEXES)]
 
 
+#: One toolbar documented under two modules: the same buttons, and each module's own.
+TOOLBARS = [("calc", "The Image bar is displayed when you insert or select an image in a sheet.",
+             ["Anchor", "Allows you to switch between the anchoring options of the image.",
+              "Bring to Front", "Moves the selected object to the top of the stacking order."]),
+            ("impress", "Use the Image bar to set the contrast and brightness options for the "
+                        "selected graphic object.",
+             ["Shadow", "Adds a shadow to the selected picture on the slide.",
+              "Reset", "Restores the picture to the size it had when you inserted it."])]
+
+
+TOOLBAR_PAGE = """Image Bar
+
+{intro}
+
+Image Filter
+
+This icon on the Image bar opens the Image Filter bar, where you can use various filters on the selected picture.
+
+Graphics Mode
+
+Lists view attributes for the selected graphic object. The embedded or linked graphic object in the current file will not be changed, only the view of the object.
+
+Color
+
+With the Color toolbar you can edit some properties of the selected object.
+
+Transparency
+
+Specifies the transparency in the graphic object. Values from 0% (fully opaque) to +100% (fully transparent) are possible.
+
+Crop
+
+Allows to crop the display of an inserted picture. Only the display gets cropped, the inserted picture is not changed.
+
+{own}
+"""
+
+
+def toolbars(kind: str) -> list[dict[str, Any]]:
+    return [page(f"{module}/image_bar", f"{module}/main0214.html",
+                 TOOLBAR_PAGE.format(intro=intro, own="\n\n".join(own)), kind)
+            for module, intro, own in TOOLBARS]
+
+
 #: The letters of a generated reference's index of file members: on each page, the members
 #: whose names start with the letter, each with a link to the header that declares it.
 MEMBERS = [("f", "FileHandle", "XMLFileMgr.hpp"), ("l", "LocationHint", "XMLSchemaDescription.hpp"),
