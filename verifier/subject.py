@@ -47,7 +47,7 @@ import regex
 
 __all__ = [
     "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_HEAD",
-    "NAME_WORDS", "OWN_LINES", "REPEAT_WORDS", "SENTENCE_WORDS", "TYPO_EDITS",
+    "NAME_WORDS", "OWN_COMPARISONS", "OWN_LINES", "REPEAT_WORDS", "SENTENCE_WORDS", "TYPO_EDITS",
     "identifier_words",
     "is_identifier", "name_differs", "named_things", "one_spelling", "own_differs", "own_lines",
     "page_name",
@@ -113,6 +113,10 @@ labels, headings and menu entries."""
 OWN_LINES = 2
 """How many own lines (:func:`own_lines`) the two pages may have together, one each at the same
 place, and still be one page reworded (:func:`own_differs`)."""
+
+OWN_COMPARISONS = 1 << 20
+"""How many lines and sentences of the other page :func:`own_lines` compares a page's lines
+with, all together, at most: two pages of a few hundred lines take a few thousand."""
 
 TYPO_EDITS = 2
 """The most edits (letters inserted, deleted or replaced) between a short token and its typo
@@ -590,11 +594,14 @@ def _shares(s: frozenset[str], t: frozenset[str]) -> bool:
     return len(s & t) * 2 >= len(s)
 
 
-def own_lines(a: str, b: str) -> list[int]:
+def own_lines(a: str, b: str, limit: int = 0) -> list[int]:
     """The lines of ``a`` (numbered as :func:`_lines` lists them) that are its own: a line that
     is one sentence of at least :data:`SENTENCE_WORDS` words and shares under half its words with
     every line and every sentence of ``b``. A template's lines, a sentence moved or split across
-    lines, a sentence with a word changed: none is a page's own.
+    lines, a sentence with a word changed: none is a page's own. ``limit``: the first that many
+    (0: all). A line is compared with :data:`OWN_COMPARISONS` lines and sentences of ``b`` at
+    most, all of ``a``'s lines together; past that, the lines left are taken for ``b``'s (two
+    pages of thousands of lines each changed and moved are judged on their first lines).
 
     >>> own_lines("Colours\\nPicks the colour of the text.\\nSaves the file under a new name.",
     ...           "Colours\\nPicks the colour of the text and its frame.")
@@ -604,7 +611,8 @@ def own_lines(a: str, b: str) -> list[int]:
     others = _lines(b)
     changed: list[frozenset[str]] | None = None
     passages: tuple[frozenset[str], ...] = ()
-    out = []
+    out: list[int] = []
+    budget = OWN_COMPARISONS
     for i, line in enumerate(_lines(a)):
         if line in theirs or _SENTENCE_BREAK.search(line):
             continue
@@ -616,11 +624,19 @@ def own_lines(a: str, b: str) -> list[int]:
             continue
         if changed is None:
             changed = [_bag(other) for other in others if other not in ours]
+        budget -= len(changed)
+        if budget < 0:
+            break
         if any(_shares(words, other) for other in changed):
             continue
         passages = passages or _passages(b)
+        budget -= len(passages)
+        if budget < 0:
+            break
         if not any(_shares(words, p) for p in passages):
             out.append(i)
+            if len(out) == limit:
+                break
     return out
 
 
@@ -639,8 +655,8 @@ def own_differs(a: str, b: str) -> bool:
     ...             "Colour\\nSelect the shade you prefer in this dialog.\\nHelp")
     False
     """
-    ours = own_lines(a, b)
-    theirs = own_lines(b, a) if ours else []
+    ours = own_lines(a, b, OWN_LINES + 1)
+    theirs = own_lines(b, a, OWN_LINES + 1) if ours else []
     if not theirs:
         return False
     if len(ours) + len(theirs) > OWN_LINES:

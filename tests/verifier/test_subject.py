@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -325,3 +326,17 @@ def test_one_own_line_each_at_different_places_part() -> None:
     # and where one page's own line opens it while the other's does not
     assert own_differs("Saves the current file to disk.\nHelp\nAbout",
                        "Help\nAbout\nPrints the current page on paper.")
+
+
+def test_own_lines_stop_at_the_limit_and_within_the_comparisons(monkeypatch: pytest.MonkeyPatch) -> None:
+    import neardup.verifier.subject as subject
+
+    template = "\n".join(f"Entry {i} of the shared template list." for i in range(20))
+    a = template + "\n" + "\n".join(f"Alpha {w} reads the first page only." for w in "bcdef")
+    b = template + "\n" + "\n".join(f"Omega {w} writes another text entirely." for w in "bcdef")
+    assert own_lines(a, b) == [20, 21, 22, 23, 24]
+    assert own_lines(a, b, limit=3) == [20, 21, 22]
+    # each line is compared with b's five lines that a lacks and then with all of b's passages:
+    # a budget for the first two lines only leaves the others to b
+    monkeypatch.setattr(subject, "OWN_COMPARISONS", 2 * (5 + 25))
+    assert own_lines(a, b) == [20, 21]
