@@ -565,18 +565,19 @@ def _bag(text: str) -> frozenset[str]:
     return frozenset(_LINE_WORD.findall(text.casefold()))
 
 
-@lru_cache(maxsize=512)
+# The line caches keep the last 64 texts: a page is compared with its candidates one by one.
+@lru_cache(maxsize=64)
 def _lines(text: str) -> tuple[str, ...]:
     """The lines of ``text`` that have a word, stripped."""
     return tuple(line for line in map(str.strip, text.split("\n")) if _LINE_WORD.search(line))
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=64)
 def _line_set(text: str) -> frozenset[str]:
     return frozenset(_lines(text))
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=64)
 def _passages(text: str) -> tuple[frozenset[str], ...]:
     """The words (:func:`_bag`) of every line of ``text`` and of every sentence of at least
     :data:`SENTENCE_WORDS` words in it, each set of words once."""
