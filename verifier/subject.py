@@ -115,8 +115,9 @@ OWN_LINES = 2
 place, and still be one page reworded (:func:`own_differs`)."""
 
 OWN_COMPARISONS = 1 << 20
-"""How many lines and sentences of the other page :func:`own_lines` compares a page's lines
-with, all together, at most: two pages of a few hundred lines take a few thousand."""
+"""How many comparisons with the other page's lines and sentences :func:`own_lines` makes for
+a page's lines, all together, at most (each line counting the whole list it is compared with):
+past that, the page's lines left are taken for the other page's."""
 
 TYPO_EDITS = 2
 """The most edits (letters inserted, deleted or replaced) between a short token and its typo
