@@ -550,13 +550,14 @@ def subject_differs(a: str, b: str) -> bool:
 
 
 # Where a sentence ends: after a full stop, a question or exclamation mark, a semicolon or a
-# colon and white space, or after a CJK full stop, question or exclamation mark or semicolon.
-_SENTENCE_END = regex.compile(r"(?<=[.!?;:\u3002\uff01\uff1f\uff1b\uff1a])\s+|(?<=[\u3002\uff01\uff1f\uff1b])")
-
-
-# Where a stripped line holds more than one sentence: a place :data:`_SENTENCE_END` splits at,
-# but for the end of the line.
-_SENTENCE_BREAK = regex.compile(r"[.!?;:\u3002\uff01\uff1f\uff1b\uff1a]\s|[\u3002\uff01\uff1f\uff1b].")
+# colon and white space (_STOP), or after a CJK full stop, question or exclamation mark or
+# semicolon (_CJK_STOP).
+_STOP = r"[.!?;:\u3002\uff01\uff1f\uff1b\uff1a]"
+_CJK_STOP = r"[\u3002\uff01\uff1f\uff1b]"
+_SENTENCE_END = regex.compile(rf"(?<={_STOP})\s+|(?<={_CJK_STOP})")
+# Where a stripped line holds more than one sentence: a place _SENTENCE_END splits at, but for
+# the end of the line.
+_SENTENCE_BREAK = regex.compile(rf"{_STOP}\s|{_CJK_STOP}.")
 # A word of a line for :func:`own_lines`: a token or a CJK character.
 _LINE_WORD = regex.compile(f"{_TOKEN.pattern}|{_CJK.pattern}")
 
