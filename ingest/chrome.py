@@ -88,8 +88,9 @@ __all__ = [
 
 #: Bump when the line keys, the hashing or the decision rule change: it is part of
 #: :attr:`ChromeRule.identity`, which is part of the fingerprint identity of masked pages.
-CHROME_SCHEME = 2
+CHROME_SCHEME = 3
 DEFAULT_MIN_PAGES = 20  # ChromeRule.min_pages, T
+NAME_CHARS = 160  # a page's first line up to this long (its key) is its name (ChromeCounts.mask)
 
 COMPILED = "neardup.ingest._chrome"
 REFERENCE = "neardup.ingest._chrome_py"
@@ -354,7 +355,7 @@ class ChromeRule:
 
     @property
     def identity(self) -> str:
-        """Every parameter and :data:`CHROME_SCHEME` in one string (``chrome2-t20-r4.0-b40-w0.5``;
+        """Every parameter and :data:`CHROME_SCHEME` in one string (``chrome3-t20-r4.0-b40-w0.5``;
         ``-c`` the corpus threshold when set, ``-d0`` without digit folding): part of the
         fingerprint identity of pages masked with this rule
         (:attr:`neardup.ingest.fingerprint.FingerprintConfig.identity`).
@@ -512,9 +513,15 @@ class ChromeCounts:
     def _flags(self, site: str, hashes: Sequence[int], lengths: Sequence[int]) -> list[bool]:
         """Whether each line is chrome for this page, from its key's hash (0: a blank line)
         and length."""
+        return self._decide(site, hashes, lengths)[0]
+
+    def _decide(self, site: str, hashes: Sequence[int],
+                lengths: Sequence[int]) -> tuple[list[bool], list[int]]:
+        """:meth:`_flags`, and each line's count (all 0 when the site is too small to count)."""
         need = self._needed(site)
         if not self.warmup and self.pages(site) < need:
-            return [False] * len(hashes)  # no line of a site this small is on T of its pages
+            # no line of a site this small is on T of its pages
+            return [False] * len(hashes), [0] * len(hashes)
         get_many = getattr(self._counter, "get_many", None)  # one request (remote), one C loop
         if get_many is not None:
             counts = list(get_many(hashes))
@@ -525,7 +532,7 @@ class ChromeCounts:
         long = [n for k, n in zip(lengths, counts, strict=True) if k >= min_chars]
         base = max(1, min(long)) if long else 1
         need = max(need, math.ceil(self.rule.ratio * base) if base > 1 else 0)
-        return [k > 0 and n >= need for k, n in zip(lengths, counts, strict=True)]
+        return [k > 0 and n >= need for k, n in zip(lengths, counts, strict=True)], counts
 
     def chrome_flags(self, site: str, lines: Sequence[str]) -> list[bool]:
         """For each of a page's lines, whether it is chrome for this page: on at least
@@ -545,7 +552,20 @@ class ChromeCounts:
         lines = text.split("\n")
         if hashes is None or len(hashes[0]) != len(lines):
             hashes = self._page_hashes(site, text)
-        flags = self._flags(site, *hashes)
+        flags, counts = self._decide(site, *hashes)
         if not any(flags):
             return text
+        # The page's name, its first line, stays a block of its own (a blank line after it)
+        # where the lines after it are masked, and is kept even when chrome if it is on fewer
+        # than half of its site's pages: a family's title ("Class Members"), a label other
+        # pages carry too ("Fields"). Not when nothing else of the page is left.
+        name = next((i for i, h in enumerate(hashes[0]) if h), len(lines))
+        if name < len(lines) and (
+                (flags[name] and 2 * counts[name] < self.pages(site)
+                 and hashes[1][name] <= NAME_CHARS)
+                or (not flags[name] and name + 1 < len(lines) and flags[name + 1])):
+            rest = "\n".join(line for line, chrome in zip(lines[name + 1:], flags[name + 1:],
+                                                            strict=True) if not chrome)
+            if rest.strip():
+                return "\n".join(lines[:name + 1]) + ("\n" if rest[:1] == "\n" else "\n\n") + rest
         return "\n".join(line for line, chrome in zip(lines, flags, strict=True) if not chrome)

@@ -70,6 +70,30 @@ def test_two_passes_mask_chrome_keep_bodies() -> None:
     assert counts.count("example.com", "") == 0
 
 
+def test_a_pages_first_line_is_its_name() -> None:
+    """A text dump's first line names the page. Chrome by count but on fewer than half of the
+    site's pages (a family's title), it stays; where the lines after it are masked, it stays a
+    block of its own (a blank line after it). A first line on most pages is the site's: masked.
+    A page that is all chrome but its name is all chrome."""
+    rng = random.Random(5)
+    counts = ChromeCounts(ChromeRule(min_pages=3), warmup=False)
+    family = [["Class Members", "Lib 3.2", *_article(rng, 1)] for _ in range(4)]
+    site = [["Lib 3.2", *_article(rng, 1)] for _ in range(3)]
+    guides = [[f"Guide to {_word(rng)}", "Lib 3.2", *_article(rng, 1)] for _ in range(3)]
+    empty = ["", "Class Members", "Lib 3.2"]
+    for lines in [*family, *site, *guides, empty]:
+        counts.observe("s", lines)
+    assert counts.is_chrome("s", "Class Members") and counts.is_chrome("s", "Lib 3.2")
+    for lines in family + guides:
+        assert counts.mask("s", "\n".join(lines)) == "\n".join([lines[0], "", *lines[2:]])
+    for lines in site:
+        assert counts.mask("s", "\n".join(lines)) == "\n".join(lines[1:])
+    assert counts.mask("s", "\n".join(empty)) == ""
+    # a name followed by a blank line keeps it; lines before the name are blank
+    text = "\n".join(["", "Class Members", "", "Lib 3.2", *family[0][2:]])
+    assert counts.mask("s", text) == "\n".join(["", "Class Members", "", *family[0][2:]])
+
+
 def test_below_threshold_is_content() -> None:
     counts = ChromeCounts(ChromeRule(min_pages=5))
     rng = random.Random(2)

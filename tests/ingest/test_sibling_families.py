@@ -25,6 +25,7 @@ from support.sibling_families import (
     OPTIONS,
     TOOLBAR_PAGE,
     TOOLBARS,
+    class_members,
     conversions,
     functions,
     gallery,
@@ -205,6 +206,37 @@ def test_index_pages_of_one_member_each_form_no_group(kind: str) -> None:
     assert _groups(pages) == []
     again = member_index(*MEMBERS[0], kind) | {"id": "again"}
     assert _groups([pages[0], again]) == [{"globals_f", "again"}]
+
+
+# --- index pages titled by their family, the title chrome by count ---------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_member_index_pages_whose_family_title_is_chrome_form_no_group(kind: str) -> None:
+    """A letter's page of all members holds its functions page line for line; as a text dump,
+    each family's title is on a third of the site's pages, chrome by count (T = 3), and the
+    page's name all the same: "Class Members" and "Class Members - Functions" are two pages."""
+    pages = class_members(kind)
+    assert _groups(pages, chrome_min_pages=3) == []
+    # a copy of a page, its title included, is the page
+    again = pages[0] | {"id": "again", "url": pages[0]["url"].replace(".html", "-copy.html")}
+    assert _groups([*pages, again], chrome_min_pages=3) == [{"functions_b", "again"}]
+
+
+def test_member_index_pages_arriving_in_any_order_form_no_group() -> None:
+    """The titles become chrome while the pages arrive (the incremental rule, T = 3): the
+    partition is ``dedup``'s, every page alone, in any order."""
+    from neardup.ingest.incremental import IncrementalDedup
+
+    pages = class_members("text")
+    rng = random.Random(7)
+    for _ in range(3):
+        order = pages[:]
+        rng.shuffle(order)
+        live = IncrementalDedup(chrome_min_pages=3)
+        for doc in order:
+            live.put(doc)
+        assert _partition(live.groups()) == {frozenset([p["id"]]) for p in pages}
 
 
 # --- a twin whose translation renames identifiers -------------------------------------------
