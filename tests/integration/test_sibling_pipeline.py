@@ -4,12 +4,13 @@ template, different pages"): real OpenSearch, Redis and two Celery workers, ``ne
 by one letter, statement pages sharing a syntax block, conversion functions, operator pages,
 index pages naming another kind of index, pages without content told by their title, index
 pages of a generated reference whose own text is one member and its link, one toolbar's page
-under two modules each listing its own buttons — each stay
-a group of one, and the twins (a 25-word page in British spelling, a function page whose
-translation renames its identifiers) are grouped: as HTML and as text, sent in two orders, and
+under two modules each listing its own buttons — each stay a group of one, and the twins (a
+25-word page in British spelling, a function page whose translation renames its identifiers)
+are grouped: as HTML and as text, sent in two orders, and
 as HTML without URLs (one site by the template the pages link) and as text in the site's chrome
 without URLs (one site by that chrome, counted as the two files arrive).
-The index's partition is the one ``neardup.dedup`` gives on the same pages.
+The index's partition is the one ``neardup.dedup`` gives on the same pages. Index pages of a
+text dump named by a family title that is chrome by count stay apart too (T = 3).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from opensearchpy import helpers
 from support.sibling_families import (
     COLOR_US,
     MEMBERS,
+    class_members,
     conversions,
     functions,
     gallery,
@@ -111,6 +113,37 @@ def test_siblings_stay_apart_and_twins_join_through_the_pipeline(
         proc = subprocess.run(
             [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(src), "--wait",
              "--no-progress", "--batch", "7", "--timeout", "240", "--chrome-min-pages", str(t)],
+            cwd=ROOT, env=dict(os.environ, **stack, PYTHONPATH=str(ROOT)),
+            capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
+    os_client.indices.refresh(index=index_name)
+    indexed = {h["_id"]: h["_source"]["dup_group"] for h in helpers.scan(
+        os_client, index=index_name, query={"query": {"match_all": {}}},
+        _source=["dup_group"])}
+    assert set(indexed) == {p["id"] for p in pages}
+    assert _groups(indexed) == expected, f"worker logs: {tmp_path}"
+
+
+def test_index_pages_named_by_a_title_that_is_chrome_stay_apart_through_the_pipeline(
+    stack: dict[str, str], tmp_path: Path, os_client: Any, index_name: str
+) -> None:
+    """A generated reference's index pages as a text dump, each opening with its family's title
+    ("Lib: Class Members", "... - Functions", "... - Variables"), which counting makes chrome
+    (T = 3) as the pages arrive: the title stays the page's name, and each page is a group of
+    its own, as ``neardup.dedup`` has it; a copy of one page joins it."""
+    pages = class_members("text")
+    pages.append(pages[0] | {"id": "again", "url": pages[0]["url"].replace(".html", "-copy.html")})
+    expected = [{"functions_b", "again"}]
+    assert _groups({g.id: g.dup_group for g in neardup.dedup(pages, chrome_min_pages=3)}
+                   ) == expected
+    order = pages[:]
+    random.Random(3).shuffle(order)
+    for n, batch in enumerate((order[:6], order[6:])):
+        src = tmp_path / f"pages{n}.jsonl"
+        src.write_text("".join(json.dumps(p) + "\n" for p in batch), encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(src), "--wait",
+             "--no-progress", "--batch", "4", "--timeout", "240", "--chrome-min-pages", "3"],
             cwd=ROOT, env=dict(os.environ, **stack, PYTHONPATH=str(ROOT)),
             capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
