@@ -19,6 +19,11 @@ page with one line of its own), and a line is chrome for that page only when its
 at least ``ratio * base`` (:attr:`ChromeRule.ratio`, default 4): the copies of a story keep the
 lines they share with each other, and still lose the site's chrome, which is on far more pages.
 
+**A page's name.** A page's first line (its title, in a text dump) is kept when it is chrome but
+on fewer than half of its site's pages — a family's title that each page of the family repeats,
+a label other pages carry too — and stands as a block of its own where the lines after it are
+masked (:meth:`ChromeCounts.mask`): the rules of one site read a page's name there.
+
 **Two passes (batch, ``neardup dedup`` and :func:`neardup.dedup`).** :meth:`ChromeCounts.observe`
 every page, then :meth:`ChromeCounts.mask` each one: every page is judged with the whole
 corpus's counts (:func:`neardup.ingest.chrome_pass.chrome_counts`, then
@@ -547,18 +552,20 @@ class ChromeCounts:
     def mask(self, site: str, text: str,
              hashes: tuple[Sequence[int], Sequence[int]] | None = None) -> str:
         """``text`` without its chrome lines (the others as they were, joined by ``\\n``);
-        ``""`` when every line is chrome. ``hashes``: the :func:`page_hashes` of ``text``
-        under this rule when the caller has them (:class:`neardup.ingest.chrome_pass.KeptHashes`)."""
+        ``""`` when every line is chrome. The page's first line is its name (a text dump's
+        title): chrome on fewer than half of the site's pages, it stays (a family's title,
+        "Class Members"), and, where the lines after it are masked, it stays a block of its
+        own, a blank line after it (:func:`neardup.verifier.subject.page_name` reads the first
+        block); not when nothing else of the page is left. ``hashes``: the :func:`page_hashes`
+        of ``text`` under this rule when the caller has them
+        (:class:`neardup.ingest.chrome_pass.KeptHashes`)."""
         lines = text.split("\n")
         if hashes is None or len(hashes[0]) != len(lines):
             hashes = self._page_hashes(site, text)
         flags, counts = self._decide(site, *hashes)
         if not any(flags):
             return text
-        # The page's name, its first line, stays a block of its own (a blank line after it)
-        # where the lines after it are masked, and is kept even when chrome if it is on fewer
-        # than half of its site's pages: a family's title ("Class Members"), a label other
-        # pages carry too ("Fields"). Not when nothing else of the page is left.
+        # A first line on half the site's pages or more is the site's ("Skip to content").
         name = next((i for i, h in enumerate(hashes[0]) if h), len(lines))
         if name < len(lines) and (
                 (flags[name] and 2 * counts[name] < self.pages(site)
