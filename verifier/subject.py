@@ -18,7 +18,7 @@ and in the identifiers it uses. :func:`subject_differs` is true when
 * their **names** (:func:`page_name`: a first block that is a title or heading) differ by a
   substitution (:func:`name_differs`);
 * each uses **identifiers the other lacks** (:func:`identifier_words`), together at least
-  :data:`MIN_IDENTIFIER_USES` times.
+  :data:`MIN_IDENTIFIER_USES` times (twice on two short pages).
 * each has **lines of its own** (:func:`own_differs`): a sentence on a line of its own that
   shares under half its words with every line and sentence of the other page (:func:`own_lines`),
   more than :data:`OWN_LINES` together or one each at different places: two menu pages listing
@@ -93,7 +93,9 @@ what the page is about."""
 
 MIN_IDENTIFIER_USES = 3
 """How many uses of identifiers the other page lacks two pages must have together, each at
-least one (:func:`identifier_words`)."""
+least one (:func:`identifier_words`); two when both pages are of at most :data:`REPEAT_WORDS`
+words, where one identifier named once may be all a page has of its own (an index page of one
+member)."""
 
 NAME_WORDS = 20
 """The longest first block (in tokens) taken for a page's name (:func:`page_name`)."""
@@ -517,8 +519,9 @@ def subject_differs(a: str, b: str) -> bool:
     their names differ by a substitution (:func:`name_differs`), each names things the other
     never does (:func:`named_things`: "Illustration Index" / "Index of Tables"), each has lines
     of its own (:func:`own_differs`), or each uses
-    identifiers the other lacks, together at least :data:`MIN_IDENTIFIER_USES` times
-    (:func:`identifier_words`: two source files of one template, two classes of one family).
+    identifiers the other lacks, together at least :data:`MIN_IDENTIFIER_USES` times, or twice
+    on two pages of at most :data:`REPEAT_WORDS` words (:func:`identifier_words`: two source
+    files of one template, two classes of one family, two index pages of one member each).
 
     >>> subject_differs("Flip Horizontally: flip horizontally; it flips horizontally, "
     ...                 "horizontally only.", "Flip Vertically: flip vertically; it flips "
@@ -536,7 +539,8 @@ def subject_differs(a: str, b: str) -> bool:
     if own_differs(a, b):
         return True
     ours, theirs = identifier_words(a, b), identifier_words(b, a)
-    if not (ours and theirs) or sum(ours.values()) + sum(theirs.values()) < MIN_IDENTIFIER_USES:
+    need = 2 if _short(a) and _short(b) else MIN_IDENTIFIER_USES
+    if not (ours and theirs) or sum(ours.values()) + sum(theirs.values()) < need:
         return False
     # An identifier used once, a typo of a token of the other page, is an edit.
     (ta, _, pa), (tb, _, pb) = _tokens(a), _tokens(b)
@@ -546,7 +550,12 @@ def subject_differs(a: str, b: str) -> bool:
         return x if len(x) >= len(y) else y
 
     ours, theirs = _telling(ours, tb, ta, parts=parts), _telling(theirs, ta, tb, parts=parts)
-    return bool(ours and theirs) and sum(ours.values()) + sum(theirs.values()) >= MIN_IDENTIFIER_USES
+    return bool(ours and theirs) and sum(ours.values()) + sum(theirs.values()) >= need
+
+
+def _short(text: str) -> bool:
+    """Whether a page is of at most :data:`REPEAT_WORDS` words (a CJK character a word)."""
+    return sum(_words(text)[0].values()) + len(_CJK.findall(text)) <= REPEAT_WORDS
 
 
 # Where a sentence ends: after a full stop, a question or exclamation mark, a semicolon or a

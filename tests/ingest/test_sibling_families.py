@@ -206,6 +206,10 @@ def test_index_pages_of_one_member_each_form_no_group(kind: str) -> None:
     assert _groups(pages) == []
     again = member_index(*MEMBERS[0], kind) | {"id": "again"}
     assert _groups([pages[0], again]) == [{"globals_f", "again"}]
+    # members of one header, whose names share a part: two pages all the same
+    one_header = [member_index("p", "PARSERS_EXPORT", "LibDefs.hpp", kind),
+                  member_index("v", "VALIDATORS_EXPORT", "LibDefs.hpp", kind)]
+    assert _groups(one_header) == []
 
 
 # --- index pages titled by their family, the title chrome by count ---------------------------

@@ -68,7 +68,9 @@ def _pages(kind: str) -> tuple[list[dict[str, Any]], list[set[str]]]:
     colour = [page("en-US/color", "en-US/calc/color.html", COLOR_US, kind),
               page("en-GB/color", "en-GB/calc/color.html", gb, kind)]
     pages = (functions(kind) + statements(kind) + conversions(kind) + operators(kind)
-             + indexes(kind) + [member_index(*m, kind) for m in MEMBERS] + toolbars(kind)
+             + indexes(kind) + [member_index(*m, kind) for m in MEMBERS]
+             + [member_index("p", "PARSERS_EXPORT", "LibDefs.hpp", kind),
+                member_index("v", "VALIDATORS_EXPORT", "LibDefs.hpp", kind)] + toolbars(kind)
              + twins + colour)
     if kind == "html":
         pages += [gallery(t) for t in ("Calc Screenshots", "Filter Screenshots", "Sample Files")]

@@ -160,6 +160,22 @@ def test_identifiers_each_page_lacks() -> None:
     assert not subject_differs(edited.replace("getAsShort", "getAsShrot"), shorts)
 
 
+def test_on_a_short_page_one_identifier_each_is_its_subject() -> None:
+    """Two index pages of one member each (23 words): the member, named once, is all that each
+    page has of its own; on a longer page one identifier renamed once is an edit."""
+    intro = ("Lib: File Members\n\nLib 3.2.4\n\nHere is a list of all file members with links "
+             "to the files they belong to:\n\n")
+    p = intro + "- p -\n\nPARSERS_EXPORT : LibDefs.hpp"
+    v = intro + "- v -\n\nVALIDATORS_EXPORT : LibDefs.hpp"
+    assert identifier_words(p, v) == {"parsers_export": 1}
+    assert subject_differs(p, v)
+    # a typo of the member is the same page
+    assert not subject_differs(p, p.replace("PARSERS_EXPORT", "PARSER_EXPORT"))
+    # a page of more than 25 words: one identifier each, used once, is an edit
+    text = " ".join(["Each of the pages of this guide documents one option and its values."] * 3)
+    assert not subject_differs(text + " See PARSERS_EXPORT.", text + " See VALIDATORS_EXPORT.")
+
+
 def test_spelling_variants_are_written_in_one_spelling() -> None:
     us, gb = "Organize the colors in the dialog.", "Organise the colours in the dialogue."
     assert spelling_variants(us, gb) == (us, us)
