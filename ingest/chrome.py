@@ -75,6 +75,7 @@ import regex
 from neardup.ingest._chrome_py import DIGITS, key_hashes
 from neardup.ingest.sketch import SketchCounter
 from neardup.verifier.implementation import select
+from neardup.verifier.subject import NAME_CHARS
 
 __all__ = [
     "IMPLEMENTATION",
@@ -95,7 +96,6 @@ __all__ = [
 #: :attr:`ChromeRule.identity`, which is part of the fingerprint identity of masked pages.
 CHROME_SCHEME = 3
 DEFAULT_MIN_PAGES = 20  # ChromeRule.min_pages, T
-NAME_CHARS = 160  # a page's first line up to this long (its key) is its name (ChromeCounts.mask)
 
 COMPILED = "neardup.ingest._chrome"
 REFERENCE = "neardup.ingest._chrome_py"
@@ -565,7 +565,9 @@ class ChromeCounts:
         flags, counts = self._decide(site, *hashes)
         if not any(flags):
             return text
-        # A first line on half the site's pages or more is the site's ("Skip to content").
+        # The name: the first line that is not blank. Kept if chrome on fewer than half of the
+        # site's pages (on more, it is the site's: "Skip to content") and no longer than a
+        # name (its key); made a block of its own if kept and followed by a masked line.
         name = next((i for i, h in enumerate(hashes[0]) if h), len(lines))
         if name < len(lines) and (
                 (flags[name] and 2 * counts[name] < self.pages(site)
