@@ -257,6 +257,11 @@ def _near_pattern(word: str) -> regex.Pattern[str]:
     )
 
 
+def _length(text: str) -> int:
+    """A page's length in words: every CJK character is one, as in the verifier."""
+    return sum(_forms_of(text)[3].values()) + len(_CJK.findall(text))
+
+
 @lru_cache(maxsize=64)
 def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
     """The case-folded words of ``text`` counted, and its head words that occur at least
@@ -272,9 +277,7 @@ def _words(text: str) -> tuple[Counter[str], tuple[str, ...]]:
         first.extend(_form(t)[3])
         if len(first) >= HEAD_WORDS:
             break
-    # The page's length in words: every CJK character is one, as in the verifier.
-    size = sum(counts.values()) + len(_CJK.findall(text))
-    need = min(MIN_REPEATS, max(2, -(-size // REPEAT_WORDS)))
+    need = min(MIN_REPEATS, max(2, -(-_length(text) // REPEAT_WORDS)))
     idents = _tokens(text)[1]
     # "an" / "a": two letters of prose are a function word, no subject
     head = tuple(w for w in dict.fromkeys(first[:HEAD_WORDS])
@@ -554,8 +557,8 @@ def subject_differs(a: str, b: str) -> bool:
 
 
 def _short(text: str) -> bool:
-    """Whether a page is of at most :data:`REPEAT_WORDS` words (a CJK character a word)."""
-    return sum(_words(text)[0].values()) + len(_CJK.findall(text)) <= REPEAT_WORDS
+    """Whether a page is of at most :data:`REPEAT_WORDS` words (:func:`_length`)."""
+    return _length(text) <= REPEAT_WORDS
 
 
 # Where a sentence ends: after a full stop, a question or exclamation mark, a semicolon or a

@@ -15,6 +15,7 @@ own, and a page and its British-English variant the same page:
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -230,17 +231,9 @@ def test_member_index_pages_whose_family_title_is_chrome_form_no_group(kind: str
 def test_member_index_pages_arriving_in_any_order_form_no_group() -> None:
     """The titles become chrome while the pages arrive (the incremental rule, T = 3): the
     partition is ``dedup``'s, every page alone, in any order."""
-    from neardup.ingest.incremental import IncrementalDedup
-
     pages = class_members("text")
-    rng = random.Random(7)
-    for _ in range(3):
-        order = pages[:]
-        rng.shuffle(order)
-        live = IncrementalDedup(chrome_min_pages=3)
-        for doc in order:
-            live.put(doc)
-        assert _partition(live.groups()) == {frozenset([p["id"]]) for p in pages}
+    for partition in _live_partitions(pages, 3, random.Random(7)):
+        assert partition == {frozenset([p["id"]]) for p in pages}
 
 
 # --- a twin whose translation renames identifiers -------------------------------------------
@@ -259,6 +252,22 @@ def test_a_twin_whose_translation_renames_identifiers_is_grouped() -> None:
 
 # --- every mode, any order ----------------------------------------------------------------------
 
+def _live_partitions(pages: list[dict[str, Any]], t: int, rng: random.Random,
+                     orders: int = 3) -> Iterator[set[frozenset[str]]]:
+    """The partition the pipeline's rule in memory
+    (:class:`neardup.ingest.incremental.IncrementalDedup`, chrome threshold ``t``) gives the
+    pages sent in each of ``orders`` shuffled orders."""
+    from neardup.ingest.incremental import IncrementalDedup
+
+    for _ in range(orders):
+        order = pages[:]
+        rng.shuffle(order)
+        live = IncrementalDedup(chrome_min_pages=t)
+        for doc in order:
+            live.put(doc)
+        yield _partition(live.groups())
+
+
 def _partition(groups: dict[str, str]) -> set[frozenset[str]]:
     members: dict[str, set[str]] = {}
     for doc_id, group in groups.items():
@@ -272,8 +281,6 @@ def test_the_incremental_rule_gives_dedups_partition_in_any_order(kind: str) -> 
     pages arriving in shuffled orders: the partition of ``neardup.dedup``. ``text-unlocated``:
     plain text in the site's chrome without URLs, of one site once the chrome is counted (a
     page's site changes as lines become chrome)."""
-    from neardup.ingest.incremental import IncrementalDedup
-
     unlocated_text = kind == "text-unlocated"
     kind = "text" if unlocated_text else kind
     pages = (functions(kind) + statements(kind) + conversions(kind) + operators(kind)
@@ -284,14 +291,8 @@ def test_the_incremental_rule_gives_dedups_partition_in_any_order(kind: str) -> 
     expected = {g.id: g.dup_group for g in neardup.dedup(pages, chrome_min_pages=t)}
     assert _partition(expected) == (
         {frozenset([p["id"]]) for p in pages[:-2]} | {frozenset(p["id"] for p in pages[-2:])})
-    rng = random.Random(37)
-    for _ in range(3):
-        order = pages[:]
-        rng.shuffle(order)
-        live = IncrementalDedup(chrome_min_pages=t)
-        for doc in order:
-            live.put(doc)
-        assert _partition(live.groups()) == _partition(expected)
+    for partition in _live_partitions(pages, t, random.Random(37)):
+        assert partition == _partition(expected)
 
 
 # --- man pages: every section an h1 ------------------------------------------------------------

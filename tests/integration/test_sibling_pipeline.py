@@ -84,6 +84,27 @@ def _groups(assignment: dict[str, str]) -> list[set[str]]:
     return sorted((m for m in members.values() if len(m) > 1), key=sorted)
 
 
+def _ingest_files(files: tuple[list[dict[str, Any]], ...], t: int, batch: int,
+                  stack: dict[str, str], tmp_path: Path, os_client: Any, index_name: str
+                  ) -> dict[str, str]:
+    """Each of ``files`` sent in turn with ``neardup ingest --wait`` (chrome threshold ``t``,
+    ``batch`` pages a task); the index's ``{id: dup_group}`` after the last."""
+    for n, pages in enumerate(files):
+        src = tmp_path / f"pages{n}.jsonl"
+        src.write_text("".join(json.dumps(p) + "\n" for p in pages), encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(src), "--wait",
+             "--no-progress", "--batch", str(batch), "--timeout", "240",
+             "--chrome-min-pages", str(t)],
+            cwd=ROOT, env=dict(os.environ, **stack, PYTHONPATH=str(ROOT)),
+            capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
+    os_client.indices.refresh(index=index_name)
+    return {h["_id"]: h["_source"]["dup_group"] for h in helpers.scan(
+        os_client, index=index_name, query={"query": {"match_all": {}}},
+        _source=["dup_group"])}
+
+
 @pytest.fixture
 def stack(tmp_path: Path, opensearch_url: str, redis_url: str, index_name: str
           ) -> Iterator[dict[str, str]]:
@@ -109,19 +130,8 @@ def test_siblings_stay_apart_and_twins_join_through_the_pipeline(
     # text-unlocated: the first file holds fewer pages than T, so none of its pages carries
     # chrome until the second's are counted (the repair masks them and gives them the site)
     cut = t - 2 if kind == "text-unlocated" else len(order) // 2
-    for n, batch in enumerate((order[:cut], order[cut:])):
-        src = tmp_path / f"pages{n}.jsonl"
-        src.write_text("".join(json.dumps(p) + "\n" for p in batch), encoding="utf-8")
-        proc = subprocess.run(
-            [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(src), "--wait",
-             "--no-progress", "--batch", "7", "--timeout", "240", "--chrome-min-pages", str(t)],
-            cwd=ROOT, env=dict(os.environ, **stack, PYTHONPATH=str(ROOT)),
-            capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
-    os_client.indices.refresh(index=index_name)
-    indexed = {h["_id"]: h["_source"]["dup_group"] for h in helpers.scan(
-        os_client, index=index_name, query={"query": {"match_all": {}}},
-        _source=["dup_group"])}
+    indexed = _ingest_files((order[:cut], order[cut:]), t, 7, stack, tmp_path, os_client,
+                            index_name)
     assert set(indexed) == {p["id"] for p in pages}
     assert _groups(indexed) == expected, f"worker logs: {tmp_path}"
 
@@ -140,18 +150,7 @@ def test_index_pages_named_by_a_title_that_is_chrome_stay_apart_through_the_pipe
                    ) == expected
     order = pages[:]
     random.Random(3).shuffle(order)
-    for n, batch in enumerate((order[:6], order[6:])):
-        src = tmp_path / f"pages{n}.jsonl"
-        src.write_text("".join(json.dumps(p) + "\n" for p in batch), encoding="utf-8")
-        proc = subprocess.run(
-            [sys.executable, "-m", "neardup.ingest.cli", "ingest", str(src), "--wait",
-             "--no-progress", "--batch", "4", "--timeout", "240", "--chrome-min-pages", "3"],
-            cwd=ROOT, env=dict(os.environ, **stack, PYTHONPATH=str(ROOT)),
-            capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
-    os_client.indices.refresh(index=index_name)
-    indexed = {h["_id"]: h["_source"]["dup_group"] for h in helpers.scan(
-        os_client, index=index_name, query={"query": {"match_all": {}}},
-        _source=["dup_group"])}
+    indexed = _ingest_files((order[:6], order[6:]), 3, 4, stack, tmp_path, os_client,
+                            index_name)
     assert set(indexed) == {p["id"] for p in pages}
     assert _groups(indexed) == expected, f"worker logs: {tmp_path}"
