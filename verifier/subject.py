@@ -12,8 +12,9 @@ and in the identifiers it uses. :func:`subject_differs` is true when
   first :data:`HEAD_WORDS` words that occurs at least :data:`MIN_REPEATS` times in it (once
   every :data:`REPEAT_WORDS` words of a shorter page, twice at least) and at most a quarter as
   often in the other page (a generated manual links the previous and the
-  next page by title, so a sibling names the other's subject once), a spelling variant or
-  typo counted as the word — unless the word is an **identifier** (:func:`is_identifier`:
+  next page by title, so a sibling names the other's subject once), a spelling variant,
+  typo or other form of the word (:func:`stem`: "Beginning" for "Begin") counted as the word
+  — unless the word is an **identifier** (:func:`is_identifier`:
   ``XCOS``, ``DefBool``, ``pg_stat``, ``DOMException``), which counts only as itself;
 * their **names** (:func:`page_name`: a first block that is a title or heading) differ by a
   substitution (:func:`name_differs`);
@@ -39,11 +40,13 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 import regex
+import snowballstemmer
 
 __all__ = [
     "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_HEAD",
@@ -51,7 +54,7 @@ __all__ = [
     "identifier_words",
     "is_identifier", "name_differs", "named_things", "one_spelling", "own_differs", "own_lines",
     "page_name",
-    "spelling_variants", "subject_differs",
+    "spelling_variants", "stem", "subject_differs",
     "subject_words",
 ]
 
@@ -257,6 +260,33 @@ def _near_pattern(word: str) -> regex.Pattern[str]:
     )
 
 
+_STEMMERS = threading.local()  # a Snowball stemmer keeps state: one per thread
+
+
+@lru_cache(maxsize=1 << 15)
+def stem(word: str) -> str:
+    """The English Snowball stem of a case-folded word of prose: the forms of one word meet
+    ("begin" / "beginning", "content" / "contents", "horizontal" / "horizontally"), two words
+    do not ("horizontally" / "vertically", "cosine" / "sine").
+
+    >>> [stem(w) for w in ("beginning", "contents", "horizontally", "cosine", "sine")]
+    ['begin', 'content', 'horizont', 'cosin', 'sine']
+    """
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
+
+
+@lru_cache(maxsize=64)
+def _stem_counts(text: str) -> Counter[str]:
+    """The stems (:func:`stem`) of the words of ``text`` (:func:`_words`), counted."""
+    out: Counter[str] = Counter()
+    for w, n in _forms_of(text)[3].items():
+        out[stem(w)] += n
+    return out
+
+
 def _length(text: str) -> int:
     """A page's length in words: every CJK character is one, as in the verifier."""
     return sum(_forms_of(text)[3].values()) + len(_CJK.findall(text))
@@ -289,7 +319,8 @@ def subject_words(a: str, b: str) -> list[str]:
     """The subject words of ``a`` (case folded, in order of first use) that ``b`` lacks.
 
     A head word written as an identifier wherever it occurs in ``a`` (:func:`is_identifier`)
-    counts in ``b`` only as itself; any other word also as its spelling variants. A word of two
+    counts in ``b`` only as itself; any other word also as its spelling variants and, failing
+    these, as its other forms (the words of its stem, :func:`stem`). A word of two
     letters is a subject only as an identifier ("FG"): in prose it is a function word ("an URL"
     / "a URL").
 
@@ -315,6 +346,8 @@ def subject_words(a: str, b: str) -> list[str]:
         # hold two whole words), so when these are enough the costly search is not needed.
         if len(w) >= 4 and n * MIN_REPEATS <= counts[w] and w not in idents:
             n = len(_near_pattern(w).findall(b))
+            if n * MIN_REPEATS <= counts[w]:  # another form of the word ("Beginning")
+                n = _stem_counts(b)[stem(w)]
         if n * MIN_REPEATS <= counts[w] and not _compound(w, _tokens(b)[0], _tokens(a)[0]):
             out.append(w)
     return out
@@ -500,6 +533,20 @@ def named_things(a: str, b: str) -> list[str]:
             if not _typo(w, [o for o in others if len(o) == len(w)], long=False)]
 
 
+def _forms_of_each_other(ours: list[str], theirs: list[str]) -> bool:
+    """Whether the things each of two pages names and the other does not (:func:`named_things`)
+    are one page's words in other forms (:func:`stem`): "Cell Contents" / "Cell Content" name
+    one thing; "Index of Tables" / "Table of Objects" two ("Objects" is no form of a word of
+    the other page).
+
+    >>> _forms_of_each_other(["contents"], ["content"])
+    True
+    >>> _forms_of_each_other(["tables"], ["table", "objects"])
+    False
+    """
+    return {stem(w) for w in ours} == {stem(w) for w in theirs}
+
+
 def _compound(word: str, other: Counter[str], mine: Counter[str]) -> bool:
     """Whether ``word`` stands in the other page's tokens (``other``) as two words ("Gluepoints"
     / "Glue Points", "ImageMap" / "Image Map") or as part of a compound whose other part is a
@@ -520,7 +567,8 @@ def subject_differs(a: str, b: str) -> bool:
     """Whether pages ``a`` and ``b`` are about different subjects, once written in one spelling
     (:func:`one_spelling`): either has a subject word the other lacks (:func:`subject_words`),
     their names differ by a substitution (:func:`name_differs`), each names things the other
-    never does (:func:`named_things`: "Illustration Index" / "Index of Tables"), each has lines
+    never does (:func:`named_things`: "Illustration Index" / "Index of Tables"; not when these
+    are one word in two forms, "Cell Contents" / "Cell Content"), each has lines
     of its own (:func:`own_differs`), or each uses
     identifiers the other lacks, together at least :data:`MIN_IDENTIFIER_USES` times, or twice
     on two pages of at most :data:`REPEAT_WORDS` words (:func:`identifier_words`: two source
@@ -537,7 +585,8 @@ def subject_differs(a: str, b: str) -> bool:
     a, b = one_spelling(a), one_spelling(b)
     if subject_words(a, b) or subject_words(b, a) or name_differs(a, b):
         return True
-    if named_things(a, b) and named_things(b, a):
+    things, others = named_things(a, b), named_things(b, a)
+    if things and others and not _forms_of_each_other(things, others):
         return True
     if own_differs(a, b):
         return True

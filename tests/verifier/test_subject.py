@@ -356,3 +356,30 @@ def test_own_lines_stop_at_the_limit_and_within_the_comparisons(monkeypatch: pyt
     # a budget for the first two lines only leaves the others to b
     monkeypatch.setattr(subject, "OWN_COMPARISONS", 2 * (5 + 25))
     assert own_lines(a, b) == [20, 21]
+
+
+_VALIDITY = ("Validity of Cell {x}\n\nDefines what data are valid for the selected cells. "
+             "Using Cell {x} Validity: select the cells, choose Data - Validity and select the "
+             "Criteria tab. If you select Stop as the action, invalid entries are not accepted "
+             "and the previous cell {y} retained. Select Warning to display a {box} in which "
+             "the entry can be accepted.")
+
+
+def test_another_form_of_a_word_names_the_same_thing() -> None:
+    # Calc's help in en-US and en-GB: "Cell Contents" / "Cell Content", "Document Begin" /
+    # "Beginning of Document". The forms of one word (their Snowball stem) are one subject; two
+    # words are two.
+    us = _VALIDITY.format(x="Contents", y="contents are", box="dialog")
+    gb = _VALIDITY.format(x="Content", y="content is", box="dialogue box")
+    assert named_things(us, gb) == ["contents"] and named_things(gb, us) == ["content"]
+    assert not subject_differs(us, gb)
+    formats = _VALIDITY.format(x="Formats", y="formats are", box="dialog")
+    assert named_things(us, formats) == ["contents"]
+    assert subject_differs(us, formats)
+    begin = ("Begin moves to the first page. Click Begin, or press Ctrl+Home: the Begin "
+             "command and the Begin icon move the cursor to the start of the document.")
+    beginning = begin.replace("Begin", "Beginning")
+    assert subject_words(begin, beginning) == []
+    assert not subject_differs(begin, beginning)
+    end = begin.replace("Begin", "End")
+    assert subject_differs(begin, end)
