@@ -9,7 +9,8 @@ own, and a page and its British-English variant the same page:
   whose texts differ in the name and in the one word naming what it computes;
 * statement pages that share one syntax block, a keyword table and an example listing every
   sibling's name;
-* a twin of about 25 words whose UK text writes "dialogue box", "organise", "customise".
+* a twin of about 25 words whose UK text writes "dialogue box", "organise", "customise";
+* a twin whose UK text names "Cell Content" where the US text names "Cell Contents".
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from support.sibling_families import (
     toolbars,
     twin,
     unlocated,
+    word_forms_twin,
 )
 
 import neardup
@@ -98,11 +100,6 @@ def test_statement_pages_sharing_a_syntax_block_form_no_group(kind: str) -> None
 # --- a short spelling-variant twin ----------------------------------------------------------
 
 
-
-
-
-
-
 def test_the_twin_is_a_short_page_in_two_spellings() -> None:
     us, gb = (p["text"] for p in twin("text"))
     assert 20 <= len(us.split()) <= 30 and us != gb
@@ -121,11 +118,17 @@ def test_a_short_spelling_variant_twin_is_grouped(kind: str) -> None:
     assert _groups(pages) == [{p["id"] for p in pages}]
 
 
+# --- a twin naming one thing in two forms of its word ------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_twin_naming_one_thing_in_two_forms_of_its_word_is_grouped(kind: str) -> None:
+    """"Cell Contents" (en-US) and "Cell Content" (en-GB): one thing, not two."""
+    pages = word_forms_twin(kind)
+    assert _groups(pages) == [{p["id"] for p in pages}]
+
+
 # --- conversion functions: mixed-case names one letter apart ----------------------------------
-
-
-
-
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -5,8 +5,9 @@ by one letter, statement pages sharing a syntax block, conversion functions, ope
 index pages naming another kind of index, pages without content told by their title, index
 pages of a generated reference whose own text is one member and its link, one toolbar's page
 under two modules each listing its own buttons — each stay a group of one, and the twins (a
-25-word page in British spelling, a function page whose translation renames its identifiers)
-are grouped: as HTML and as text, sent in two orders, and
+25-word page in British spelling, a function page whose translation renames its identifiers,
+a page naming one thing in two forms of its word, "Cell Contents" / "Cell Content") are
+grouped: as HTML and as text, sent in two orders, and
 as HTML without URLs (one site by the template the pages link) and as text in the site's chrome
 without URLs (one site by that chrome, counted as the two files arrive).
 The index's partition is the one ``neardup.dedup`` gives on the same pages. Index pages of a
@@ -42,6 +43,7 @@ from support.sibling_families import (
     toolbars,
     twin,
     unlocated,
+    word_forms_twin,
 )
 from support.workers import cleanup_broker, running_workers, worker_env
 
@@ -62,7 +64,7 @@ def _pages(kind: str) -> tuple[list[dict[str, Any]], list[set[str]]]:
     if kind == "text-unlocated":
         pages, groups = _pages("text")
         return unlocated(in_chrome(pages)), groups
-    twins = twin(kind)
+    twins, forms = twin(kind), word_forms_twin(kind)
     gb = (COLOR_US.replace("COLOR", "COLOUR").replace("colors", "colours")
           .replace("color", "colour"))
     colour = [page("en-US/color", "en-US/calc/color.html", COLOR_US, kind),
@@ -71,10 +73,10 @@ def _pages(kind: str) -> tuple[list[dict[str, Any]], list[set[str]]]:
              + indexes(kind) + [member_index(*m, kind) for m in MEMBERS]
              + [member_index("p", "PARSERS_EXPORT", "LibDefs.hpp", kind),
                 member_index("v", "VALIDATORS_EXPORT", "LibDefs.hpp", kind)] + toolbars(kind)
-             + twins + colour)
+             + twins + forms + colour)
     if kind == "html":
         pages += [gallery(t) for t in ("Calc Screenshots", "Filter Screenshots", "Sample Files")]
-    return pages, [{p["id"] for p in twins}, {p["id"] for p in colour}]
+    return pages, [{p["id"] for p in twins}, {p["id"] for p in forms}, {p["id"] for p in colour}]
 
 
 def _groups(assignment: dict[str, str]) -> list[set[str]]:

@@ -134,6 +134,34 @@ def twin(kind: str) -> list[dict[str, Any]]:
             for variant, text in (("en-US", US), ("en-GB", british(US)))]
 
 
+VALIDITY_US = """Validity of Cell Contents
+
+For each cell, you can define entries to be valid. Invalid entries are rejected.
+
+Using Cell Contents Validity
+
+Select the cells for which you want to define a new validity rule. Choose Data - Validity and
+open the Criteria tab page. In the Allow field, select an option.
+
+After you have determined the conditions for cell validity, you can use the other two tab
+pages to create message boxes. On the Error Alert tab page, select the action in case of an
+error. If you select "Stop" as the action, invalid entries are not accepted, and the previous
+cell contents are retained. Select "Warning" or "Information" to display a dialog in which the
+entry can either be canceled or accepted.
+"""
+
+
+def word_forms_twin(kind: str) -> list[dict[str, Any]]:
+    """One page in en-US and en-GB, the UK text naming "Cell Content" where the US text names
+    "Cell Contents" (one word in two forms), and writing "dialogue box" and "cancelled"."""
+    gb = (VALIDITY_US.replace("Cell Contents", "Cell Content")
+          .replace("cell contents are", "cell content is").replace("dialog", "dialogue box")
+          .replace("canceled", "cancelled"))
+    return [page(f"{variant}/validity.html", f"{variant}/text/scalc/guide/validity.html", text,
+                 kind)
+            for variant, text in (("en-US", VALIDITY_US), ("en-GB", gb))]
+
+
 CONVERSIONS = [("CLng", "a long integer", "Long"), ("CSng", "data type Single", "Single"),
                ("CInt", "an integer", "Integer"), ("CDbl", "data type Double", "Double")]
 
