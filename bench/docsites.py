@@ -86,6 +86,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -100,7 +101,7 @@ from _partition import pairwise, work_dir  # bench/ helpers
 
 from neardup.verifier.grouping import GroupForest
 
-HELD_OUT = ("git", "gio", "octave")
+HELD_OUT = ("git", "gio", "octave", "rust-alloc", "rust-reference")
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class Site:
     site: str = ""  # the ``site`` field (default: ``name``)
     notes: tuple[str, ...] = field(default=())
     render: str = ""  # "mandoc": the folder holds man pages, rendered to HTML by mandoc;
-    # "texinfo": a Texinfo manual, its redirect files left out (texinfo_nodes)
+    # "redirects": the pages that send the browser on at once left out (without_redirects)
     # where the generator writes a page's own text (an XPath), for the copies of one text under
     # two paths: "" where the rendered text has no navigation naming the page's place
     article: str = ""
@@ -154,7 +155,15 @@ SITES = [
     Site("octave", "Texinfo 6.8 (makeinfo --html: GNU Octave's manual, a page a node)",
          {"7.3.0": "octave-doc"}, "usr/share/doc/octave/octave.html",
          "https://docs.octave.org/v{variant}/{path}", "GPL-3.0-or-later", site="octave-docs",
-         render="texinfo"),
+         render="redirects"),
+    Site("rust-alloc", "rustdoc 1.63 (Rust's alloc crate: a page an item)",
+         {"1.63.0": "rust-doc"}, "usr/share/doc/rust-doc/html/alloc",
+         "https://doc.rust-lang.org/{variant}/alloc/{path}", "MIT OR Apache-2.0",
+         site="rust-docs", render="redirects"),
+    Site("rust-reference", "mdBook (The Rust Reference: a page a chapter, and the whole book)",
+         {"1.63.0": "rust-doc"}, "usr/share/doc/rust-doc/html/reference",
+         "https://doc.rust-lang.org/{variant}/reference/{path}", "MIT OR Apache-2.0",
+         site="rust-reference", render="redirects"),
 ]
 assert tuple(s.name for s in SITES[-len(HELD_OUT):]) == HELD_OUT  # reported last
 
@@ -171,8 +180,8 @@ def fetch(cache: Path, site: Site) -> dict[str, dict[str, Any]]:
         deb = (root / ".complete").read_text().strip()
         if site.render == "mandoc":
             folder = render_man(cache, package, folder)
-        elif site.render == "texinfo":
-            folder = texinfo_nodes(cache, package, folder)
+        elif site.render == "redirects":
+            folder = without_redirects(cache, package, folder)
         out[variant] = {"package": package, "deb": deb, "folder": folder}
     return out
 
@@ -202,24 +211,29 @@ def render_man(cache: Path, package: str, folder: Path) -> Path:
     return out
 
 
-#: What ``makeinfo`` writes in the file it makes for each anchor and index entry: a page without
-#: text that sends the browser on to the node (``<meta http-equiv="Refresh">``).
-TEXINFO_REDIRECT = b"<!-- This file redirects to the location of a node or anchor -->"
+#: A page the browser leaves at once for another: ``<meta http-equiv="refresh" content="0; ...">``
+#: in its head (``makeinfo`` writes one for each anchor and index entry, ``rustdoc`` one for each
+#: item re-exported or moved).
+REDIRECT = re.compile(rb"""<meta\s[^>]*http-equiv\s*=\s*["']?refresh["']?[^>]*content\s*=\s*["']?\s*0\s*[;"'>]""",
+                      re.IGNORECASE)
 
 
-def texinfo_nodes(cache: Path, package: str, folder: Path) -> Path:
-    """The pages of a Texinfo manual's HTML ``folder`` without ``makeinfo``'s redirect files
-    (:data:`TEXINFO_REDIRECT`: no reader sees one, the browser moves on to its node), copied to
-    ``<cache>/docsite/rendered/<package>/`` (once)."""
-    out = cache.resolve() / "docsite" / "rendered" / package
+def without_redirects(cache: Path, package: str, folder: Path) -> Path:
+    """The pages of ``folder`` (all its ``*.html``, below it too) without those the browser
+    leaves at once for another (:data:`REDIRECT`: no reader sees one), copied to
+    ``<cache>/docsite/rendered/<package>/<folder's last name>/`` (once)."""
+    out = cache.resolve() / "docsite" / "rendered" / package / folder.name
     if (out / ".complete").exists():
         return out
-    out.mkdir(parents=True, exist_ok=True)
-    for page in sorted(folder.glob("*.html")):
+    for page in sorted(folder.rglob("*.html")):
         data = page.read_bytes()
-        if TEXINFO_REDIRECT not in data[:2048]:
-            (out / page.name).write_bytes(data)
-    (out / ".complete").write_text("texinfo\n")
+        head = data[:4096]
+        if REDIRECT.search(head) is None:
+            target = out / page.relative_to(folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / ".complete").write_text("redirects left out\n")
     return out
 
 

@@ -298,8 +298,19 @@ def page_heading(root: Any) -> str:
     ``title`` (Doxygen's ``div.title``), white space made single spaces; ``""`` when it has
     none. When a page has several ``h1`` and its ``title`` names none of them (word for word,
     case and punctuation aside: Sphinx ends each heading with a "¶" link), they head its
-    sections (mandoc's man pages: "NAME", "SYNOPSIS", ...): none is the page's heading."""
+    sections (mandoc's man pages: "NAME", "SYNOPSIS", ...): none is the page's heading. Of
+    several, the first outside the page's furniture is taken (mdBook heads every page with the
+    book's name in its ``div.menu-bar``, then the chapter's in ``main``).
+
+    >>> import lxml.html
+    >>> page_heading(lxml.html.fromstring(
+    ...     '<title>Scopes - The Book</title><div class="menu-bar"><h1>The Book</h1></div>'
+    ...     '<main><h1>Scopes</h1></main>'))
+    'Scopes'
+    """
     h1 = root.findall(".//h1")
+    if len(h1) > 1:
+        h1.sort(key=_in_furniture)  # stable: the page's own first, each in page order
     el = h1[0] if h1 else None
     if len(h1) > 1:
         title = _words(page_title(root))
@@ -312,6 +323,13 @@ def page_heading(root: Any) -> str:
         return ""
     name = _spaced(el)
     return name if len(name) <= 300 else ""
+
+
+def _in_furniture(el: Any) -> bool:
+    """Whether an element sits in page furniture (:func:`_is_boilerplate`, itself or an
+    ancestor)."""
+    return any(_is_boilerplate(a, a.tag) for a in (el, *el.iterancestors())
+               if isinstance(a.tag, str))
 
 
 def page_template(root: Any) -> str:

@@ -27,6 +27,7 @@ from support.sibling_families import (
     OPTIONS,
     TOOLBAR_PAGE,
     TOOLBARS,
+    book_section,
     class_members,
     conversions,
     functions,
@@ -126,6 +127,18 @@ def test_a_twin_naming_one_thing_in_two_forms_of_its_word_is_grouped(kind: str) 
     """"Cell Contents" (en-US) and "Cell Content" (en-GB): one thing, not two."""
     pages = word_forms_twin(kind)
     assert _groups(pages) == [{p["id"] for p in pages}]
+
+
+# --- a book's section pages whose own text is their heading -----------------------------------
+
+
+def test_section_pages_whose_own_text_is_their_heading_form_no_group() -> None:
+    """mdBook's pages of a book's sections ("Appendices", "Lexical structure") hold the book's
+    table of contents and their heading, the book's name heading the menu bar before it: each
+    is named by its own heading, and is a page of its own (as HTML; docs/quality.md has the
+    text rendering)."""
+    pages = [book_section(c) for c in ("Appendices", "Lexical structure", "Names", "Scopes")]
+    assert _groups(pages) == []
 
 
 # --- conversion functions: mixed-case names one letter apart ----------------------------------

@@ -4,7 +4,8 @@ template, different pages"): real OpenSearch, Redis and two Celery workers, ``ne
 by one letter, statement pages sharing a syntax block, conversion functions, operator pages,
 index pages naming another kind of index, pages without content told by their title, index
 pages of a generated reference whose own text is one member and its link, one toolbar's page
-under two modules each listing its own buttons — each stay a group of one, and the twins (a
+under two modules each listing its own buttons, a book's section pages whose own text is their
+heading (HTML) — each stay a group of one, and the twins (a
 25-word page in British spelling, a function page whose translation renames its identifiers,
 a page naming one thing in two forms of its word, "Cell Contents" / "Cell Content") are
 grouped: as HTML and as text, sent in two orders, and
@@ -30,6 +31,7 @@ from opensearchpy import helpers
 from support.sibling_families import (
     COLOR_US,
     MEMBERS,
+    book_section,
     class_members,
     conversions,
     functions,
@@ -76,6 +78,7 @@ def _pages(kind: str) -> tuple[list[dict[str, Any]], list[set[str]]]:
              + twins + forms + colour)
     if kind == "html":
         pages += [gallery(t) for t in ("Calc Screenshots", "Filter Screenshots", "Sample Files")]
+        pages += [book_section(c) for c in ("Appendices", "Lexical structure", "Scopes")]
     return pages, [{p["id"] for p in twins}, {p["id"] for p in forms}, {p["id"] for p in colour}]
 
 

@@ -459,3 +459,36 @@ def class_members(kind: str) -> list[dict[str, Any]]:
                                f"</footer></body></html>")
             pages.append(doc)
     return pages
+
+
+BOOK_CHAPTERS = ["Notation", "Lexical structure", "Input format", "Keywords", "Identifiers",
+                 "Comments", "Whitespace", "Tokens", "Macros", "Macros By Example",
+                 "Procedural Macros", "Crates and source files", "Conditional compilation",
+                 "Items", "Modules", "Extern crates", "Use declarations", "Functions",
+                 "Type aliases", "Structs", "Enumerations", "Unions", "Constant items",
+                 "Static items", "Traits", "Implementations", "External blocks",
+                 "Generic parameters", "Associated Items", "Attributes", "Names", "Scopes",
+                 "Name resolution", "Type system", "Appendices", "Glossary"]
+
+
+def book_section(chapter: str) -> dict[str, Any]:
+    """An mdBook page of a book's section whose own text is its heading: the book's table of
+    contents in the sidebar (every page's), the book's name as an ``h1`` in the menu bar, then
+    the section's ``h1`` alone in ``main``."""
+    toc = "".join(
+        f'<li class="chapter-item"><a href="{c.lower().replace(" ", "-")}.html">'
+        f'<strong aria-hidden="true">{i}.</strong> {html.escape(c)}</a></li>'
+        for i, c in enumerate(BOOK_CHAPTERS, 1))
+    name = chapter.lower().replace(" ", "-")
+    doc: dict[str, Any] = {"id": name, "url": f"https://{SITE}/reference/{name}.html",
+                           "site": SITE}
+    doc["html"] = (
+        f"<html><head><title>{html.escape(chapter)} - The Reference</title>"
+        '<link rel="stylesheet" href="book.css"></head><body>'
+        '<nav id="sidebar" class="sidebar" aria-label="Table of contents">'
+        f'<ol class="chapter">{toc}</ol></nav><div id="page-wrapper" class="page-wrapper">'
+        '<div class="page"><div id="menu-bar" class="menu-bar">'
+        '<h1 class="menu-title">The Reference</h1></div>'
+        f'<div id="content" class="content"><main><h1 id="{name}">{html.escape(chapter)}</h1>'
+        "</main></div></div></div></body></html>")
+    return doc

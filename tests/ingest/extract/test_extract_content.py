@@ -131,6 +131,15 @@ def test_extract_texts_keeps_the_full_text_and_takes_content_from_it(html: str) 
         ("<title>CURL(1)</title><h1>NAME</h1><h1>SYNOPSIS</h1>", ""),
         ("<title>Page</title><h1>One h1</h1>", "One h1"),
         ("<div class='title'>Doxygen's title</div>", "Doxygen's title"),
+        # mdBook: the book's name in the menu bar, then the chapter's; the title names both
+        (
+            "<title>Scopes - The Rust Reference</title><div id='menu-bar' class='menu-bar'>"
+            "<h1 class='menu-title'>The Rust Reference</h1></div>"
+            "<div id='content' class='content'><main><h1>Scopes</h1></main></div>",
+            "Scopes",
+        ),
+        # Javadoc: the only h1 sits in the page's header
+        ("<title>Range</title><div class='header'><h1>Class Range</h1></div>", "Class Range"),
     ],
 )
 def test_page_heading(page: str, heading: str) -> None:
