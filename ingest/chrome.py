@@ -18,6 +18,9 @@ count among its lines of at least :attr:`ChromeRule.min_base_chars` characters (
 page with one line of its own), and a line is chrome for that page only when its count is also
 at least ``ratio * base`` (:attr:`ChromeRule.ratio`, default 4): the copies of a story keep the
 lines they share with each other, and still lose the site's chrome, which is on far more pages.
+A line on half of its site's pages or more (and on ``T``) is chrome whatever the page's base:
+a book's page whose own text is its heading has no long line but the table of contents every
+page carries, which would otherwise set its base.
 
 **A page's name.** A page's first line (its title, in a text dump) is kept when it is chrome but
 on fewer than half of its site's pages — a family's title that each page of the family repeats,
@@ -94,7 +97,7 @@ __all__ = [
 
 #: Bump when the line keys, the hashing or the decision rule change: it is part of
 #: :attr:`ChromeRule.identity`, which is part of the fingerprint identity of masked pages.
-CHROME_SCHEME = 3
+CHROME_SCHEME = 4
 DEFAULT_MIN_PAGES = 20  # ChromeRule.min_pages, T
 
 COMPILED = "neardup.ingest._chrome"
@@ -360,7 +363,7 @@ class ChromeRule:
 
     @property
     def identity(self) -> str:
-        """Every parameter and :data:`CHROME_SCHEME` in one string (``chrome3-t20-r4.0-b40-w0.5``;
+        """Every parameter and :data:`CHROME_SCHEME` in one string (``chrome4-t20-r4.0-b40-w0.5``;
         ``-c`` the corpus threshold when set, ``-d0`` without digit folding): part of the
         fingerprint identity of pages masked with this rule
         (:attr:`neardup.ingest.fingerprint.FingerprintConfig.identity`).
@@ -536,8 +539,12 @@ class ChromeCounts:
         min_chars = self.rule.min_base_chars
         long = [n for k, n in zip(lengths, counts, strict=True) if k >= min_chars]
         base = max(1, min(long)) if long else 1
-        need = max(need, math.ceil(self.rule.ratio * base) if base > 1 else 0)
-        return [k > 0 and n >= need for k, n in zip(lengths, counts, strict=True)], counts
+        above = max(need, math.ceil(self.rule.ratio * base) if base > 1 else 0)
+        # A line on half the site's pages or more (and on T) is the site's own, whatever the
+        # page's base: a page whose own text is a heading beside the site's navigation.
+        own = max(self.rule.threshold(site), math.ceil(self.pages(site) / 2))
+        return [k > 0 and (n >= above or n >= own)
+                for k, n in zip(lengths, counts, strict=True)], counts
 
     def chrome_flags(self, site: str, lines: Sequence[str]) -> list[bool]:
         """For each of a page's lines, whether it is chrome for this page: on at least

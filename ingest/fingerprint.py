@@ -88,7 +88,7 @@ class FingerprintConfig:
     the identity is stored with each document so fingerprints made with different parameters
     are never compared. ``chrome`` is the rule the text was masked with before it was
     fingerprinted (:class:`neardup.ingest.chrome.ChromeRule`; ``neardup dedup`` masks plain-text
-    pages), appended as ``+`` and its identity (``s5-x10-y2-z50-m7-r16+chrome3-t20-...``): pages
+    pages), appended as ``+`` and its identity (``s5-x10-y2-z50-m7-r16+chrome4-t20-...``): pages
     masked and not masked, or masked by other rules, are never compared either.
     """
 

@@ -139,6 +139,27 @@ def test_repeated_story_keeps_its_body() -> None:
     assert bare.mask("s", copies[0]) == ""
 
 
+def test_a_line_on_half_the_sites_pages_is_chrome_whatever_the_pages_base() -> None:
+    """A book's pages each carry its table of contents, lines of 40 characters and more; a
+    section's page has nothing else but its heading, so its base is the contents' count.
+    Lines on half the site's pages or more (and on T) are the site's all the same: the page
+    keeps its name and heading. A story on fewer than half of the site's pages keeps its body."""
+    rng = random.Random(8)
+    counts = ChromeCounts(ChromeRule(min_pages=5), warmup=False)
+    contents = [f"{i}. The chapter on {_word(rng)} and {_word(rng)} in this reference" for i in
+                range(1, 13)]
+    chapters = [[f"Chapter {_word(rng)} - The Reference", *contents, *_article(rng, 1)]
+                for _ in range(20)]
+    sections = [[f"{name} - The Reference", *contents, name] for name in ("Appendices", "Names")]
+    for lines in chapters + sections:
+        counts.observe("book", lines)
+    assert all(len(line) >= 40 for line in contents)
+    for lines in sections:
+        assert counts.mask("book", "\n".join(lines)) == "\n".join([lines[0], "", lines[-1]])
+    for lines in chapters:
+        assert counts.mask("book", "\n".join(lines)) == "\n".join([lines[0], "", lines[-1]])
+
+
 def test_an_edited_copy_of_a_repeated_story_loses_the_shared_lines_below_the_ratio() -> None:
     """A copy with a line of its own has base 1: the lines on >= T pages are masked."""
     rng = random.Random(4)

@@ -151,7 +151,7 @@ def test_masked_pages_carry_the_rule_in_their_identity() -> None:
     identity = FingerprintConfig(chrome=ChromeRule()).identity
     assert {d.fp_config for d in masked if d} == {identity}
     assert {d.fp_config for d in plain if d} == {PROFILES["web"].identity}
-    assert identity.startswith(PROFILES["web"].identity + "+chrome3-t20-")
+    assert identity.startswith(PROFILES["web"].identity + "+chrome4-t20-")
     assert FingerprintConfig.from_identity(identity) == FingerprintConfig(chrome=ChromeRule())
     for m, p in zip(masked, plain, strict=True):
         assert m is not None and p is not None

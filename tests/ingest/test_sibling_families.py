@@ -27,6 +27,7 @@ from support.sibling_families import (
     OPTIONS,
     TOOLBAR_PAGE,
     TOOLBARS,
+    book,
     book_section,
     class_members,
     conversions,
@@ -132,13 +133,16 @@ def test_a_twin_naming_one_thing_in_two_forms_of_its_word_is_grouped(kind: str) 
 # --- a book's section pages whose own text is their heading -----------------------------------
 
 
-def test_section_pages_whose_own_text_is_their_heading_form_no_group() -> None:
-    """mdBook's pages of a book's sections ("Appendices", "Lexical structure") hold the book's
-    table of contents and their heading, the book's name heading the menu bar before it: each
-    is named by its own heading, and is a page of its own (as HTML; docs/quality.md has the
-    text rendering)."""
-    pages = [book_section(c) for c in ("Appendices", "Lexical structure", "Names", "Scopes")]
+@pytest.mark.parametrize("kind", KINDS)
+def test_section_pages_whose_own_text_is_their_heading_form_no_group(kind: str) -> None:
+    """mdBook's pages of a book's sections ("Appendices", "Glossary") hold the book's table of
+    contents and their heading. As HTML the book's name heads the menu bar first: each page is
+    named by its own heading. As text every line of the contents is on every page, and is
+    chrome though the sections' pages have no long line of their own (their base)."""
+    pages, sections = book(kind)
+    assert len(sections) == 4
     assert _groups(pages) == []
+    assert _groups([book_section(c) for c in ("Appendices", "Lexical structure", "Scopes")]) == []
 
 
 # --- conversion functions: mixed-case names one letter apart ----------------------------------

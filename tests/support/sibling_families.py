@@ -8,6 +8,7 @@ The unit tests (tests/ingest/test_sibling_families.py) and the pipeline's test
 from __future__ import annotations
 
 import html
+import random
 from typing import Any
 
 SITE = "help.example.org"
@@ -461,6 +462,8 @@ def class_members(kind: str) -> list[dict[str, Any]]:
     return pages
 
 
+BOOK_SITE = "book.example"  # a book is a site of its own
+
 BOOK_CHAPTERS = ["Notation", "Lexical structure", "Input format", "Keywords", "Identifiers",
                  "Comments", "Whitespace", "Tokens", "Macros", "Macros By Example",
                  "Procedural Macros", "Crates and source files", "Conditional compilation",
@@ -468,20 +471,28 @@ BOOK_CHAPTERS = ["Notation", "Lexical structure", "Input format", "Keywords", "I
                  "Type aliases", "Structs", "Enumerations", "Unions", "Constant items",
                  "Static items", "Traits", "Implementations", "External blocks",
                  "Generic parameters", "Associated Items", "Attributes", "Names", "Scopes",
-                 "Name resolution", "Type system", "Appendices", "Glossary"]
+                 "Name resolution", "Type system", "Appendices", "Glossary",
+                 "Macro Follow-Set Ambiguity Formal Specification"]
 
 
-def book_section(chapter: str) -> dict[str, Any]:
-    """An mdBook page of a book's section whose own text is its heading: the book's table of
-    contents in the sidebar (every page's), the book's name as an ``h1`` in the menu bar, then
-    the section's ``h1`` alone in ``main``."""
+def book_section(chapter: str, kind: str = "html", own: str = "") -> dict[str, Any]:
+    """An mdBook page of a book's chapter: the book's table of contents in the sidebar (every
+    page's), the book's name as an ``h1`` in the menu bar, then the chapter's ``h1`` in
+    ``main`` and its ``own`` text (none: a section's page whose own text is its heading). As
+    text, the page as a browser lays it out: the title, the contents, the heading, the text."""
+    name = chapter.lower().replace(" ", "-")
+    doc: dict[str, Any] = {"id": name, "url": f"https://{BOOK_SITE}/reference/{name}.html",
+                           "site": BOOK_SITE}
+    if kind == "text":
+        doc["text"] = "\n".join([f"{chapter} - The Reference",
+                                 *(f"{i} {c}" for i, c in enumerate(BOOK_CHAPTERS, 1)),
+                                 "The Reference", chapter, *([own] if own else [])])
+        return doc
     toc = "".join(
         f'<li class="chapter-item"><a href="{c.lower().replace(" ", "-")}.html">'
         f'<strong aria-hidden="true">{i}.</strong> {html.escape(c)}</a></li>'
         for i, c in enumerate(BOOK_CHAPTERS, 1))
-    name = chapter.lower().replace(" ", "-")
-    doc: dict[str, Any] = {"id": name, "url": f"https://{SITE}/reference/{name}.html",
-                           "site": SITE}
+    body = f"<p>{html.escape(own)}</p>" if own else ""
     doc["html"] = (
         f"<html><head><title>{html.escape(chapter)} - The Reference</title>"
         '<link rel="stylesheet" href="book.css"></head><body>'
@@ -490,5 +501,16 @@ def book_section(chapter: str) -> dict[str, Any]:
         '<div class="page"><div id="menu-bar" class="menu-bar">'
         '<h1 class="menu-title">The Reference</h1></div>'
         f'<div id="content" class="content"><main><h1 id="{name}">{html.escape(chapter)}</h1>'
-        "</main></div></div></div></body></html>")
+        f"{body}</main></div></div></div></body></html>")
     return doc
+
+
+def book(kind: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """A book of 24 chapters with text of their own (a paragraph of words drawn at random) and
+    four sections' pages whose own text is their heading, and the sections' ids."""
+    rng = random.Random(37)
+    chapters = [book_section(c, kind, " ".join(
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+        for _ in range(60)) + ".") for c in BOOK_CHAPTERS[:24]]
+    sections = [book_section(c, kind) for c in ("Appendices", "Glossary", "Names", "Scopes")]
+    return chapters + sections, [p["id"] for p in sections]
