@@ -279,12 +279,19 @@ def stem(word: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def _stem_counts(text: str) -> Counter[str]:
-    """The stems (:func:`stem`) of the words of ``text`` (:func:`_words`), counted."""
-    out: Counter[str] = Counter()
+def _by_head(text: str) -> dict[str, list[tuple[str, int]]]:
+    """The words of ``text`` (:func:`_words`) and their counts, by their first three letters."""
+    out: dict[str, list[tuple[str, int]]] = {}
     for w, n in _forms_of(text)[3].items():
-        out[stem(w)] += n
+        out.setdefault(w[:3], []).append((w, n))
     return out
+
+
+def _form_count(word: str, text: str) -> int:
+    """How often ``text`` writes a form of ``word`` (a word of its stem, :func:`stem`, and of its
+    first three letters: only those are stemmed, the rest of the page is not looked at)."""
+    s = stem(word)
+    return sum(n for w, n in _by_head(text).get(word[:3], ()) if stem(w) == s)
 
 
 def _length(text: str) -> int:
@@ -347,7 +354,7 @@ def subject_words(a: str, b: str) -> list[str]:
         if len(w) >= 4 and n * MIN_REPEATS <= counts[w] and w not in idents:
             n = len(_near_pattern(w).findall(b))
             if n * MIN_REPEATS <= counts[w]:  # another form of the word ("Beginning")
-                n = _stem_counts(b)[stem(w)]
+                n = _form_count(w, b)
         if n * MIN_REPEATS <= counts[w] and not _compound(w, _tokens(b)[0], _tokens(a)[0]):
             out.append(w)
     return out
@@ -585,9 +592,11 @@ def subject_differs(a: str, b: str) -> bool:
     a, b = one_spelling(a), one_spelling(b)
     if subject_words(a, b) or subject_words(b, a) or name_differs(a, b):
         return True
-    things, others = named_things(a, b), named_things(b, a)
-    if things and others and not _forms_of_each_other(things, others):
-        return True
+    things = named_things(a, b)
+    if things:
+        others = named_things(b, a)
+        if others and not _forms_of_each_other(things, others):
+            return True
     if own_differs(a, b):
         return True
     ours, theirs = identifier_words(a, b), identifier_words(b, a)
