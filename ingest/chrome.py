@@ -504,10 +504,11 @@ class ChromeCounts:
         """Whether ``site`` is past its warm-up (``T`` pages observed)."""
         return self.pages(site) >= self.rule.threshold(site)
 
-    def _needed(self, site: str) -> int:
-        """Pages a line must be on to be chrome on ``site`` now (before the page's base)."""
+    def _needed(self, site: str, pages: int | None = None) -> int:
+        """Pages a line must be on to be chrome on ``site`` now (before the page's base);
+        ``pages``: the site's page count when the caller has read it."""
         t = self.rule.threshold(site)
-        p = self.pages(site)
+        p = self.pages(site) if pages is None else pages
         if p >= t or not self.warmup:
             return t
         return max(2, math.ceil(self.rule.warmup_share * p))
@@ -526,8 +527,9 @@ class ChromeCounts:
     def _decide(self, site: str, hashes: Sequence[int],
                 lengths: Sequence[int]) -> tuple[list[bool], list[int]]:
         """:meth:`_flags`, and each line's count (all 0 when the site is too small to count)."""
-        need = self._needed(site)
-        if not self.warmup and self.pages(site) < need:
+        pages = self.pages(site)  # read once (a remote count is a round trip)
+        need = self._needed(site, pages)
+        if not self.warmup and pages < need:
             # no line of a site this small is on T of its pages
             return [False] * len(hashes), [0] * len(hashes)
         get_many = getattr(self._counter, "get_many", None)  # one request (remote), one C loop
@@ -540,10 +542,10 @@ class ChromeCounts:
         long = [n for k, n in zip(lengths, counts, strict=True) if k >= min_chars]
         base = max(1, min(long)) if long else 1
         above = max(need, math.ceil(self.rule.ratio * base) if base > 1 else 0)
-        # A line on half the site's pages or more (and on T) is the site's own, whatever the
+        # A line on half the site's pages or more (and on T) is the site's, whatever the
         # page's base: a page whose own text is a heading beside the site's navigation.
-        own = max(self.rule.threshold(site), math.ceil(self.pages(site) / 2))
-        return [k > 0 and (n >= above or n >= own)
+        site_wide = max(self.rule.threshold(site), math.ceil(pages / 2))
+        return [k > 0 and (n >= above or n >= site_wide)
                 for k, n in zip(lengths, counts, strict=True)], counts
 
     def chrome_flags(self, site: str, lines: Sequence[str]) -> list[bool]:
