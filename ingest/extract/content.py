@@ -66,8 +66,9 @@ class ExtractedText:
 
     text: str
     content: str
-    # An HTML page's template (:func:`page_template`), when asked for: its style sheets and
-    # scripts; "" for plain text, a page that has none, and when not asked for.
+    # An HTML page's template (:func:`page_template`), when asked for: its style sheets (its
+    # scripts when it has no style); "" for plain text, a page with neither, and when not
+    # asked for.
     template: str = ""
 
 
@@ -334,30 +335,38 @@ def _in_furniture(el: Any) -> bool:
 
 def page_template(root: Any) -> str:
     """A parsed page's template: ``"template:"`` and a hash of the file names of the style
-    sheets and scripts it links and of the text of its ``style`` elements, the same on every
-    page that one site's generator or theme writes (``../_static/basic.css`` and
-    ``_static/basic.css`` are one name); ``""`` when the page has none of them.
+    sheets it links and of the text of its ``style`` elements, the same on every page that
+    one site's generator or theme writes (``../_static/basic.css`` and ``_static/basic.css``
+    are one name); of the scripts it loads only when it has no style at all; ``""`` when it
+    has neither.
+
+    Scripts name the template only as a last resort, since a generator loads some of them for
+    one page alone (rustdoc: each trait page's list of implementors, ``trait.Binary.js``; a
+    page with formulas: its typesetter), while every page of a theme wears its style sheets.
 
     >>> import lxml.html
     >>> one = lxml.html.fromstring('<link rel="stylesheet" href="../_static/a.css?v=2"><p>x')
-    >>> two = lxml.html.fromstring('<link rel="Stylesheet" href="_static/a.css"><p>y')
+    >>> two = lxml.html.fromstring('<link rel="Stylesheet" href="_static/a.css">'
+    ...                            '<script src="implementors/trait.Binary.js"></script><p>y')
     >>> page_template(one) == page_template(two) != "", page_template(lxml.html.fromstring("<p>z"))
     (True, '')
     """
-    names = set()
+    styles: set[str] = set()
+    scripts: set[str] = set()
     for el in root.iter("link", "script", "style"):
         if el.tag == "style":
-            names.add("style " + " ".join((el.text or "").split()))
+            styles.add("style " + " ".join((el.text or "").split()))
             continue
         if el.tag == "link" and "stylesheet" in (el.get("rel") or "").casefold().split():
-            ref = el.get("href")
+            ref, names = el.get("href"), styles
         elif el.tag == "script":
-            ref = el.get("src")
+            ref, names = el.get("src"), scripts
         else:
             continue
         name = (ref or "").split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
         if name:
             names.add(name)
+    names = styles or scripts
     if not names:
         return ""
     digest = hashlib.blake2b("\n".join(sorted(names)).encode(), digest_size=8).hexdigest()

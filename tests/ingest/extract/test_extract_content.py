@@ -15,7 +15,7 @@ from neardup.ingest.extract import (
     extract_text,
     extract_texts,
 )
-from neardup.ingest.extract.content import page_heading
+from neardup.ingest.extract.content import page_heading, page_template
 
 ARTICLE = "<p>" + "A sentence of the article that carries its content. " * 4 + "</p>"
 
@@ -144,3 +144,31 @@ def test_extract_texts_keeps_the_full_text_and_takes_content_from_it(html: str) 
 )
 def test_page_heading(page: str, heading: str) -> None:
     assert page_heading(lxml.html.fromstring(f"<html><body>{page}</body></html>")) == heading
+
+
+def _rustdoc(item: str, own_script: str) -> str:
+    """A rustdoc item page: the theme's style sheets and scripts, and, on a trait's page, the
+    script listing that trait's implementors, named after the page."""
+    return (
+        '<html><head><link rel="stylesheet" href="../../rustdoc1.63.0.css">'
+        '<link rel="stylesheet" href="../../light1.63.0.css">'
+        '<script src="../../storage1.63.0.js"></script>'
+        '<script defer src="sidebar-items1.63.0.js"></script>'
+        f"{own_script}</head><body><h1>Trait {item}</h1><p>{ARTICLE}</p></body></html>"
+    )
+
+
+def test_a_script_one_page_loads_does_not_give_it_a_template_of_its_own() -> None:
+    def template(page: str) -> str:
+        return page_template(lxml.html.fromstring(page))
+
+    binary = template(_rustdoc(
+        "Binary", '<script async src="../../implementors/core/fmt/trait.Binary.js"></script>'))
+    octal = template(_rustdoc(
+        "Octal", '<script async src="../../implementors/core/fmt/trait.Octal.js"></script>'))
+    plain = template(_rustdoc("Vec", ""))
+    assert binary == octal == plain != ""
+    # another theme is another template; a page of scripts alone is named by them
+    assert template(_rustdoc("Vec", "").replace("light1.63.0", "dark1.63.0")) != plain
+    doxygen = '<html><head><script src="jquery.js"></script><script src="{}"></script></head>'
+    assert template(doxygen.format("dynsections.js")) != template(doxygen.format("menu.js")) != ""
