@@ -370,7 +370,33 @@ def identifier_words(a: str, b: str) -> dict[str, int]:
     """
     counts, idents, _ = _tokens(a)
     other = _tokens(b)[0]
-    return {t: n for t, n in counts.items() if t in idents and other[t] * MIN_REPEATS <= n}
+    lacking = {t: n for t, n in counts.items() if t in idents and other[t] * MIN_REPEATS <= n}
+    if not lacking:
+        return lacking
+    # One page writes as one token what the other writes as two, side by side ("Add-Ins
+    # Add-Ins" / "Add-InsAdd-Ins": two links' texts, with a space between them or none): the
+    # other's two tokens, or its one token holding ours, are uses of ours.
+    (_, with_a), (joins_b, _) = _joined(a), _joined(b)
+    return {t: n for t, n in lacking.items()
+            if (other[t] + joins_b[t] + sum(other[j] for j in with_a.get(t, ())))
+            * MIN_REPEATS <= n}
+
+
+@lru_cache(maxsize=64)
+def _joined(text: str) -> tuple[Counter[str], dict[str, tuple[str, ...]]]:
+    """The tokens that two tokens of ``text`` written side by side make when written as one
+    (case folded), counted, and for each token those it takes part in: what another page
+    may write as one token ("Add-Ins Add-Ins", in one spelling, :func:`one_spelling`:
+    ``{"addinsaddins": 1}``, ``{"addins": ("addinsaddins",)}``)."""
+    tokens = [t.casefold() for t in _token_list(text)]
+    joins: Counter[str] = Counter()
+    by_token: dict[str, set[str]] = {}
+    for x, y in itertools.pairwise(tokens):
+        j = x + y
+        joins[j] += 1
+        by_token.setdefault(x, set()).add(j)
+        by_token.setdefault(y, set()).add(j)
+    return joins, {t: tuple(js) for t, js in by_token.items()}
 
 
 def _edits(token: str) -> int:

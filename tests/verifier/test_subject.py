@@ -160,6 +160,23 @@ def test_identifiers_each_page_lacks() -> None:
     assert not subject_differs(edited.replace("getAsShort", "getAsShrot"), shorts)
 
 
+def test_two_tokens_side_by_side_are_the_token_written_as_one() -> None:
+    """LibreOffice's "Integrating new UNO components" in en-US and en-GB: two links' texts with a
+    space between them in one, none in the other. The other page writing our identifier as two
+    tokens side by side, or holding it in one token, uses it; an identifier that the other page
+    names once in two words but ours uses throughout is still ours."""
+    text = ("Programmers can write and integrate their own UNO components. See also LINKS for "
+            "the Add-Ins of Calc. ") * 2
+    us, gb = text.replace("LINKS", "Add-Ins Add-Ins"), text.replace("LINKS", "Add-InsAdd-Ins")
+    assert identifier_words(us, gb) == identifier_words(gb, us) == {}
+    assert not subject_differs(us, gb)
+    source = "Licensed to the Apache Software Foundation. " * 4
+    plain = source + "public class ContextedException extends Exception {} " * 8
+    runtime = source + "public class ContextedRuntimeException extends RuntimeException {} " * 8
+    assert identifier_words(plain, runtime + "a Contexted Exception") == {"contextedexception": 8}
+    assert subject_differs(plain, runtime + "a Contexted Exception")
+
+
 def test_on_a_short_page_one_identifier_each_is_its_subject() -> None:
     """Two index pages of one member each (23 words): the member, named once, is all that each
     page has of its own; on a longer page one identifier renamed once is an edit."""
