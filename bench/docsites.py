@@ -108,7 +108,7 @@ from _partition import pairwise, work_dir  # bench/ helpers
 
 from neardup.verifier.grouping import GroupForest
 
-HELD_OUT = ("git", "gio", "octave", "rust-alloc", "rust-reference")
+HELD_OUT = ("git", "gio", "octave", "rust-alloc", "rust-reference", "sqlite", "gsk")
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,13 @@ SITES = [
          {"1.63.0": "rust-doc"}, "usr/share/doc/rust-doc/html/reference",
          "https://doc.rust-lang.org/{variant}/reference/{path}", "MIT OR Apache-2.0",
          site="rust-reference", render="redirects"),
+    Site("sqlite", "SQLite's own Tcl generator (docs, a page per C API object, syntax "
+         "diagrams, release notes)", {"3.40.1": "sqlite3-doc"}, "usr/share/doc/sqlite3",
+         "https://sqlite.org/{path}", "public domain", site="sqlite-docs", render="redirects"),
+    Site("gsk", "gi-docgen 2022 (GTK 4.8's scene graph kit, GSK: a page a class, method, "
+         "function or constant)", {"4.8.3": "libgtk-4-doc"},
+         "usr/share/doc/libgtk-4-doc/gsk4", "https://docs.gtk.org/gsk4/{path}",
+         "LGPL-2.1-or-later", site="gtk-docs"),
 ]
 assert tuple(s.name for s in SITES[-len(HELD_OUT):]) == HELD_OUT  # reported last
 
