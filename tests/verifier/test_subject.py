@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 
@@ -175,6 +176,24 @@ def test_two_tokens_side_by_side_are_the_token_written_as_one() -> None:
     runtime = source + "public class ContextedRuntimeException extends RuntimeException {} " * 8
     assert identifier_words(plain, runtime + "a Contexted Exception") == {"contextedexception": 8}
     assert subject_differs(plain, runtime + "a Contexted Exception")
+
+
+@pytest.mark.timeout(60)  # a guard: a fuzzy regular expression took minutes on these pages
+def test_long_tokens_are_compared_by_their_edit_distance() -> None:
+    """SQLite's release notes end with the SHA3-256 hashes of that release's files: 64-digit
+    tokens, within 16 edits of each other as typos of a long token go. Each release's hashes
+    are its own; one digit changed in a copy is a typo."""
+    def release(n: int) -> str:
+        notes = "Add support for the NULLS FIRST and NULLS LAST syntax in ORDER BY clauses. " * 3
+        hashes = "\n".join(hashlib.sha3_256(f"{n}-{i}".encode()).hexdigest() for i in range(8))
+        return f"SQLite Release 3.30\n\n{notes}\n\nHashes:\n\n{hashes}"
+
+    one, two = release(0), release(1)
+    assert len(identifier_words(one, two)) == len(identifier_words(two, one)) == 8
+    assert subject_differs(one, two)
+    digit = hashlib.sha3_256(b"0-3").hexdigest()
+    edited = one.replace(digit, digit[:10] + ("1" if digit[10] != "1" else "2") + digit[11:])
+    assert edited != one and not subject_differs(one, edited)
 
 
 def test_on_a_short_page_one_identifier_each_is_its_subject() -> None:
