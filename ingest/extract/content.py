@@ -393,25 +393,44 @@ def page_title(root: Any) -> str:
     return "" if el is None else _spaced(el)
 
 
+HEADING_CHARS = 200
+"""How far into a page's main content (characters past its heading's length) the heading is
+looked for among its blocks (:func:`named`)."""
+
+
 def named(name: str, content: str, first: bool = False) -> str:
-    """``content`` opened by the page's heading ``name`` as a block of its own, when the main
-    content lost it: main-content detection drops the heading with the page's header (a
-    Javadoc class page's ``h1`` sits in ``div.header``), and a page's name is what tells two
-    pages of one template apart (:mod:`neardup.verifier.subject`: names compared). A content
-    that holds the heading near its start is left as it is; with ``first`` (a page whose
-    content is its full text, navigation first), one that opens with it.
+    """``content`` opened by the page's heading ``name`` as a block of its own: main-content
+    detection drops the heading with the page's header (a Javadoc class page's ``h1`` sits in
+    ``div.header``), or keeps a line of the header before it (SQLite's tagline, "Small. Fast.
+    Reliable."), and a page's name — its first block — is what tells two pages of one template
+    apart (:mod:`neardup.verifier.subject`: names compared). A heading that is a block among
+    the content's first ones comes first, moved (:data:`HEADING_CHARS`); a content that holds
+    it inside its first block (a heading run into its paragraph) is left as it is; with
+    ``first`` (a page whose content is its full text, navigation first), a heading is added in
+    front of the navigation.
 
     >>> named("XCOS function", "XCOS function\\n\\nReturns the cosine."), named("XCOS", "Text.")
     ('XCOS function\\n\\nReturns the cosine.', 'XCOS\\n\\nText.')
     >>> named("Option Bar", "Help\\n\\nOption Bar", first=True)
     'Option Bar\\n\\nHelp\\n\\nOption Bar'
+    >>> named("join-constraint", "Small. Fast. Reliable.\\n\\njoin-constraint\\n\\nUsed by: expr")
+    'join-constraint\\n\\nSmall. Fast. Reliable.\\n\\nUsed by: expr'
     """
     if not name:
         return content
+    blocks = content.lstrip().split(BLOCK_BREAK)
+    if " ".join(blocks[0].split()) == name:
+        return content
     if first:
-        if " ".join(content.lstrip().split(BLOCK_BREAK, 1)[0].split()) == name:
-            return content
-    elif name in " ".join(content[: len(name) + 200].split()):
+        return name + BLOCK_BREAK + content if content else name
+    seen = 0
+    for i, block in enumerate(blocks):
+        seen += len(block) + len(BLOCK_BREAK)
+        if seen > len(name) + HEADING_CHARS:
+            break
+        if " ".join(block.split()) == name:
+            return BLOCK_BREAK.join([block, *blocks[:i], *blocks[i + 1:]])
+    if name in " ".join(content[: len(name) + HEADING_CHARS].split()):
         return content
     return name + BLOCK_BREAK + content if content else name
 
