@@ -39,6 +39,7 @@ on five documentation sites: docs/quality.md, "Template siblings".
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import threading
 from collections import Counter
@@ -51,7 +52,8 @@ from rapidfuzz.distance import Levenshtein
 
 __all__ = [
     "HEAD_WORDS", "MIN_IDENTIFIER_USES", "MIN_REPEATS", "NAME_ADDED", "NAME_CHARS", "NAME_HEAD",
-    "NAME_WORDS", "OWN_COMPARISONS", "OWN_LINES", "REPEAT_WORDS", "SENTENCE_WORDS", "TYPO_EDITS",
+    "NAME_WORDS", "OWN_COMPARISONS", "OWN_LINES", "RENAMED", "REPEAT_WORDS", "SENTENCE_WORDS",
+    "TYPO_EDITS",
     "identifier_words",
     "is_identifier", "name_differs", "named_things", "one_spelling", "own_differs", "own_lines",
     "page_name",
@@ -124,6 +126,10 @@ OWN_COMPARISONS = 1 << 20
 """How many comparisons with the other page's lines and sentences :func:`own_lines` makes for
 a page's lines, all together, at most (each line counting the whole list it is compared with):
 past that, the page's lines left are taken for the other page's."""
+
+RENAMED = 2
+"""How many identifiers, one page's, changed by the same edit into the other's, make a rename
+rather than typos (:func:`_renamed`)."""
 
 TYPO_EDITS = 2
 """The most edits (letters inserted, deleted or replaced) between a short token and its typo
@@ -637,8 +643,53 @@ def subject_differs(a: str, b: str) -> bool:
         x, y = pa.get(token, (token,)), pb.get(token, (token,))
         return x if len(x) >= len(y) else y
 
-    ours, theirs = _telling(ours, tb, ta, parts=parts), _telling(theirs, ta, tb, parts=parts)
+    telling_a, telling_b = _telling(ours, tb, ta, parts=parts), _telling(theirs, ta, tb, parts=parts)
+    # ... unless the same edit runs through several of them: a rename.
+    renamed = _renamed([t for t in ours if t not in telling_a],
+                       [u for u in theirs if u not in telling_b])
+    ours = {t: n for t, n in ours.items() if t in telling_a or t in renamed}
+    theirs = {u: n for u, n in theirs.items() if u in telling_b or u in renamed}
     return bool(ours and theirs) and sum(ours.values()) + sum(theirs.values()) >= need
+
+
+def _edit(t: str, u: str) -> tuple[str, str]:
+    """What two tokens write differently: each without the start and the end they share.
+
+    >>> _edit("graphene_vec2_t", "graphene_vec3_t"), _edit("equalsbuilder", "equalsbuidler")
+    (('2', '3'), ('ld', 'dl'))
+    """
+    start = len(os.path.commonprefix([t, u]))
+    end = 0
+    while end < min(len(t), len(u)) - start and t[-1 - end] == u[-1 - end]:
+        end += 1
+    return t[start:len(t) - end], u[start:len(u) - end]
+
+
+def _renamed(ours: list[str], theirs: list[str]) -> set[str]:
+    """The identifiers of ``ours`` and ``theirs`` (each page's, the other lacks, typos of a
+    token of the other page) that are one of :data:`RENAMED` or more pairs, one of each,
+    within :data:`TYPO_EDITS` edits by the same edit (:func:`_edit`): one name replaced
+    through the page ("vec2" / "vec3" in ``gsk_gl_shader_get_arg_vec2``, ``graphene_vec2_t``
+    and ``vec2``: the pages of two members of one family), where a copy's typos are each
+    another edit.
+
+    >>> sorted(_renamed(["get_arg_vec2", "graphene_vec2_t"], ["get_arg_vec3", "graphene_vec3_t"]))
+    ['get_arg_vec2', 'get_arg_vec3', 'graphene_vec2_t', 'graphene_vec3_t']
+    >>> _renamed(["equalsbuidler", "reflectionequals"], ["equalsbuilder", "reflectionequlas"])
+    set()
+    """
+    if len(ours) < RENAMED or len(theirs) < RENAMED:
+        return set()
+    by_edit: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for t in ours:
+        for u in theirs:
+            if abs(len(t) - len(u)) <= TYPO_EDITS and _within(t, u, TYPO_EDITS):
+                by_edit.setdefault(_edit(t, u), []).append((t, u))
+    out: set[str] = set()
+    for pairs in by_edit.values():
+        if len({t for t, _ in pairs}) >= RENAMED and len({u for _, u in pairs}) >= RENAMED:
+            out.update(itertools.chain.from_iterable(pairs))
+    return out
 
 
 def _short(text: str) -> bool:

@@ -414,7 +414,7 @@ def named(name: str, content: str, first: bool = False) -> str:
     >>> named("Option Bar", "Help\\n\\nOption Bar", first=True)
     'Option Bar\\n\\nHelp\\n\\nOption Bar'
     >>> named("join-constraint", "Small. Fast. Reliable.\\n\\njoin-constraint\\n\\nUsed by: expr")
-    'join-constraint\\n\\nSmall. Fast. Reliable.\\n\\nUsed by: expr'
+    'join-constraint\\n\\nSmall. Fast. Reliable.\\n\\njoin-constraint\\n\\nUsed by: expr'
     """
     if not name:
         return content
@@ -424,12 +424,12 @@ def named(name: str, content: str, first: bool = False) -> str:
     if first:
         return name + BLOCK_BREAK + content if content else name
     seen = 0
-    for i, block in enumerate(blocks):
+    for block in blocks:
         seen += len(block) + len(BLOCK_BREAK)
         if seen > len(name) + HEADING_CHARS:
             break
         if " ".join(block.split()) == name:
-            return BLOCK_BREAK.join([block, *blocks[:i], *blocks[i + 1:]])
+            return name + BLOCK_BREAK + content
     if name in " ".join(content[: len(name) + HEADING_CHARS].split()):
         return content
     return name + BLOCK_BREAK + content if content else name

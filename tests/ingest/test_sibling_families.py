@@ -10,7 +10,9 @@ own, and a page and its British-English variant the same page:
 * statement pages that share one syntax block, a keyword table and an example listing every
   sibling's name;
 * a twin of about 25 words whose UK text writes "dialogue box", "organise", "customise";
-* a twin whose UK text names "Cell Content" where the US text names "Cell Contents".
+* a twin whose UK text names "Cell Content" where the US text names "Cell Contents";
+* syntax diagrams' pages whose main content opens with the site's tagline before the heading;
+* a method family whose identifiers differ in one digit, the same in each (``vec2``, ``vec3``).
 """
 
 from __future__ import annotations
@@ -40,9 +42,11 @@ from support.sibling_families import (
     operators,
     page,
     statements,
+    syntax_diagrams,
     toolbars,
     twin,
     unlocated,
+    vector_methods,
     word_forms_twin,
 )
 
@@ -369,3 +373,36 @@ def test_text_pages_without_url_that_carry_the_inputs_chrome_are_judged_as_one_s
     # verdict stands
     bare = unlocated(functions("text"))
     assert _groups(bare) == [{p["id"] for p in bare}]
+
+
+# --- syntax diagrams: the heading after the site's tagline --------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pages_whose_content_opens_with_the_sites_tagline_are_named_by_their_heading(
+        kind: str) -> None:
+    """SQLite's syntax diagrams: as HTML the main content opens with the header's tagline
+    ("Small. Fast. Reliable."), which named every page; the heading (``h1``) names it now."""
+    pages = {p["id"]: p for p in syntax_diagrams(kind)}
+    for a, b in [("join-constraint", "join-operator"), ("ordering-term", "frame-spec")]:
+        verdict = compare_documents(pages[a], pages[b])
+        assert not verdict.similar, (a, b, verdict.reason)
+    assert _groups(list(pages.values())) == []
+
+
+# --- a method family: one digit through every identifier -------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_one_edit_through_every_identifier_is_a_rename_not_typos(kind: str) -> None:
+    """gi-docgen's ``get_arg_vec2`` / ``get_arg_vec3`` / ``get_arg_vec4``: each identifier the
+    other page lacks is one edit from the other's (a typo, alone), but the same edit runs
+    through all of them."""
+    pages = vector_methods(kind)
+    assert not compare_documents(pages[0], pages[1]).similar
+    assert _groups(pages) == []
+    # a copy with the digit edited once is still the same page
+    copy = dict(pages[0], id="copy", url=pages[0]["url"] + "?copy")
+    field = "text" if kind == "text" else "html"
+    copy[field] = copy[field].replace("graphene_vec2_t", "graphene_vec3_t", 1)
+    assert compare_documents(pages[0], copy).similar

@@ -514,3 +514,105 @@ def book(kind: str) -> tuple[list[dict[str, Any]], list[str]]:
         for _ in range(60)) + ".") for c in BOOK_CHAPTERS[:24]]
     sections = [book_section(c, kind) for c in ("Appendices", "Glossary", "Names", "Scopes")]
     return chapters + sections, [p["id"] for p in sections]
+
+
+DIAGRAM_SITE = "sql.example"  # a site of its own
+
+DIAGRAMS = [("join-constraint", "join-clause", "expr"), ("join-operator", "join-clause", ""),
+            ("compound-operator", "select-stmt", ""), ("ordering-term", "select-stmt", "expr"),
+            ("frame-spec", "window-defn", "expr"), ("type-name", "column-def", "signed-number")]
+
+SEE_ALSO = ["lang_aggfunc.html", "lang_altertable.html", "lang_attach.html",
+            "lang_createindex.html", "lang_createtable.html", "lang_createtrigger.html",
+            "lang_createview.html", "lang_delete.html", "lang_expr.html", "lang_insert.html",
+            "lang_returning.html", "lang_select.html", "lang_update.html", "lang_upsert.html"]
+
+
+def syntax_diagram(name: str, used_by: str, references: str, kind: str) -> dict[str, Any]:
+    """A syntax diagram's page of SQLite's documentation: the site's tagline in its header,
+    the diagram's name as ``h1``, the diagram (an SVG of the grammar's words), what uses it,
+    what it references, and one "See also" list every diagram's page carries. As HTML its main
+    content opens with the tagline, which no page calls furniture; as text, with its title."""
+    doc: dict[str, Any] = {"id": name, "url": f"https://{DIAGRAM_SITE}/syntax/{name}.html",
+                           "site": DIAGRAM_SITE}
+    refs = f"References:  {references}" if references else ""
+    also = "See also:  " + "  ".join(SEE_ALSO)
+    if kind == "text":
+        doc["text"] = "\n\n".join(filter(None, [
+            f"SQLite Syntax: {name}", "Small. Fast. Reliable.\nChoose any three.", name,
+            f"Used by:  {used_by}", refs, also]))
+        return doc
+    words = "".join(f"<text>{html.escape(w.upper())}</text>" for w in name.split("-"))
+    refs_html = (f'References:&nbsp;&nbsp; <a href="./{references}.html">{references}</a><br>'
+                 if references else "")
+    doc["html"] = (
+        f"<html><head><title>SQLite Syntax: {name}</title>"
+        '<link href="../sqlite.css" rel="stylesheet"></head><body><div class="nosearch">'
+        '<a href="../index.html"><img class="logo" src="../images/banner.gif" alt="SQLite"></a>'
+        '<div class="tagline desktoponly">Small. Fast. Reliable.<br>Choose any three.</div>'
+        '<div class="menu mainmenu"><ul><li><a href="../index.html">Home</a>'
+        '<li><a href="../about.html">About</a><li><a href="../docs.html">Documentation</a>'
+        '<li><a href="../download.html">Download</a></ul></div></div>'
+        f"<h1 align='center'>{name}</h1><div class='imgcontainer'><svg>{words}</svg></div><br>"
+        f'Used by:&nbsp;&nbsp; <a href="./{used_by}.html">{used_by}</a><br>{refs_html}'
+        "See also:&nbsp;&nbsp; " + "&nbsp;&nbsp; ".join(
+            f'<a href="../{a}">{a}</a>' for a in SEE_ALSO) + "</body></html>")
+    return doc
+
+
+def syntax_diagrams(kind: str) -> list[dict[str, Any]]:
+    return [syntax_diagram(*d, kind) for d in DIAGRAMS]
+
+
+VECTOR_SITE = "gfx.example"  # a site of its own
+
+VECTOR_METHOD_PAGE = """GfxShader.get_arg_vec{n}
+
+Declaration
+
+void
+gfx_shader_get_arg_vec{n} (
+  GfxShader* shader,
+  GBytes* args,
+  int idx,
+  graphene_vec{n}_t* out_value
+)
+
+Description
+
+Gets the value of the uniform idx in the args block.
+
+The uniform must be of vec{n} type.
+
+Parameters
+
+args
+
+Uniform arguments.
+
+The data is owned by the caller of the function.
+
+idx
+
+Type: int
+
+Index of the uniform.
+
+out_value
+
+Location to store the uniform value in.
+
+The data is owned by the caller of the function."""
+
+
+def vector_methods(kind: str) -> list[dict[str, Any]]:
+    """gi-docgen's pages of three methods of one family (``get_arg_vec2``, ``..._vec3``,
+    ``..._vec4``): the same text but for one digit, the same in every identifier."""
+    out = []
+    for n in (2, 3, 4):
+        doc = page(f"get_arg_vec{n}", f"method.GfxShader.get_arg_vec{n}.html",
+                   VECTOR_METHOD_PAGE.format(n=n), kind)
+        doc["url"] = doc["url"].replace(SITE, VECTOR_SITE)
+        doc["site"] = VECTOR_SITE
+        out.append(doc)
+    return out
