@@ -382,28 +382,32 @@ def identifier_words(a: str, b: str) -> dict[str, int]:
         return lacking
     # One page writes as one token what the other writes as two, side by side ("Add-Ins
     # Add-Ins" / "Add-InsAdd-Ins": two links' texts, with a space between them or none): the
-    # other's two tokens, or its one token holding ours, are uses of ours.
-    (_, with_a), (joins_b, _) = _joined(a), _joined(b)
-    return {t: n for t, n in lacking.items()
-            if (other[t] + joins_b[t] + sum(other[j] for j in with_a.get(t, ())))
-            * MIN_REPEATS <= n}
+    # other's two tokens, or its one token (one this page lacks) holding ours, are uses of
+    # ours. Looked for only where the other page has the parts, or the longer token, it takes.
+    shortest = min(map(len, lacking))
+    longer = [u for u in other if len(u) > shortest and u not in counts]
+    out = {}
+    for t, n in lacking.items():
+        uses = other[t]
+        if any(other[t[:i]] and other[t[i:]] for i in range(1, len(t))):
+            uses += _side_by_side(b).get(t, 0)
+        holders = [u for u in longer if len(u) > len(t) and (u.startswith(t) or u.endswith(t))]
+        if holders:
+            joined = _side_by_side(a)
+            uses += sum(other[u] for u in holders if u in joined
+                        and (u[len(t):] in counts if u.startswith(t) else u[:-len(t)] in counts))
+        if uses * MIN_REPEATS <= n:
+            out[t] = n
+    return out
 
 
-@lru_cache(maxsize=64)
-def _joined(text: str) -> tuple[Counter[str], dict[str, tuple[str, ...]]]:
+@lru_cache(maxsize=16)
+def _side_by_side(text: str) -> Counter[str]:
     """The tokens that two tokens of ``text`` written side by side make when written as one
-    (case folded), counted, and for each token those it takes part in: what another page
-    may write as one token ("Add-Ins Add-Ins", in one spelling, :func:`one_spelling`:
-    ``{"addinsaddins": 1}``, ``{"addins": ("addinsaddins",)}``)."""
+    (case folded), counted: what another page may write as one token ("Add-Ins Add-Ins", in
+    one spelling, :func:`one_spelling`: ``{"addinsaddins": 1, ...}``)."""
     tokens = [t.casefold() for t in _token_list(text)]
-    joins: Counter[str] = Counter()
-    by_token: dict[str, set[str]] = {}
-    for x, y in itertools.pairwise(tokens):
-        j = x + y
-        joins[j] += 1
-        by_token.setdefault(x, set()).add(j)
-        by_token.setdefault(y, set()).add(j)
-    return joins, {t: tuple(js) for t, js in by_token.items()}
+    return Counter(map(str.__add__, tokens, tokens[1:]))
 
 
 def _edits(token: str) -> int:

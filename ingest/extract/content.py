@@ -404,10 +404,11 @@ def named(name: str, content: str, first: bool = False) -> str:
     ``div.header``), or keeps a line of the header before it (SQLite's tagline, "Small. Fast.
     Reliable."), and a page's name — its first block — is what tells two pages of one template
     apart (:mod:`neardup.verifier.subject`: names compared). A heading that is a block among
-    the content's first ones comes first, moved (:data:`HEADING_CHARS`); a content that holds
-    it inside its first block (a heading run into its paragraph) is left as it is; with
-    ``first`` (a page whose content is its full text, navigation first), a heading is added in
-    front of the navigation.
+    the content's first ones (:data:`HEADING_CHARS`) is added in front, the block left where
+    it is (moved instead, the lines before it would change places: copies of one article under
+    two sites' bylines align worse); a content that holds it inside an early block (a heading
+    run into its paragraph) is left as it is; with ``first`` (a page whose content is its full
+    text, navigation first), a heading is added in front of the navigation.
 
     >>> named("XCOS function", "XCOS function\\n\\nReturns the cosine."), named("XCOS", "Text.")
     ('XCOS function\\n\\nReturns the cosine.', 'XCOS\\n\\nText.')
