@@ -97,7 +97,7 @@ def site_verdict(
 ) -> Verdict:
     """``verdict`` on texts ``a`` and ``b``, with the rules for two pages of one site.
 
-    * **Template siblings.** A similar pair other than an exact one whose subjects differ
+    * **Template siblings.** A similar pair other than one text twice whose subjects differ
       (:func:`neardup.verifier.subject.subject_differs`) is not similar: reason
       ``subject-differs``, its rates unchanged.
     * **Spelling variants.** A pair the verifier parts that differs in British and American
@@ -143,9 +143,12 @@ def site_verdict(
 
 def siblings(verdict: Any, a: str, b: str, same_site: bool) -> bool:
     """Whether :func:`site_verdict` parts a pair the verifier joined (``verdict``: anything with
-    ``similar`` and ``reason``)."""
+    ``similar`` and ``reason``). One text is never parted; two of the same words are when
+    their symbols tell them apart (Haddock's index pages of the operators ``+`` and ``-``:
+    the same module names under each, reason ``exact`` at the verifier's word level)."""
     return bool(
-        same_site and verdict.similar and verdict.reason != "exact" and subject_differs(a, b)
+        same_site and verdict.similar
+        and (verdict.reason != "exact" or a.split() != b.split()) and subject_differs(a, b)
     )
 
 

@@ -75,8 +75,9 @@ _CJK = regex.compile(f"[{_CJK_SCRIPTS}]")
 # ("DOMException", "QName"; not "URLs", "IDs").
 _CAMEL = regex.compile(r"\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}")
 _ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
-# Operators in a name, each a token of it: the pages of "+" and "/" of one template are two.
-_OPERATOR = regex.compile(r"[-+*/\\^&|<>=%~!]+")
+# Symbols in a name, each run a token of it: the pages of "+" and "/" of one template are two,
+# and Haddock's index pages "(Index - +)" and "(Index - :)".
+_OPERATOR = regex.compile(r"[^\w\s()\[\]{}\"'“”‘’«»,;]+")
 # A capitalised word inside a sentence (after a small letter, a digit or a comma): the name of
 # a thing, a command or a label ("select the Illustration Index").
 _NAME_WORD = regex.compile(r"(?<=[\p{Ll}\d,;:][ \t]{1,8}|\()\b\p{Lu}\p{Ll}{2,}\b")
@@ -508,6 +509,11 @@ def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _mark(token: str) -> bool:
+    """Whether a name's token is a symbol (:data:`_OPERATOR`) or a single character."""
+    return len(token) == 1 or _OPERATOR.fullmatch(token) is not None
+
+
 def name_differs(a: str, b: str) -> bool:
     """Whether the names of two pages (:func:`page_name`) differ by a substitution: each has a
     token the other lacks (an identifier, a number or a word that is no spelling variant),
@@ -543,7 +549,9 @@ def name_differs(a: str, b: str) -> bool:
         # One name adds two words or more to the other ("Uses of Package X" / "Package X"):
         # another page about the same thing.
         return len(ua or ub) >= NAME_ADDED and len(na) >= 2 and len(nb) >= 2
-    if any(map(_OPERATOR.fullmatch, ua)) and any(map(_OPERATOR.fullmatch, ub)):
+    # A symbol or a single character each, the mark of an index page ("Index - +" / "Index -
+    # X") or of an operator's page ('"+" Operator' / '"/" Operator').
+    if any(map(_mark, ua)) and any(map(_mark, ub)):
         return True
     # Names are short: two edits make a typo there, whatever the token's length (a long
     # identifier in a name, "FailableBooleanSupplier", differs from its sibling's by a word).

@@ -42,6 +42,7 @@ from support.sibling_families import (
     operators,
     page,
     statements,
+    symbol_indexes,
     syntax_diagrams,
     toolbars,
     twin,
@@ -406,3 +407,19 @@ def test_one_edit_through_every_identifier_is_a_rename_not_typos(kind: str) -> N
     field = "text" if kind == "text" else "html"
     copy[field] = copy[field].replace("graphene_vec2_t", "graphene_vec3_t", 1)
     assert compare_documents(pages[0], copy).similar
+
+
+# --- index pages by first character: the same words, named by a symbol ------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_index_pages_of_the_same_words_named_by_a_symbol_form_no_group(kind: str) -> None:
+    """Haddock's index pages of "+", "-", ..., "X": the same module names under each, so the
+    verifier's words are the same (reason ``exact``); their names and symbols differ. One text
+    under two names is still one page."""
+    pages = symbol_indexes(kind)
+    verdict = compare_documents(pages[0], pages[1])
+    assert not verdict.similar and verdict.reason == "subject-differs"
+    assert _groups(pages) == []
+    copy = dict(pages[0], id="copy", url=pages[0]["url"] + "?copy")
+    assert compare_documents(pages[0], copy).reason == "exact"

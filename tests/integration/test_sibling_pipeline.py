@@ -6,7 +6,8 @@ index pages naming another kind of index, pages without content told by their ti
 pages of a generated reference whose own text is one member and its link, one toolbar's page
 under two modules each listing its own buttons, a book's section pages whose own text is their
 heading (a site of their own), syntax diagrams' pages whose main content opens with the site's
-tagline and a method family whose identifiers differ in one digit (each a site of its own) —
+tagline and a method family whose identifiers differ in one digit (each a site of its own),
+index pages of the same words named by a symbol ("Index - +", "Index - X") —
 each stay a group of one, and the twins (a
 25-word page in British spelling, a function page whose translation renames its identifiers,
 a page naming one thing in two forms of its word, "Cell Contents" / "Cell Content") are
@@ -44,6 +45,7 @@ from support.sibling_families import (
     operators,
     page,
     statements,
+    symbol_indexes,
     syntax_diagrams,
     toolbars,
     twin,
@@ -132,6 +134,7 @@ def test_siblings_stay_apart_and_twins_join_through_the_pipeline(
     if kind in ("html", "text"):
         pages += book(kind)[0]  # a site of its own, its sections' pages a heading each
         pages += syntax_diagrams(kind) + vector_methods(kind)  # a site of its own each
+        pages += symbol_indexes(kind)  # index pages of the same words, named by a symbol
     expected = sorted(twins, key=sorted)
     t = 5 if kind == "text-unlocated" else 20  # chrome on 5 pages; the others carry none
     assert _groups({g.id: g.dup_group for g in neardup.dedup(pages, chrome_min_pages=t)}

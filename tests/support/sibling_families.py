@@ -616,3 +616,21 @@ def vector_methods(kind: str) -> list[dict[str, Any]]:
         doc["site"] = VECTOR_SITE
         out.append(doc)
     return out
+
+
+INDEX_MARKS = ["+", "-", "/", ":", ">", "X"]
+
+
+def symbol_indexes(kind: str) -> list[dict[str, Any]]:
+    """Haddock's index pages of a library by first character ("Index - +", "Index - -", ...,
+    "Index - X"): each entry an operator and the modules that export it, the same modules on
+    every page, so that the pages' words are the same but for their names."""
+    out = []
+    for mark in INDEX_MARKS:
+        entries = "\n\n".join(
+            f"{mark}{op}\n\nControl.Lens.Lens, Control.Lens, Control.Lens.Operators"
+            for op in ("~", "=", "%~", "%=", "<~"))
+        text = (f"lens-5.0.1: Lenses, Folds and Traversals (Index - {mark})\n\n"
+                f"Index - {mark}\n\n{entries}")
+        out.append(page(f"index-{ord(mark)}", f"lens/doc-index-{ord(mark)}.html", text, kind))
+    return out

@@ -419,3 +419,19 @@ def test_another_form_of_a_word_names_the_same_thing() -> None:
     assert not subject_differs(begin, beginning)
     end = begin.replace("Begin", "End")
     assert subject_differs(begin, end)
+
+
+def test_index_pages_named_by_a_symbol_or_a_letter_differ() -> None:
+    """Haddock's index of a library by first character: "(Index - +)", "(Index - -)", "(Index -
+    X)". Each page lists other entries under the same module names, so their words can be the
+    same; the names differ by a symbol or a single character each."""
+    def index(mark: str) -> str:
+        return (f"lens-5.0.1: Lenses, Folds and Traversals (Index - {mark})\n\nIndex - {mark}\n\n"
+                + "Control.Lens.Fold, Control.Lens, Control.Lens.Operators\n\n" * 3)
+
+    for one, two in [("+", "-"), ("#", "^"), (".", ":"), ("+", "X"), ("A", "B")]:
+        assert name_differs(index(one), index(two)), (one, two)
+        assert subject_differs(index(one), index(two)), (one, two)
+    assert not name_differs(index("+"), index("+"))
+    # a word for a symbol is not a mark: "Find & Replace" / "Find and Replace" is one page
+    assert not name_differs("Find & Replace\n\nFinds text.", "Find and Replace\n\nFinds text.")
