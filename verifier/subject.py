@@ -78,6 +78,8 @@ _ORDINAL = regex.compile(r"\d+(?:st|nd|rd|th)", regex.IGNORECASE)
 # Symbols in a name, each run a token of it: the pages of "+" and "/" of one template are two,
 # and Haddock's index pages "(Index - +)" and "(Index - :)".
 _OPERATOR = regex.compile(r"[^\w\s()\[\]{}\"'“”‘’«»,;]+")
+# The operators that name an operator's page.
+_OPERATION = regex.compile(r"[-+*/\\^&|<>=%~!]+")
 # A capitalised word inside a sentence (after a small letter, a digit or a comma): the name of
 # a thing, a command or a label ("select the Illustration Index").
 _NAME_WORD = regex.compile(r"(?<=[\p{Ll}\d,;:][ \t]{1,8}|\()\b\p{Lu}\p{Ll}{2,}\b")
@@ -510,8 +512,9 @@ def _unmatched(a: tuple[str, ...], b: tuple[str, ...]) -> list[str]:
 
 
 def _mark(token: str) -> bool:
-    """Whether a name's token is a symbol (:data:`_OPERATOR`) or a single character."""
-    return len(token) == 1 or _OPERATOR.fullmatch(token) is not None
+    """Whether a name's token is a single character, a symbol or a letter: the mark of an index
+    page ("Index - +"). A run of symbols is none (a reST title's underline, "=====")."""
+    return len(token) == 1
 
 
 def name_differs(a: str, b: str) -> bool:
@@ -549,10 +552,10 @@ def name_differs(a: str, b: str) -> bool:
         # One name adds two words or more to the other ("Uses of Package X" / "Package X"):
         # another page about the same thing.
         return len(ua or ub) >= NAME_ADDED and len(na) >= 2 and len(nb) >= 2
-    # A symbol or a single character each, the mark of an index page ("Index - +" / "Index -
-    # X") or of an operator's page ('"+" Operator' / '"/" Operator').
+    if any(map(_OPERATION.fullmatch, ua)) and any(map(_OPERATION.fullmatch, ub)):
+        return True  # an operator each ('"+" Operator' / '"/" Operator')
     if any(map(_mark, ua)) and any(map(_mark, ub)):
-        return True
+        return True  # a single character each ("Index - +" / "Index - X")
     # Names are short: two edits make a typo there, whatever the token's length (a long
     # identifier in a name, "FailableBooleanSupplier", differs from its sibling's by a word).
     return bool(_telling(dict.fromkeys(ua, 1), ub, _tokens(a)[0], long=False)
