@@ -163,7 +163,8 @@ class ContentFeatures:
     """Word-alignment features of a pair.
 
     ``word_resemble`` is the word LCS resemble rate ``L / (n + m - L)``, or an upper bound
-    of it when ``bound`` is set (the alignment was not needed to reject the pair);
+    of it when ``bound`` is set (the alignment was not needed to decide the pair: rejected
+    at a bound, or contained and too small a share of the longer page for rule 1);
     ``core_resemble`` the same rate inside the core (None when not computed);
     ``reason`` is set when the features were cut short (``empty``, ``exact``,
     ``skeleton-bound``, ``edit-distance-bound``). ``word_contain`` is the
@@ -210,7 +211,14 @@ def content_features(
     t1 = config.min_word_resemble
     # O(n) bound: the LCS cannot exceed the shared token multiset (``upper``).
     passed = shared >= t1 or holds
-    if not passed and _rate(upper, n, m) < t1:
+    if shared < t1 and _rate(upper, n, m) < t1:
+        if holds:
+            # Contained, and too small a share of the longer page for rule 1 whatever the
+            # alignment: the verdict is containment without it (a page that re-exports a
+            # whole library holds each module's page: aligning them all cost minutes).
+            return ContentFeatures(
+                _rate(upper, n, m), None, n, m, bound=True, word_contain=contained
+            )
         return ContentFeatures(
             _rate(upper, n, m), None, n, m, bound=True, reason=SKELETON_BOUND,
             word_contain=contained,

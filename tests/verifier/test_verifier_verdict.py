@@ -117,6 +117,31 @@ def test_word_bound_is_an_upper_bound() -> None:
     assert f.n_words == len(ta) and f.m_words == len(tb)
 
 
+def test_a_small_page_held_by_a_whole_library_is_contained_without_an_alignment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A page that re-exports a whole library holds each module's page, and is many times
+    # longer: rule 1 cannot pass whatever the alignment, so the verdict is containment
+    # without aligning the pair (Haddock's Control.Lens.Combinators: 73 alignments, 48 s).
+    module = " ".join(para(s, 3) for s in range(70, 76))
+    library = " ".join(para(s, 3) for s in range(40, 70)) + " " + module + " " + para(99, 6)
+    exact = verdict.content_features(library, module, WEB.replace(min_word_resemble=0.0))
+    assert exact.word_resemble < WEB.min_word_resemble and not exact.bound
+
+    def no_alignment(*args: object) -> None:
+        raise AssertionError("aligned")
+
+    monkeypatch.setattr(verdict, "align", no_alignment)
+    f = verdict.content_features(library, module, WEB)
+    assert f.bound and f.reason is None and f.word_contain >= WEB.min_word_contain
+    assert f.word_resemble >= exact.word_resemble  # an upper bound, below rule 1's threshold
+    assert f.word_resemble < WEB.min_word_resemble
+    assert verdict.decide(f, WEB) == (True, verdict.CONTAINED)
+    assert verdict.decide(exact, WEB) == (True, verdict.CONTAINED)
+    v = compare(module, library)
+    assert v.similar and v.reason == "contained" and v.word_contain is not None
+
+
 def test_long_pages_are_verified() -> None:
     # ~94k characters: a table whose values change on every third row.
     rnd = random.Random(1)
