@@ -71,6 +71,7 @@ _WORD = regex.compile(_LETTER + "{2,}")
 # joining it ("pg_stat_activity"), not CJK characters.
 _TOKEN = regex.compile(rf"[^\W_{_CJK_SCRIPTS}]+(?:_+[^\W_{_CJK_SCRIPTS}]+)*")
 _CJK = regex.compile(f"[{_CJK_SCRIPTS}]")
+_CJK_RUN = regex.compile(f"[{_CJK_SCRIPTS}]+")  # counted by runs: a match a run, not a character
 # A capital after a small letter ("DefBool"), or two capitals before two small letters
 # ("DOMException", "QName"; not "URLs", "IDs").
 _CAMEL = regex.compile(r"\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}")
@@ -304,9 +305,11 @@ def _form_count(word: str, text: str) -> int:
     return sum(n for w, n in _by_head(text).get(word[:3], ()) if stem(w) == s)
 
 
+@lru_cache(maxsize=512)
 def _length(text: str) -> int:
-    """A page's length in words: every CJK character is one, as in the verifier."""
-    return sum(_forms_of(text)[3].values()) + len(_CJK.findall(text))
+    """A page's length in words: every CJK character is one, as in the verifier. Kept for the
+    last texts seen."""
+    return sum(_forms_of(text)[3].values()) + sum(map(len, _CJK_RUN.findall(text)))
 
 
 @lru_cache(maxsize=64)
