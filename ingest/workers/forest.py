@@ -13,6 +13,11 @@ worker joins into, and reads roots from, one forest per index, kept by
 * ``roots-written`` — the group ids pages were indexed with (a merge rewrites only their
   members); ``members:<group>`` — the pages indexed with ``group`` that are not its own page,
   noted before each write, so a merge finds them without searching the index.
+* ``merged`` — the roots merged away whose members are not rewritten yet. A union adds its
+  losers; the rewrite (:func:`~neardup.ingest.workers.writeback.rewrite_merged`) takes them
+  out once it has written their members. A decision that fails between its union and that
+  rewrite (the engine gone) leaves them here, and every later union hands them on: its retry
+  finds the groups already joined and merges nothing itself.
 
 Keys are prefixed ``neardup:<index>:`` like the staged batches' (:mod:`neardup.ingest.workers.staging`);
 the Lua scripts are the ``forest_*.lua`` files beside this module.
@@ -40,6 +45,7 @@ class RedisGroupForest:
         self.k_parent, self.k_pseq = p + "parent", p + "pseq"
         self.k_roots_written = p + "roots-written"
         self.k_best = p + "best"
+        self.k_merged = p + "merged"
         self._members_prefix = p + "members:"
         self._union = script(client, "forest_union.lua")
         self._roots = script(client, "forest_roots.lua")
@@ -57,11 +63,11 @@ class RedisGroupForest:
     ) -> tuple[dict[str, str], dict[str, tuple[str, float, float]], list[tuple[str, str]]]:
         """Join the components of ``edges`` (``(a, b, resemble, contain)``, atomically);
         returns the roots of ``ask``, the best joined page of each of ``ask`` that has one
-        (``(other, resemble, contain)``), and the roots merged away as ``(loser, its root
-        now)``. ``seq`` holds the seq of every id named (used for ids the forest does not know
+        (``(other, resemble, contain)``), and the roots merged away whose members are not
+        rewritten yet, this call's and any earlier's, as ``(loser, its root now)``. ``seq`` holds the seq of every id named (used for ids the forest does not know
         yet)."""
         raw = self._union(
-            keys=[self.k_parent, self.k_pseq, self.k_best],
+            keys=[self.k_parent, self.k_pseq, self.k_best, self.k_merged],
             args=[dumps_str({"seq": dict(seq), "edges": [list(e) for e in edges],
                          "ask": list(ask) or ["\x00"]})],
         )
@@ -134,6 +140,12 @@ class RedisGroupForest:
             self.redis.delete(*[self._members_prefix + g for g in groups])
 
     @transient
+    def merged_done(self, losers: Sequence[str]) -> None:
+        """``losers`` (roots merged away) have their members rewritten: no union hands them on."""
+        if losers:
+            self.redis.srem(self.k_merged, *losers)
+
+    @transient
     def written_roots(self, ids: Sequence[str]) -> list[str]:
         """Which of ``ids`` pages were indexed with as their group id."""
         if not ids:
@@ -159,6 +171,6 @@ class RedisGroupForest:
     @transient
     def clear(self) -> None:
         """Forget this index's forest (a dropped index)."""
-        keys = [self.k_parent, self.k_pseq, self.k_roots_written, self.k_best]
+        keys = [self.k_parent, self.k_pseq, self.k_roots_written, self.k_best, self.k_merged]
         keys += [k for k in self.redis.scan_iter(self._members_prefix + "*", count=1000)]
         self.redis.delete(*keys)

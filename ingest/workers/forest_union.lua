@@ -1,10 +1,13 @@
 -- Join components of the group forest, atomically (neardup.ingest.workers.forest.RedisGroupForest.union).
--- KEYS: parent, pseq, best. ARGV[1]: JSON {"seq": {id: seq}, "edges": [[a, b, resemble,
+-- KEYS: parent, pseq, best, merged (the roots merged away whose members are not rewritten yet).
+-- ARGV[1]: JSON {"seq": {id: seq}, "edges": [[a, b, resemble,
 -- contain], ...], "ask": [ids]}. Returns JSON {"roots": {id: root} for ask, "best": {id:
--- [other, resemble, contain]} for ask, "merged": [[loser, root], ...]}. ``best`` keeps, for
+-- [other, resemble, contain]} for ask, "merged": [[loser, root], ...]} (every root merged away
+-- and not yet rewritten: this call's and those a decision that failed before its rewrite left;
+-- the rewrite takes them out of ``merged``). ``best`` keeps, for
 -- every page, the joined page it resembles most so far (either side of the pair may have been
 -- the one verifying).
-local P, S, B = KEYS[1], KEYS[2], KEYS[3]
+local P, S, B, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local a = cjson.decode(ARGV[1])
 local given = a.seq
 local function seqof(x)
@@ -37,7 +40,6 @@ local function keep(x, y, res, con)
   end
   redis.call('HSET', B, x, cjson.encode({y, res, con}))
 end
-local losers = {}
 for _, e in ipairs(a.edges) do
   keep(e[1], e[2], e[3], e[4])
   keep(e[2], e[1], e[3], e[4])
@@ -49,7 +51,7 @@ for _, e in ipairs(a.edges) do
     local win, lose = ra, rb
     if before(rb, ra) then win, lose = rb, ra end
     redis.call('HSET', P, lose, win)
-    table.insert(losers, lose)
+    redis.call('SADD', M, lose)
   end
 end
 local roots = {}
@@ -60,5 +62,5 @@ for _, x in ipairs(a.ask) do
   if b then best[x] = cjson.decode(b) end
 end
 local merged = {}
-for _, l in ipairs(losers) do table.insert(merged, {l, find(l)}) end
+for _, l in ipairs(redis.call('SMEMBERS', M)) do table.insert(merged, {l, find(l)}) end
 return cjson.encode({roots = roots, best = best, merged = merged})

@@ -18,11 +18,12 @@ changes a group is a *repair*, run by a worker as the task ``neardup.repair``, a
    anew, and every member of the groups that held them, are decided again; groups outside are
    merged into when a page decided again joins them.
 4. **Write**: deleted pages leave both indices; the pages decided again are written with their
-   groups (a page whose text or mask changed whole, the others' group fields only); the
-   members of groups merged away are rewritten; the indices are refreshed; the changes are
+   groups (the others' group fields, and the members of groups merged away, first; then
+   whole, a page whose text or mask changed); the indices are refreshed; the changes are
    done.
 
-A repair that fails is run again (its changes stay staged until it ends). ``--wait`` waits
+A repair that fails is run again (its changes stay staged until it ends, and a page masked
+anew is written last: until then, the next repair finds it to mask again). ``--wait`` waits
 for the changes and the sites to be masked again (:func:`repairs_pending`).
 """
 
@@ -295,11 +296,14 @@ def repair(parts: IndexParts, changes: ChangeLog, sweep: bool = False) -> dict[s
     forest.note_members({i: root_of.get(i, i) for i in docs})
     if removed:
         store.delete(sorted(removed))
-    failed = [r for r in store.put(whole, overwrite=True) if not r.ok]
+    # the others' groups first, the pages masked anew last: a repair that fails before its
+    # end is run again, and finds those pages still to mask (and their groups to decide) only
+    # while their new text is unwritten
     for result in store.update_groups(updates):
         if isinstance(result, Exception):
             log.warning("repair: %s", result)
     rewrite_merged(store, forest, merged)
+    failed = [r for r in store.put(whole, overwrite=True) if not r.ok]
     store.refresh()
     if failed:
         raise RuntimeError(f"repair: {len(failed)} pages not written: {failed[0].error}")

@@ -29,18 +29,22 @@ log = logging.getLogger(__name__)
 def rewrite_merged(
     store: EngineWrites, forest: RedisGroupForest, merged: Sequence[tuple[str, str]]
 ) -> dict[str, str]:
-    """Point the indexed members of groups merged away at their root now. Only group ids that
+    """Point the indexed members of groups merged away at their root now (``merged``: the
+    union's, which hands on the merges a failed decision left unwritten). Only group ids that
     pages were indexed with can have members (a page of this batch that joined an older group
     was not written yet); their members are the pages noted before each write
     (:meth:`RedisGroupForest.note_members`: a page noted after this read is settled by its writer,
     who reads the roots after writing), each rewritten to its current root by id — no
-    refresh or search of the index."""
-    losers = forest.written_roots(sorted({loser for loser, _ in merged}))
-    if not losers:
-        return {}
-    out = forest.roots(forest.members_written(losers))
-    _write_groups(store, forest, out)
-    forest.forget_members(losers)
+    refresh or search of the index. Once written, the merges are done
+    (:meth:`RedisGroupForest.merged_done`); a write that fails leaves them to the next union."""
+    names = sorted({loser for loser, _ in merged})
+    losers = forest.written_roots(names)
+    out: dict[str, str] = {}
+    if losers:
+        out = forest.roots(forest.members_written(losers))
+        _write_groups(store, forest, out)
+        forest.forget_members(losers)
+    forest.merged_done(names)
     return out
 
 

@@ -99,3 +99,66 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
     assert _partition(runs["unrefreshed"]) == whole
     assert _partition(runs["reversed"]) == whole
     assert sum(1 for m in whole if len(m) > 1) >= 10  # near-duplicates were grouped
+
+
+
+@pytest.mark.parametrize("fails", ["put", "set_groups"])
+def test_a_batch_retried_after_its_write_failed_still_rewrites_the_groups_it_merged(
+    fails: str, os_client: Any, index_name: str, staging: BatchStaging, corpus: list[Any],
+    fingerprinted: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page that holds two indexed pages joins their groups: the later group is merged away
+    and its page rewritten. The node goes away after that decision joined the groups in the
+    forest and before it wrote them (``put``: the batch's own pages; ``set_groups``: the pages of
+    the group merged away); the batch is decided again (the task's retry), and that decision
+    finds the groups already joined. The page merged away is still rewritten: the index ends
+    with the groups of a run without the failure."""
+    from neardup.ingest.store.errors import StoreUnavailable
+    from neardup.ingest.store.opensearch import OpenSearchStore
+
+    originals = [d for d in corpus if d["twin_of"] is None and len(d["text"]) > 400][:8]
+    docs = [{**d, "id": f"part-{n}"} for n, d in enumerate(originals)]
+    docs += [{**docs[n], "id": f"both-{n // 2}",
+              "text": docs[n]["text"] + "\n" + docs[n + 1]["text"]} for n in range(0, 8, 2)]
+    pages = fingerprinted([{**d, "seq": n} for n, d in enumerate(docs)])
+    runs = {}
+    for name in ("clean", "failing"):
+        store = OpenSearchStore(os_client, f"{index_name}-{name}", stoplist_ttl=0.0)
+        store.install()
+        run_staging = BatchStaging(staging.redis, f"{staging.index}-{name}")
+        forest = RedisGroupForest(staging.redis, run_staging.index)
+        parts = IndexParts(store, run_staging, forest, _compare_fn("web"))
+        failures: list[str] = []
+        armed: list[bool] = []
+        if name == "failing":
+            write = getattr(store, fails)
+
+            def flaky(*args: Any, write: Any = write, failures: list[str] = failures,
+                      armed: list[bool] = armed, **kwargs: Any) -> Any:
+                if armed and not failures:
+                    failures.append(fails)
+                    raise StoreUnavailable("injected: the node went away")
+                return write(*args, **kwargs)
+
+            monkeypatch.setattr(store, fails, flaky)
+        try:
+            # the parts indexed, then the pages of two (whose batch's first write fails)
+            for n, chunk in enumerate((pages[:8], pages[8:])):
+                if n:
+                    armed.append(True)
+                key = run_staging.accept(chunk)[0]
+                try:
+                    decide_batch(parts, key, searchable=None)
+                except StoreUnavailable:
+                    decide_batch(parts, key, searchable=None)  # the retry
+            store.refresh()
+            got = store.mget([p.id for p in pages], with_fingerprints=False)
+            runs[name] = {i: str(d.dup_group) for i, d in got.items()}
+        finally:
+            run_staging.clear()
+            forest.clear()
+        assert failures == ([] if name == "clean" else [fails])
+    assert len(runs["clean"]) == len(pages)
+    # each page of two holds both parts: one group of three
+    assert sorted(len(m) for m in _partition(runs["clean"])) == [3, 3, 3, 3]
+    assert _partition(runs["failing"]) == _partition(runs["clean"])

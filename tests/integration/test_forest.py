@@ -14,10 +14,17 @@ def test_unions_keep_the_earliest_root_and_report_merges(forest: RedisGroupFores
     roots, best, merged = forest.union(seq, [("a", "c", 0.9, 0.95)], ["a", "c"])
     assert roots == {"a": "a", "c": "a"} and merged == [("c", "a")]
     assert best["c"] == ("a", 0.9, 0.95) and best["a"] == ("c", 0.9, 0.95)
+    forest.merged_done(["c"])  # its members rewritten
     roots, best, merged = forest.union(seq, [("b", "c", 0.5, 0.6)], ["a", "b", "c"])
     assert roots == {"a": "b", "b": "b", "c": "b"} and merged == [("a", "b")]
     assert best["c"] == ("a", 0.9, 0.95)  # the closest match is kept
     assert forest.roots(["a", "c", "d", "zz"]) == {"a": "b", "c": "b", "d": "d", "zz": "zz"}
+    # a merge not rewritten yet (the decision that made it failed) is handed on by every union,
+    # with its root now, until it is done
+    roots, best, merged = forest.union(seq, [("d", "b", 0.7, 0.7)], ["d"])
+    assert sorted(merged) == [("a", "d"), ("b", "d")]
+    forest.merged_done(["a", "b"])
+    assert forest.union(seq, [], ["a"])[::2] == ({"a": "d"}, [])
 
 
 def test_concurrent_unions_build_the_sequential_forest(forest: RedisGroupForest) -> None:
