@@ -82,8 +82,10 @@ mdBook heading rule (``bench/results/2026-12-07-docsites-word-forms-and-rust.md`
 ``sqlite`` and ``gsk``, added after the ninth, then told the heading put in front of the
 content, the edit distances of long tokens and the rename rule, and ``lens``, added after
 the tenth, the symbols in names (``bench/results/2026-12-07-docsites-sqlite-and-gsk.md``);
-``erlang``, ``node``, ``apache`` and ``qt``, added after the eleventh, have told nothing yet
-(``bench/results/2026-12-07-docsites-erlang-and-node.md``).
+``erlang``, ``node``, ``apache`` and ``qt``, added after the eleventh
+(``bench/results/2026-12-07-docsites-erlang-and-node.md``): ``qt`` then told the page-wrapping
+furniture of HTML's main content (``bench/results/2026-12-08-qt-page-wrapper.md``); the others
+have told nothing yet.
 The unit tests of the failures first seen on them (``tests/ingest/test_sibling_families.py``)
 are made-up pages, not their text.
 

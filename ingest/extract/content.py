@@ -125,8 +125,11 @@ def extract_texts(
     characters are mostly link text (:data:`LINK_DENSITY`: menus, headline lists, tag clouds).
     When that leaves less than :data:`MIN_CONTENT_CHARS`, those of the dropped blocks that have
     words of their own besides their links come back (an index page's entries, "FileHandle :
-    XMLFileMgr.hpp"); when even that leaves almost nothing (:data:`MIN_CONTENT_SHARE`: a page
-    of bare links or images, an unusual layout) the content is the full text.
+    XMLFileMgr.hpp"); when even that leaves almost nothing, an element of furniture that holds
+    at least half the page's text and its ``h1`` (:data:`WRAPPER_SHARE`: a template that puts
+    the whole page in its ``div.header``) is taken for the page's wrapper and kept, and when that does not
+    help either (:data:`MIN_CONTENT_SHARE`: a page of bare links or images, an unusual layout)
+    the content is the full text.
 
     >>> t = extract_texts('<ul class="nav"><li><a href="/">Home</a></li></ul><p>Body text '
     ...                   'long enough to be the content of the page.</p><div class="footer">© Site</div>')
@@ -217,9 +220,45 @@ def _is_boilerplate(el: Any, name: str) -> bool:
 
 def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str, str]:
     """Full text (as :func:`~neardup.ingest.extract.html.text_of`) and main-content text of a
-    parsed page (:func:`~neardup.ingest.extract.html.parse_page`), in one walk."""
+    parsed page (:func:`~neardup.ingest.extract.html.parse_page`), in one walk; a second one
+    when the page's furniture held the page (:data:`WRAPPER_SHARE`)."""
+    parts, modes, dropped = _walk(root, deadline, doc_id, frozenset())
+    full = join_blocks("".join(parts))
+    content = _main_content(parts, modes)
+    size, whole = _visible_len(content), _visible_len(full)
+    if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * whole:
+        # Furniture is a small part of a page: an element named or tagged as furniture that
+        # holds most of the page's text and its heading wraps the page (Qt's offline
+        # documentation puts the whole page in its <div class="header">). Walked again with
+        # those kept.
+        wrappers = frozenset(el for el, lo, hi in dropped
+                             if sum(map(_visible_len, parts[lo:hi])) >= WRAPPER_SHARE * whole
+                             and el.find(".//h1") is not None)
+        if wrappers:
+            parts, modes, _ = _walk(root, deadline, doc_id, wrappers)
+            content = _main_content(parts, modes)
+            size = _visible_len(content)
+    if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * whole:
+        content = full
+    return full, content
+
+
+#: An element of page furniture (:func:`_is_boilerplate`) holding at least this share of a
+#: page's visible text and an ``h1``, when dropping the furniture leaves too little content,
+#: wraps the page.
+WRAPPER_SHARE = 0.5
+
+
+def _walk(
+    root: Any, deadline: float | None, doc_id: str | None, kept: frozenset[Any]
+) -> tuple[list[str], list[int], list[tuple[Any, int, int]]]:
+    """The pieces of text of a parsed page in order, each with its mode (content, link,
+    boilerplate, block break), and the outermost elements of furniture, each with the range
+    of the pieces it holds. The elements of ``kept`` are not furniture."""
     parts: list[str] = []
     modes: list[int] = []
+    dropped: list[tuple[Any, int, int]] = []
+    opened: dict[Any, int] = {}
     add = parts.append
     mark = modes.append
     stack: list[tuple[Any, bool, bool, int]] = [(root, True, False, _CONTENT)]
@@ -228,6 +267,10 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
         el, block, closing, mode = stack.pop()  # mode: of the parent (the tail's)
         if closing:  # the element's end: its break, then its tail, in its parent's mode
             piece, piece_mode = el.tail, mode
+            if opened:
+                lo = opened.pop(el, None)
+                if lo is not None:
+                    dropped.append((el, lo, len(parts)))
         else:
             count += 1
             if count & 4095 == 0:
@@ -239,8 +282,9 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
             name = tag.lower()
             own = mode
             if own != _BOILER:
-                if _is_boilerplate(el, name):
+                if _is_boilerplate(el, name) and el not in kept:
                     own = _BOILER
+                    opened[el] = len(parts)
                 elif name == "a":
                     own = _LINK
             block = name in BLOCK_TAGS
@@ -253,7 +297,13 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
         if piece:
             add(piece)
             mark(piece_mode)
-    full = join_blocks("".join(parts))
+    return parts, modes, dropped
+
+
+def _main_content(parts: list[str], modes: list[int]) -> str:
+    """The main content of a page's pieces (:func:`_walk`): the blocks outside furniture that
+    are not mostly link text; when that is too little, with the link-dense blocks that have
+    words of their own too."""
     kept: list[str] = []
     # ... and with the link-dense blocks that have words of their own besides their links
     # ("FileHandle : XMLFileMgr.hpp", not "Home"): what a page of such entries is about.
@@ -280,15 +330,11 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
             pieces.append(piece)
             (links if m == _LINK else unlinked).append(piece)
     content = join_blocks("".join(kept))
-    size = _visible_len(content)
-    if size < MIN_CONTENT_CHARS and len(entries) > len(kept):
+    if _visible_len(content) < MIN_CONTENT_CHARS and len(entries) > len(kept):
         # A page whose text is its entries (an index of members, each a name and a link to
         # where it is declared): they are its content, not only the sentence all such share.
         content = join_blocks("".join(entries))
-        size = _visible_len(content)
-    if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * _visible_len(full):
-        content = full
-    return full, content
+    return content
 
 
 _TITLED = "//*[contains(concat(' ', normalize-space(@class), ' '), ' title ')]"

@@ -56,6 +56,34 @@ def test_content_falls_back_to_the_full_text_when_nothing_is_left() -> None:
     assert extract_texts(big).content.startswith(short)
 
 
+def test_furniture_that_holds_the_page_wraps_it() -> None:
+    """Qt's offline documentation (QDoc) puts the whole page in its ``div.header``: the
+    breadcrumbs, the previous/next links, the table of contents and the page's text. Dropping
+    it as page furniture left nothing, and the content fell back to the whole text, license
+    footer and all, so every page of the site shared its footer's fingerprints. An element of
+    furniture that holds most of the page is its wrapper: kept, while the furniture inside it
+    and beside it still goes."""
+    page = ('<html><body><div class="header" id="qtdocheader"><div class="main">'
+            '<div class="navigationbar"><ul><li><a href="index.html">Qt 5.15</a></li>'
+            '<li>Configuring qmake</li></ul></div></div>'
+            '<div class="content mainContent"><p class="naviNextPrevious headerNavi">'
+            '<a href="prev.html">Using Precompiled Headers</a> <a href="next.html">Reference</a></p>'
+            '<div class="sidebar"><h3>Contents</h3><ul><li><a href="#p">Properties</a></li>'
+            '</ul></div><h1 class="title">Configuring qmake</h1>'
+            + ARTICLE + '</div></div>'
+            '<div class="footer"><p>&copy; 2020 The Qt Company Ltd. Documentation contributions '
+            'included herein are the copyrights of their respective owners.</p></div>'
+            '</body></html>')
+    both = extract_texts(page)
+    assert "Qt Company" in both.text
+    assert "A sentence of the article" in both.content
+    assert "Qt Company" not in both.content and "Using Precompiled Headers" not in both.content
+    assert "Properties" not in both.content  # the table of contents, in its sidebar
+    # furniture that holds little of the page is furniture still, however short the page
+    short = page.replace(ARTICLE, "<p>A short note.</p>")
+    assert "Qt Company" in extract_texts(short).content  # nothing wraps it: the whole text
+
+
 def test_a_page_whose_text_is_its_links_keeps_them_as_content() -> None:
     # An index page of a generated reference: a sentence, a letter, and the members it lists,
     # each a name and a link to where it is declared. Without its links the content would be
