@@ -127,9 +127,9 @@ def extract_texts(
     words of their own besides their links come back (an index page's entries, "FileHandle :
     XMLFileMgr.hpp"); when even that leaves almost nothing, an element of furniture that holds
     at least half the page's text and its ``h1`` (:data:`WRAPPER_SHARE`: a template that puts
-    the whole page in its ``div.header``) is taken for the page's wrapper and kept, and when that does not
-    help either (:data:`MIN_CONTENT_SHARE`: a page of bare links or images, an unusual layout)
-    the content is the full text.
+    the whole page in its ``div.header``) is taken for the page's wrapper and kept; and when
+    that does not help either (:data:`MIN_CONTENT_SHARE`: a page of bare links or images, an
+    unusual layout) the content is the full text.
 
     >>> t = extract_texts('<ul class="nav"><li><a href="/">Home</a></li></ul><p>Body text '
     ...                   'long enough to be the content of the page.</p><div class="footer">© Site</div>')

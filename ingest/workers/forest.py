@@ -64,8 +64,8 @@ class RedisGroupForest:
         """Join the components of ``edges`` (``(a, b, resemble, contain)``, atomically);
         returns the roots of ``ask``, the best joined page of each of ``ask`` that has one
         (``(other, resemble, contain)``), and the roots merged away whose members are not
-        rewritten yet, this call's and any earlier's, as ``(loser, its root now)``. ``seq`` holds the seq of every id named (used for ids the forest does not know
-        yet)."""
+        rewritten yet, this call's and any earlier's, as ``(loser, its root now)``. ``seq``
+        holds the seq of every id named (used for ids the forest does not know yet)."""
         raw = self._union(
             keys=[self.k_parent, self.k_pseq, self.k_best, self.k_merged],
             args=[dumps_str({"seq": dict(seq), "edges": [list(e) for e in edges],

@@ -1,12 +1,11 @@
 -- Join components of the group forest, atomically (neardup.ingest.workers.forest.RedisGroupForest.union).
--- KEYS: parent, pseq, best, merged (the roots merged away whose members are not rewritten yet).
--- ARGV[1]: JSON {"seq": {id: seq}, "edges": [[a, b, resemble,
--- contain], ...], "ask": [ids]}. Returns JSON {"roots": {id: root} for ask, "best": {id:
--- [other, resemble, contain]} for ask, "merged": [[loser, root], ...]} (every root merged away
--- and not yet rewritten: this call's and those a decision that failed before its rewrite left;
--- the rewrite takes them out of ``merged``). ``best`` keeps, for
--- every page, the joined page it resembles most so far (either side of the pair may have been
--- the one verifying).
+-- KEYS: parent, pseq, best, merged (the roots merged away whose members are not rewritten
+-- yet). ARGV[1]: JSON {"seq": {id: seq}, "edges": [[a, b, resemble, contain], ...], "ask":
+-- [ids]}. Returns JSON {"roots": {id: root} for ask, "best": {id: [other, resemble, contain]}
+-- for ask, "merged": [[loser, root], ...]} (every root merged away and not rewritten yet: this
+-- call's, and those a decision that failed before its rewrite left; the rewrite takes them out
+-- of ``merged``). ``best`` keeps, for every page, the joined page it resembles most so far
+-- (either side of the pair may have been the one verifying).
 local P, S, B, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local a = cjson.decode(ARGV[1])
 local given = a.seq
