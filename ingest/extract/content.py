@@ -225,8 +225,11 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
     parts, modes, dropped = _walk(root, deadline, doc_id, frozenset())
     full = join_blocks("".join(parts))
     content = _main_content(parts, modes)
-    size, whole = _visible_len(content), _visible_len(full)
-    if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * whole:
+    size = _visible_len(content)
+    if size >= MIN_CONTENT_CHARS:
+        return full, content
+    whole = _visible_len(full)
+    if size < MIN_CONTENT_SHARE * whole:
         # Furniture is a small part of a page: an element named or tagged as furniture that
         # holds most of the page's text and its heading wraps the page (Qt's offline
         # documentation puts the whole page in its <div class="header">). Walked again with
@@ -238,8 +241,8 @@ def texts_of(root: Any, deadline: float | None, doc_id: str | None) -> tuple[str
             parts, modes, _ = _walk(root, deadline, doc_id, wrappers)
             content = _main_content(parts, modes)
             size = _visible_len(content)
-    if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * whole:
-        content = full
+        if size < MIN_CONTENT_CHARS and size < MIN_CONTENT_SHARE * whole:
+            content = full
     return full, content
 
 

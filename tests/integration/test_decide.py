@@ -101,7 +101,6 @@ def test_candidates_read_whole_or_fingerprints_first_give_the_same_groups(
     assert sum(1 for m in whole if len(m) > 1) >= 10  # near-duplicates were grouped
 
 
-
 @pytest.mark.parametrize("fails", ["put", "set_groups"])
 def test_a_batch_retried_after_its_write_failed_still_rewrites_the_groups_it_merged(
     fails: str, os_client: Any, index_name: str, staging: BatchStaging, corpus: list[Any],
